@@ -27,6 +27,11 @@ struct Workload {
   uint32_t block_tokens = 16;  // granularity of prefix_hashes
   uint32_t tenants = 1;
   std::vector<Request> requests;  // sorted by arrival_s, ids 0..n-1
+  // What a trace reader left out (always 0 for generated workloads):
+  uint64_t skipped_lines = 0;     // bad lines skipped in lenient mode
+  uint64_t failed_requests = 0;   // requests the trace marks as failed, kept or skipped
+  uint64_t skipped_failed = 0;    // of those, left out on request
+  std::vector<std::string> skipped_examples;  // "FILE:LINE: reason" of the first skipped lines
 };
 
 // Key of the block a request fills while decoding: block `block_index` (0-based, counted from

@@ -14,6 +14,10 @@ uint64_t system_block_key(uint32_t tenant, uint64_t index) {
   return decode_block_key((1ull << 63) | tenant, index);
 }
 
+// The one system prompt all tenants share under SystemPromptScope::kGlobal; no tenant number
+// reaches 2^32, so it is distinct from every per-tenant prompt.
+uint64_t global_system_block_key(uint64_t index) { return decode_block_key((1ull << 63) | (1ull << 32), index); }
+
 uint32_t draw_tokens(std::mt19937_64& rng, double mean) {
   std::exponential_distribution<double> dist(1.0 / mean);
   return std::max<uint32_t>(1, static_cast<uint32_t>(std::lround(dist(rng))));
@@ -23,8 +27,9 @@ uint32_t draw_tokens(std::mt19937_64& rng, double mean) {
 
 Workload generate_synthetic(const SyntheticParams& p, uint32_t block_tokens, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::exponential_distribution<double> session_gap(p.session_rate_per_s);
-  std::exponential_distribution<double> think(1.0 / p.think_time_mean_s);
+  IntervalDistribution session_gap(p.arrival_distribution, p.session_rate_per_s, p.arrival_cv);
+  IntervalDistribution think(p.think_distribution, 1.0 / p.think_time_mean_s, p.think_time_cv);
+  const bool global_prompt = p.system_prompt_scope == SyntheticParams::SystemPromptScope::kGlobal;
   std::poisson_distribution<uint32_t> extra_turns(std::max(0.0, p.turns_mean - 1.0));
 
   Workload w;
@@ -57,7 +62,9 @@ Workload generate_synthetic(const SyntheticParams& p, uint32_t block_tokens, uin
       const uint64_t system_blocks = p.system_prompt_tokens / block_tokens;
       r.prefix_hashes.reserve(full_blocks);
       for (uint64_t b = 0; b < full_blocks; ++b)
-        r.prefix_hashes.push_back(b < system_blocks ? system_block_key(tenant, b) : decode_block_key(s, b));
+        r.prefix_hashes.push_back(b >= system_blocks ? decode_block_key(s, b)
+                                  : global_prompt ? global_system_block_key(b)
+                                                  : system_block_key(tenant, b));
       session_requests.push_back(std::move(r));
       context += user + output;
       arrival += output * p.nominal_itl_s + think(rng);

@@ -1,8 +1,10 @@
 #pragma once
-// Seeded synthetic workload: tenants, Poisson session arrivals, multi-turn sessions with think
-// time between turns (so KV goes idle and comes back) and per-tenant shared system prompts.
+// Seeded synthetic workload: tenants, session arrivals (Poisson, or bursty with a gamma, Weibull
+// or lognormal inter-arrival time), multi-turn sessions with think time between turns (so KV goes
+// idle and comes back) and shared system prompts, per tenant or common to all tenants.
 #include <cstdint>
 
+#include "workloads/interval_distribution.h"
 #include "workloads/request.h"
 
 namespace kvtier::workload {
@@ -18,6 +20,21 @@ struct SyntheticParams {
   double output_tokens_mean = 192.0;  // generated tokens per turn, exponential, at least 1
   uint32_t max_context_tokens = 32768;   // a session ends early rather than exceed this
   double nominal_itl_s = 0.05;        // per-token time assumed when placing the next turn
+
+  // Burstiness of session arrivals: the inter-arrival time has mean 1/session_rate_per_s and
+  // this coefficient of variation. cv = 1 (gamma or Weibull) is the Poisson process above, draw
+  // for draw; cv > 1 is burstier, cv < 1 more regular, cv = 0 evenly spaced.
+  IntervalShape arrival_distribution = IntervalShape::kGamma;
+  double arrival_cv = 1.0;
+  // Think time between turns: mean think_time_mean_s, this shape and cv (cv = 1 with gamma or
+  // Weibull is the exponential think time above, draw for draw).
+  IntervalShape think_distribution = IntervalShape::kGamma;
+  double think_time_cv = 1.0;
+  // Who shares the system prompt: every session of a tenant (per tenant), or every session of
+  // every tenant (global: one prefix, which the controller shares across tenants only if the
+  // block is marked shareable).
+  enum class SystemPromptScope { kTenant, kGlobal };
+  SystemPromptScope system_prompt_scope = SystemPromptScope::kTenant;
 };
 
 // Requests are emitted in arrival order. Turn k+1 of a session arrives think time after turn k

@@ -1,0 +1,105 @@
+// `kvtier trace-stats WORKLOAD`: characterise a workload (any spec load_workload accepts) and
+// print what workloads/trace_stats.h computes, optionally as JSON, optionally writing the
+// workload in the native format.
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "workloads/native_format.h"
+#include "workloads/trace_stats.h"
+#include "workloads/workload_spec.h"
+
+namespace kvtier {
+namespace {
+
+namespace po = boost::program_options;
+using namespace workload;
+
+int usage_error(const std::string& what) {
+  std::cerr << "kvtier trace-stats: " << what << " (kvtier trace-stats --help lists the options)\n";
+  return 2;
+}
+
+}  // namespace
+
+int cmd_trace_stats(int argc, char** argv) {
+  LoadOptions load;
+  TraceStatsOptions stats_options;
+  std::string spec, json_path, native_path;
+  bool prefix_only = false;
+  int64_t block_tokens = 16;  // read signed: Boost would wrap "-1" into a huge unsigned value
+
+  po::options_description options("kvtier trace-stats WORKLOAD [options]\n\n"
+                                  "WORKLOAD is a spec: synthetic:KEY=VALUE,... | mooncake:FILE[,OPT=V...] | "
+                                  "azure:FILE[,...] | burstgpt:FILE[,...] | native:FILE[,...]\n"
+                                  "(docs/workloads.md lists the per-kind options: window, rate_scale, limit, "
+                                  "tenants, tenant, lenient, failed, context)\n\nOptions");
+  options.add_options()
+      ("help,h", "print this help and exit")
+      ("block-tokens", po::value<int64_t>(&block_tokens)->default_value(16),
+       "tokens per KV block; trace blocks are mapped onto this size")
+      ("seed", po::value<uint64_t>(&load.seed)->default_value(1), "seed of the synthetic generator")
+      ("lenient", po::bool_switch(&load.trace.lenient), "skip and count bad trace lines instead of failing (default off)")
+      ("burst-window", po::value<double>(&stats_options.burst_window_s)->default_value(10.0),
+       "window in seconds for the burstiness index (variance/mean of request counts per window)")
+      ("prefix-only", po::bool_switch(&prefix_only),
+       "count only prompt references as present in the cache, not blocks completed by decode (default off)")
+      ("json", po::value<std::string>(&json_path)->value_name("FILE"), "also write the statistics as JSON to FILE")
+      ("write-native", po::value<std::string>(&native_path)->value_name("FILE"),
+       "also write the loaded workload to FILE in the native JSONL format");
+  po::options_description hidden;
+  hidden.add_options()("workload", po::value<std::string>(&spec), "workload spec");
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("workload", 1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      std::cout << options << "\n";
+      return 0;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage_error(e.what());
+  }
+  if (spec.empty()) return usage_error("missing WORKLOAD");
+  if (block_tokens < 1 || block_tokens > 65536) return usage_error("--block-tokens must lie in [1, 65536]");
+  load.block_tokens = static_cast<uint32_t>(block_tokens);
+  if (!(stats_options.burst_window_s > 0)) return usage_error("--burst-window must be a positive number of seconds");
+  stats_options.include_decode_blocks = !prefix_only;
+
+  try {
+    const Workload workload = load_workload(spec, load);
+    for (const auto& example : workload.skipped_examples) std::cerr << "kvtier trace-stats: skipped " << example << "\n";
+    const TraceStats stats = compute_trace_stats(workload, stats_options);
+    print_trace_stats(stats, std::cout);
+    if (!json_path.empty()) {
+      std::ofstream out(json_path);
+      out << trace_stats_json(stats).dump(2) << "\n";
+      if (!out) {
+        std::cerr << "kvtier trace-stats: cannot write " << json_path << "\n";
+        return 1;
+      }
+    }
+    if (!native_path.empty()) {
+      std::ofstream out(native_path);
+      write_native(workload, out);
+      if (!out) {
+        std::cerr << "kvtier trace-stats: cannot write " << native_path << "\n";
+        return 1;
+      }
+    }
+  } catch (const WorkloadError& e) {
+    std::cerr << "kvtier trace-stats: workload error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace kvtier

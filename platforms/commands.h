@@ -1,0 +1,10 @@
+#pragma once
+// The kvtier subcommands. Each takes the arguments after `kvtier` (argv[0] is the command
+// name), parses them with Boost.Program_options and returns the process exit status.
+namespace kvtier {
+int cmd_run(int argc, char** argv);
+int cmd_config(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
+int cmd_trace_stats(int argc, char** argv);
+int cmd_link_study(int argc, char** argv);
+}  // namespace kvtier

@@ -1,0 +1,72 @@
+#pragma once
+// The top module: the only place that knows the topology. It builds every component from a
+// validated PlatformConfig, binds the sockets, and turns the components' statistics into the
+// run report (stats.json and the printed summary).
+//
+//   Scheduler -> HostControlPlane.mmio_out -> Link.host_in ... Link.device_out -> Controller.mmio_in
+//   Controller.tier_out -> tier DRAM
+//   Controller.host_out -> Link.device_in ... Link.host_out -> host bus -> HBM | host memory (completions)
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <systemc>
+
+#include "platforms/platform_config.h"
+#include "tlm/common/address_router.h"
+#include "tlm/ctrl/controller.h"
+#include "tlm/host/control_plane.h"
+#include "tlm/link/link.h"
+#include "tlm/mem/memory_target.h"
+#include "tlm/sched/decode_cost_model.h"
+#include "tlm/sched/scheduler.h"
+#include "workloads/model.h"
+#include "workloads/request.h"
+
+namespace kvtier {
+
+// One reported figure: its stats.json key, value, unit and what it is.
+struct Metric {
+  std::string key;
+  nlohmann::json value;
+  std::string unit;
+  std::string description;
+};
+
+class Platform : public sc_core::sc_module {
+ public:
+  Platform(sc_core::sc_module_name name, const PlatformConfig& config, const workload::Workload& workload);
+
+  bool finished() const { return sched_->done(); }
+  // Every metric in report order; wall_time_s is the caller's measurement.
+  std::vector<Metric> metrics(double wall_time_s) const;
+  // stats.json: the metrics as top-level keys, then breakdowns (link classes, index, provenance).
+  nlohmann::ordered_json report(double wall_time_s, uint64_t seed) const;
+  uint64_t block_bytes() const { return block_bytes_; }
+  uint64_t boundary_transactions() const;
+
+  const HostControlPlane& host() const { return *host_; }
+  const Scheduler& scheduler() const { return *sched_; }
+  const Link& link() const { return *link_; }
+  const DataPlaneController& controller() const { return *ctrl_; }
+
+ private:
+  const PlatformConfig config_;
+  const workload::Workload& workload_;
+  const workload::ModelDescriptor& model_;
+  const uint32_t groups_;
+  const uint64_t block_bytes_;
+  DecodeCostModel cost_;
+  std::unique_ptr<MemoryTarget> hbm_;
+  std::unique_ptr<MemoryTarget> tier_;
+  std::unique_ptr<Link> link_;
+  std::unique_ptr<DataPlaneController> ctrl_;
+  std::unique_ptr<AddressRouter> host_bus_;
+  std::unique_ptr<HostControlPlane> host_;
+  std::unique_ptr<Scheduler> sched_;
+};
+
+// Blocks per token position: 1 when a block spans all layers.
+uint32_t layer_groups(const PlatformConfig& config, const workload::ModelDescriptor& model);
+uint64_t block_bytes(const PlatformConfig& config, const workload::ModelDescriptor& model);
+
+}  // namespace kvtier

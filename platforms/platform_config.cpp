@@ -1,0 +1,412 @@
+#include "platforms/platform_config.h"
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "workloads/model.h"
+
+namespace po = boost::program_options;
+
+namespace kvtier {
+namespace {
+
+// One declared key: how to parse it into the config, how to print it, and its allowed range.
+struct Key {
+  std::string name;         // section.key
+  std::string description;
+  std::string range;        // human-readable allowed values
+  std::function<void(const std::string& value, const std::string& where)> set;
+  std::function<std::string()> get;
+};
+
+class KeyRegistry {
+ public:
+  template <typename T>
+  void number(const std::string& name, T* field, double lo, double hi, const std::string& description) {
+    std::ostringstream range;
+    range << "[" << lo << ", " << hi << "]";
+    const std::string range_text = range.str();
+    keys_.push_back({name, description, range_text,
+                     [=](const std::string& value, const std::string& where) {
+                       double v = 0;
+                       size_t used = 0;
+                       try {
+                         v = std::stod(value, &used);
+                       } catch (const std::exception&) {
+                         used = 0;
+                       }
+                       while (used < value.size() && std::isspace(static_cast<unsigned char>(value[used]))) ++used;
+                       if (used != value.size() || value.empty())
+                         throw ConfigError(where + ": key '" + name + "' has value '" + value + "', which is not a number");
+                       if (std::is_integral<T>::value && v != std::floor(v))
+                         throw ConfigError(where + ": key '" + name + "' = " + value + " must be a whole number");
+                       if (!(v >= lo && v <= hi))
+                         throw ConfigError(where + ": key '" + name + "' = " + value + " is outside the allowed range " +
+                                           range_text);
+                       *field = static_cast<T>(v);
+                     },
+                     [=]() {
+                       std::ostringstream os;
+                       os << std::setprecision(12) << *field;
+                       return os.str();
+                     }});
+  }
+  void choice(const std::string& name, std::string* field, const std::vector<std::string>& allowed,
+              const std::string& description) {
+    std::string range = "one of";
+    for (const auto& a : allowed) range += " " + a;
+    keys_.push_back({name, description, range,
+                     [=](const std::string& value, const std::string& where) {
+                       for (const auto& a : allowed)
+                         if (value == a) {
+                           *field = value;
+                           return;
+                         }
+                       throw ConfigError(where + ": key '" + name + "' = '" + value + "' is not " + range);
+                     },
+                     [=]() { return *field; }});
+  }
+  void text(const std::string& name, std::string* field, const std::string& description) {
+    keys_.push_back({name, description, "text", [=](const std::string& value, const std::string&) { *field = value; },
+                     [=]() { return *field; }});
+  }
+  void flag(const std::string& name, bool* field, const std::string& description) {
+    keys_.push_back({name, description, "true or false",
+                     [=](const std::string& value, const std::string& where) {
+                       if (value == "true" || value == "1") *field = true;
+                       else if (value == "false" || value == "0") *field = false;
+                       else throw ConfigError(where + ": key '" + name + "' = '" + value + "' is not true or false");
+                     },
+                     [=]() { return std::string(*field ? "true" : "false"); }});
+  }
+  const std::vector<Key>& keys() const { return keys_; }
+
+ private:
+  std::vector<Key> keys_;
+};
+
+constexpr double kMaxU32 = 4294967295.0;
+
+void declare_model_keys(KeyRegistry& r, ModelConfig& c) {
+  std::vector<std::string> models = workload::known_models();
+  r.choice("model.name", &c.name, models, "served model (shapes in workloads/model.cpp)");
+  r.number("model.weight_dtype_bytes", &c.weight_dtype_bytes, 0.25, 4, "bytes per weight (1 = FP8, 2 = bf16)");
+  r.number("model.kv_dtype_bytes", &c.kv_dtype_bytes, 1, 4, "bytes per KV element (2 = bf16)");
+}
+
+void declare_hbm_keys(KeyRegistry& r, HbmConfig& c) {
+  r.number("hbm.capacity_gb", &c.capacity_gb, 1, 1e4, "GPU memory capacity, GB (1e9 B)");
+  r.number("hbm.peak_bw_gbps", &c.peak_bw_gbps, 1, 1e5, "GPU memory peak bandwidth, GB/s");
+  r.number("hbm.eta_weights", &c.eta_weights, 0.01, 1, "effective fraction of peak when streaming weights");
+  r.number("hbm.eta_kv", &c.eta_kv, 0.01, 1, "effective fraction of peak when attention reads KV");
+  r.number("hbm.eta_dma", &c.eta_dma, 0.01, 1, "effective fraction of peak for promotion/demotion bursts");
+  r.number("hbm.latency_ns", &c.latency_ns, 0, 1e5, "access latency seen by a DMA burst, ns");
+  r.number("hbm.kv_budget_gib", &c.kv_budget_gib, 0.001, 1e4, "HBM reserved for KV blocks, GiB");
+  r.number("hbm.activation_reserve_gib", &c.activation_reserve_gib, 0, 1e4, "HBM reserved for activations, GiB");
+}
+
+void declare_link_keys(KeyRegistry& r, LinkConfig& c) {
+  r.choice("link.protocol", &c.protocol, {"simple", "pcie5", "cxl2", "cxl3", "cxl3-lopt"},
+           "link protocol model (docs/link.md)");
+  r.number("link.lanes", &c.lanes, 1, 32, "lanes");
+  r.number("link.gt_per_s", &c.gt_per_s, 1, 256, "transfer rate per lane, GT/s");
+  r.number("link.encoding_efficiency", &c.encoding_efficiency, 0.5, 1, "line-code efficiency (128/130 for PCIe 5)");
+  r.number("link.latency_ns", &c.latency_ns, 0, 1e5, "fixed pipeline latency per traversal and direction, ns");
+  r.number("link.txn_overhead_bytes", &c.txn_overhead_bytes, 0, 4096, "simple: wire bytes added per transaction");
+  r.number("link.max_payload_bytes", &c.max_payload_bytes, 16, 4096,
+           "simple: payload bytes per transaction; pcie5 / CXL.io: max payload size (128..4096, a power of two)");
+  r.number("link.host_port_ns", &c.host_port_ns, 0, 1e5, "host-side port pipeline per traversal, ns (flit protocols)");
+  r.number("link.device_port_ns", &c.device_port_ns, 0, 1e5, "device-side port pipeline per traversal, ns (flit protocols)");
+  r.number("link.fec_decode_ns", &c.fec_decode_ns, 0, 1e4, "256 B flits: FEC decode time per traversal, ns");
+  r.number("link.max_read_request_bytes", &c.max_read_request_bytes, 128, 4096,
+           "PCIe max read request size, B (a power of two); larger reads become several requests");
+  r.number("link.read_completion_boundary_bytes", &c.read_completion_boundary_bytes, 64, 128, "PCIe RCB, 64 or 128 B");
+  r.flag("link.completions_at_rcb", &c.completions_at_rcb, "the completer splits read data at every RCB (else at MPS)");
+  r.flag("link.tlp_64bit_addresses", &c.tlp_64bit_addresses, "memory requests carry 4DW (16 B) headers, else 3DW (12 B)");
+  r.flag("link.ecrc", &c.ecrc, "4 B end-to-end CRC per TLP");
+  r.number("link.tlps_per_ack", &c.tlps_per_ack, 1, 256, "one ACK DLLP per this many TLPs received");
+  r.number("link.tlps_per_update_fc", &c.tlps_per_update_fc, 1, 256, "one UpdateFC DLLP per this many TLPs received");
+  r.number("link.credits_posted", &c.credits_posted, 1, 65536, "receiver header credits: posted writes");
+  r.number("link.credits_non_posted", &c.credits_non_posted, 1, 65536, "receiver header credits: read requests");
+  r.number("link.credits_completion", &c.credits_completion, 1, 65536, "receiver header credits: completions");
+  r.number("link.credits_m2s_req", &c.credits_m2s_req, 1, 65536, "CXL.mem receiver credits: M2S Req");
+  r.number("link.credits_m2s_rwd", &c.credits_m2s_rwd, 1, 65536, "CXL.mem receiver credits: M2S RwD");
+  r.number("link.credits_s2m_drs", &c.credits_s2m_drs, 1, 65536, "CXL.mem receiver credits: S2M DRS");
+  r.number("link.credits_s2m_ndr", &c.credits_s2m_ndr, 1, 65536, "CXL.mem receiver credits: S2M NDR");
+  r.number("link.credit_return_interval_ns", &c.credit_return_interval_ns, 0, 1e6,
+           "a credit-only flit (LLCRD) goes when no protocol flit leaves within this time, ns");
+  r.flag("link.multi_data_header", &c.multi_data_header, "CXL.mem MDH: several DRS headers per slot (68B H5/G6)");
+  r.number("link.max_owed_data_slots", &c.max_owed_data_slots, 0, 1024,
+           "a CXL.mem data header is packed only while at most this many data slots are owed");
+  r.number("link.bit_error_rate", &c.bit_error_rate, 0, 1e-3, "bit-error rate on the wire; failed flits/TLPs are replayed");
+  r.number("link.error_seed", &c.error_seed, 0, kMaxU32, "seed of the bit-error process");
+  r.number("link.retry_buffer_units", &c.retry_buffer_units, 1, 65536, "retry-buffer depth, flits (CXL) or TLPs (PCIe)");
+  r.number("link.replay_latency_ns", &c.replay_latency_ns, 0, 1e6, "failed unit's last bit to its replay's first bit, ns");
+}
+
+void declare_tier_keys(KeyRegistry& r, TierConfig& c) {
+  r.number("tier.capacity_gib", &c.capacity_gib, 0.001, 1e6, "tier DRAM capacity, GiB");
+  r.number("tier.bw_gbps", &c.bw_gbps, 0.1, 1e5, "tier DRAM bandwidth, GB/s");
+  r.number("tier.latency_ns", &c.latency_ns, 0, 1e5, "tier DRAM access latency, ns");
+}
+
+void declare_ctrl_keys(KeyRegistry& r, CtrlConfig& c) {
+  r.choice("ctrl.impl", &c.impl, {"tlm"}, "data-plane implementation");
+  r.number("ctrl.clock_mhz", &c.clock_mhz, 1, 1e4, "controller clock, MHz");
+  r.number("ctrl.index_sets", &c.index_sets, 1, 1 << 30, "index sets (a power of two)");
+  r.number("ctrl.index_ways", &c.index_ways, 1, 64, "index ways per set");
+  r.number("ctrl.index_read_cycles", &c.index_read_cycles, 1, 1000, "SRAM read latency of one lookup, cycles");
+  r.number("ctrl.key_tag_bits", &c.key_tag_bits, 1, 64, "key tag bits per entry");
+  r.number("ctrl.tier_addr_bits", &c.tier_addr_bits, 1, 64, "tier address bits per entry (block slots)");
+  r.number("ctrl.hbm_slot_bits", &c.hbm_slot_bits, 1, 64, "HBM slot bits per entry");
+  r.number("ctrl.policy_bits", &c.policy_bits, 0, 256, "policy bits replicated on the device per entry");
+  r.number("ctrl.mechanism_bits", &c.mechanism_bits, 1, 64, "mechanism bits per entry (valid, resident, pinned, format)");
+  r.number("ctrl.tenant_bits", &c.tenant_bits, 1, 16, "tenant bits per entry");
+  r.number("ctrl.length_bits", &c.length_bits, 1, 32, "payload length bits per entry");
+  r.number("ctrl.sram_mib_per_mm2", &c.sram_mib_per_mm2, 1, 1000, "SRAM macro density for the footprint in mm2, Mib/mm2");
+  r.number("ctrl.ring_entries", &c.ring_entries, 2, 1 << 20, "descriptor ring entries");
+  r.number("ctrl.intake_cycles", &c.intake_cycles, 1, 1000, "descriptor intake and decode, cycles per descriptor");
+  r.number("ctrl.dma_engines", &c.dma_engines, 1, 64, "DMA engines");
+  r.number("ctrl.max_burst_bytes", &c.max_burst_bytes, 64, 1 << 24, "largest DMA burst, bytes");
+  r.number("ctrl.dma_engine_gbps", &c.dma_engine_gbps, 0.1, 1e4, "throughput of one DMA engine, GB/s");
+  r.number("ctrl.completion_cycles", &c.completion_cycles, 0, 1000, "completion formatting, cycles");
+}
+
+void declare_host_keys(KeyRegistry& r, HostConfig& c) {
+  r.choice("host.policy", &c.policy, {"lru"}, "replacement policy");
+  r.number("host.block_tokens", &c.block_tokens, 1, 1 << 16, "tokens per KV block");
+  r.number("host.layers_per_block", &c.layers_per_block, 0, 1024, "layers per block; 0 = all layers");
+  r.number("host.prefetch_horizon_steps", &c.prefetch_horizon_steps, 0, 0, "steps of look-ahead for prefetch (0: promote on admission)");
+  r.number("host.descriptor_cpu_ns", &c.descriptor_cpu_ns, 0, 1e6, "host CPU time to build and post one descriptor, ns");
+  r.flag("host.free_dead_blocks", &c.free_dead_blocks, "FREE a session's own blocks after its last turn");
+}
+
+void declare_sched_keys(KeyRegistry& r, SchedConfig& c) {
+  r.number("sched.max_decode_set", &c.max_decode_set, 1, 65536, "largest decode set (continuous batch)");
+  r.number("sched.max_prefill_tokens", &c.max_prefill_tokens, 1, kMaxU32, "prompt tokens prefilled per step");
+  r.number("sched.layer_overhead_us", &c.layer_overhead_us, 0, 1e5, "launch and sync overhead per layer per step, us");
+  r.number("sched.prefill_tflops", &c.prefill_tflops, 1, 1e6, "peak dense throughput for prefill, TFLOP/s");
+  r.number("sched.prefill_utilization", &c.prefill_utilization, 0.01, 1, "fraction of peak prefill achieves");
+  r.number("sched.quantum_us", &c.quantum_us, 0.001, 1e9, "quantum keeper global quantum, us");
+}
+
+void declare_workload_keys(KeyRegistry& r, WorkloadSection& c) {
+  auto& s = c.synthetic;
+  r.text("workload.spec", &c.spec, "workload used when --workload is not given");
+  r.number("workload.sessions", &s.sessions, 1, 1e7, "synthetic: conversations");
+  r.number("workload.tenants", &s.tenants, 1, 65535, "synthetic: tenants");
+  r.number("workload.session_rate_per_s", &s.session_rate_per_s, 1e-6, 1e6, "synthetic: Poisson arrival rate of sessions, 1/s");
+  r.number("workload.turns_mean", &s.turns_mean, 1, 1000, "synthetic: mean turns per session");
+  r.number("workload.think_time_mean_s", &s.think_time_mean_s, 1e-6, 1e6, "synthetic: mean think time between turns, s");
+  r.number("workload.system_prompt_tokens", &s.system_prompt_tokens, 0, 1e6, "synthetic: shared system prompt per tenant, tokens");
+  r.number("workload.user_tokens_mean", &s.user_tokens_mean, 1, 1e6, "synthetic: mean new prompt tokens per turn");
+  r.number("workload.output_tokens_mean", &s.output_tokens_mean, 1, 1e6, "synthetic: mean generated tokens per turn");
+  r.number("workload.max_context_tokens", &s.max_context_tokens, 1, 1e7, "synthetic: a session ends before exceeding this");
+  r.number("workload.nominal_itl_s", &s.nominal_itl_s, 0, 10, "synthetic: per-token time assumed when placing the next turn, s");
+}
+
+KeyRegistry declare_all(PlatformConfig& c) {
+  KeyRegistry r;
+  declare_model_keys(r, c.model);
+  declare_hbm_keys(r, c.hbm);
+  declare_link_keys(r, c.link);
+  declare_tier_keys(r, c.tier);
+  declare_ctrl_keys(r, c.ctrl);
+  declare_host_keys(r, c.host);
+  declare_sched_keys(r, c.sched);
+  declare_workload_keys(r, c.workload);
+  return r;
+}
+
+po::options_description boost_schema(const KeyRegistry& registry) {
+  po::options_description desc;
+  desc.add_options()("include", po::value<std::vector<std::string>>()->composing(), "file to include");
+  for (const Key& k : registry.keys()) desc.add_options()(k.name.c_str(), po::value<std::string>(), k.description.c_str());
+  return desc;
+}
+
+// Line of `section.key` in an INI text, for messages; 0 if not found.
+int line_of(const std::string& text, const std::string& dotted) {
+  const auto dot = dotted.find('.');
+  const std::string section = dot == std::string::npos ? "" : dotted.substr(0, dot);
+  const std::string key = dot == std::string::npos ? dotted : dotted.substr(dot + 1);
+  std::istringstream in(text);
+  std::string line, current;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#' || line[first] == ';') continue;
+    if (line[first] == '[') {
+      current = line.substr(first + 1, line.find(']') - first - 1);
+      continue;
+    }
+    std::string name = line.substr(first, line.find('=') - first);
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (current == section && name == key) return n;
+  }
+  return 0;
+}
+
+struct Loader {
+  po::options_description schema;
+  po::variables_map vm;
+  std::map<std::string, std::string> where;  // key -> file:line that set it
+  int depth = 0;
+
+  void parse(const std::string& text, const std::string& name, const std::string& base_dir) {
+    if (++depth > 8) throw ConfigError(name + ": includes nested deeper than 8 (a cycle?)");
+    std::istringstream in(text);
+    po::parsed_options parsed(&schema);
+    try {
+      parsed = po::parse_config_file(in, schema, false);
+    } catch (const po::unknown_option& e) {
+      const int line = line_of(text, e.get_option_name());
+      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": unknown key '" + e.get_option_name() + "'");
+    } catch (const po::error& e) {
+      throw ConfigError(name + ": " + e.what());
+    }
+    std::vector<std::string> includes;
+    for (const auto& opt : parsed.options) {
+      if (opt.string_key == "include") {
+        includes.insert(includes.end(), opt.value.begin(), opt.value.end());
+        continue;
+      }
+      if (!where.count(opt.string_key)) {
+        const int line = line_of(text, opt.string_key);
+        where[opt.string_key] = name + (line ? ":" + std::to_string(line) : "");
+      }
+    }
+    po::store(parsed, vm);
+    // First stored value wins: the including file before its includes, the last include first.
+    for (auto it = includes.rbegin(); it != includes.rend(); ++it) {
+      std::filesystem::path p = *it;
+      if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+      std::ifstream f(p);
+      if (!f) throw ConfigError(name + ": cannot open included file '" + p.string() + "'");
+      std::stringstream ss;
+      ss << f.rdbuf();
+      parse(ss.str(), p.string(), p.parent_path().string());
+    }
+    --depth;
+  }
+};
+
+void validate(const PlatformConfig& c) {
+  const std::string& src = c.source;
+  const workload::ModelDescriptor& m = workload::model_by_name(c.model.name);
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const double weights = m.weight_bytes(c.model.weight_dtype_bytes);
+  const double need = weights + (c.hbm.kv_budget_gib + c.hbm.activation_reserve_gib) * gib;
+  if (need > c.hbm.capacity_gb * 1e9) {
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(1) << src << ": model " << c.model.name << " weights " << weights / 1e9
+       << " GB (model.weight_dtype_bytes = " << c.model.weight_dtype_bytes << ") + hbm.kv_budget_gib " << c.hbm.kv_budget_gib
+       << " GiB + hbm.activation_reserve_gib " << c.hbm.activation_reserve_gib << " GiB = " << need / 1e9
+       << " GB exceed hbm.capacity_gb = " << c.hbm.capacity_gb << " GB";
+    throw ConfigError(os.str());
+  }
+  if (c.ctrl.index_sets & (c.ctrl.index_sets - 1))
+    throw ConfigError(src + ": key 'ctrl.index_sets' = " + std::to_string(c.ctrl.index_sets) + " must be a power of two");
+  uint32_t set_bits = 0;
+  while ((1u << set_bits) < c.ctrl.index_sets) ++set_bits;
+  if (set_bits + c.ctrl.key_tag_bits > 64)
+    throw ConfigError(src + ": log2(ctrl.index_sets) + ctrl.key_tag_bits = " + std::to_string(set_bits + c.ctrl.key_tag_bits) +
+                      " exceeds the 64-bit block key");
+  const uint32_t layers_per_block = c.host.layers_per_block ? c.host.layers_per_block : m.layers;
+  if (m.layers % layers_per_block)
+    throw ConfigError(src + ": key 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
+                      " must divide the model's " + std::to_string(m.layers) + " layers");
+  const double block_bytes = static_cast<double>(m.kv_bytes_per_token(c.model.kv_dtype_bytes)) / (m.layers / layers_per_block) *
+                             c.host.block_tokens;
+  if (block_bytes > std::ldexp(1.0, static_cast<int>(c.ctrl.length_bits)) - 1 || block_bytes > kMaxU32)
+    throw ConfigError(src + ": a block of " + std::to_string(static_cast<uint64_t>(block_bytes)) +
+                      " bytes does not fit ctrl.length_bits = " + std::to_string(c.ctrl.length_bits) +
+                      " (nor the descriptor's 32-bit length)");
+  if (block_bytes > c.hbm.kv_budget_gib * gib)
+    throw ConfigError(src + ": hbm.kv_budget_gib holds not even one block of " + std::to_string(static_cast<uint64_t>(block_bytes)) + " bytes");
+  const double tier_blocks = c.tier.capacity_gib * gib / block_bytes;
+  if (tier_blocks > std::ldexp(1.0, static_cast<int>(c.ctrl.tier_addr_bits)))
+    throw ConfigError(src + ": the tier holds " + std::to_string(static_cast<uint64_t>(tier_blocks)) +
+                      " blocks, more than ctrl.tier_addr_bits = " + std::to_string(c.ctrl.tier_addr_bits) + " can address");
+  const double hbm_blocks = c.hbm.kv_budget_gib * gib / block_bytes;
+  if (hbm_blocks > std::ldexp(1.0, static_cast<int>(c.ctrl.hbm_slot_bits)))
+    throw ConfigError(src + ": the KV budget holds " + std::to_string(static_cast<uint64_t>(hbm_blocks)) +
+                      " blocks, more than ctrl.hbm_slot_bits = " + std::to_string(c.ctrl.hbm_slot_bits) + " can address");
+}
+
+}  // namespace
+
+PlatformConfig load_platform_text(const std::string& text, const std::string& name, const std::string& base_dir,
+                                  const std::vector<std::string>& overrides) {
+  PlatformConfig config;
+  config.source = name;
+  KeyRegistry registry = declare_all(config);
+  Loader loader{boost_schema(registry), {}, {}, 0};
+  // Overrides are stored first, so they win over every file.
+  for (const std::string& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos) throw ConfigError("--set '" + o + "': expected section.key=value");
+    std::string key = o.substr(0, eq), value = o.substr(eq + 1);
+    bool known = false;
+    for (const Key& k : registry.keys()) known |= k.name == key;
+    if (!known) throw ConfigError("--set: unknown key '" + key + "'");
+    std::vector<po::option> opts(1);
+    opts[0].string_key = key;
+    opts[0].value = {value};
+    po::parsed_options parsed(&loader.schema);
+    parsed.options = opts;
+    po::store(parsed, loader.vm);
+    loader.where.emplace(key, "--set");
+  }
+  loader.parse(text, name, base_dir);
+  for (const Key& k : registry.keys()) {
+    if (!loader.vm.count(k.name)) continue;
+    k.set(loader.vm[k.name].as<std::string>(), loader.where[k.name]);
+  }
+  validate(config);
+  return config;
+}
+
+PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides) {
+  if (path.empty()) return load_platform_text(default_platform_text(), kDefaultPlatformName, ".", overrides);
+  std::ifstream f(path);
+  if (!f) throw ConfigError("cannot open platform file '" + path + "'");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return load_platform_text(ss.str(), path, std::filesystem::path(path).parent_path().string(), overrides);
+}
+
+std::string describe(const PlatformConfig& config) {
+  PlatformConfig copy = config;
+  KeyRegistry registry = declare_all(copy);
+  std::ostringstream os;
+  os << "# effective configuration of " << config.source << " (after includes and --set)\n";
+  std::string section;
+  for (const Key& k : registry.keys()) {
+    const std::string s = k.name.substr(0, k.name.find('.'));
+    if (s != section) {
+      os << (section.empty() ? "" : "\n") << "[" << s << "]\n";
+      section = s;
+    }
+    os << k.name.substr(k.name.find('.') + 1) << " = " << k.get() << "    # " << k.description << "; " << k.range << "\n";
+  }
+  return os.str();
+}
+
+std::string describe_keys() {
+  PlatformConfig defaults;
+  KeyRegistry registry = declare_all(defaults);
+  std::ostringstream os;
+  for (const Key& k : registry.keys())
+    os << "  " << std::left << std::setw(34) << k.name << " " << std::setw(10) << k.get() << " " << k.description << " ("
+       << k.range << ")\n";
+  return os.str();
+}
+
+}  // namespace kvtier

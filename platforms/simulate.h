@@ -1,0 +1,40 @@
+#pragma once
+// One simulation from options to report: load the platform, load the workload, elaborate,
+// run to completion. SystemC elaborates once per process, so a process runs one simulation.
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "platforms/platform.h"
+#include "platforms/platform_config.h"
+#include "workloads/request.h"
+
+namespace kvtier {
+
+struct RunOptions {
+  std::string platform;                // empty: the embedded default
+  std::string workload;                // empty: the platform's [workload] spec
+  std::vector<std::string> overrides;  // --set section.key=value
+  uint64_t seed = 1;
+};
+
+struct RunResult {
+  PlatformConfig config;
+  std::unique_ptr<workload::Workload> workload;
+  std::unique_ptr<Platform> platform;
+  double wall_time_s = 0.0;
+  double setup_wall_s = 0.0;           // platform and workload loading
+};
+
+// Throws ConfigError, workload::WorkloadError or sc_core::sc_report on bad input or a model error.
+RunResult simulate(const RunOptions& options);
+
+// The printed summary: every metric with its unit and meaning.
+std::string format_summary(const RunResult& result);
+
+// Common command-line plumbing: routes SystemC errors to exceptions and silences its banner.
+void prepare_systemc();
+
+}  // namespace kvtier

@@ -1,0 +1,271 @@
+// DMA command generator: splits each transfer into bursts, tracks outstanding transfers and
+// retires them when all their bursts are reported done.
+//
+// Transfers wait in a FIFO in descriptor order. The head is started when the splitter is
+// idle, a tracker slot is free (at most MaxOutstanding transfers in flight) and no
+// outstanding transfer has the same key (a transfer for a block waits for the one before it;
+// the head blocks every later transfer, so bursts leave in descriptor order). The slot index
+// is the burst's id on the DMA port. A transfer of L bytes leaves as ceil(L / MaxBurstBytes)
+// bursts in address order, all MaxBurstBytes long except possibly the last.
+//
+// Burst port (valid/ready): dma_req_* holds steady while valid and not ready.
+// Done port: one pulse of dma_done_valid_i per burst, with the id the burst carried, any
+// cycle after the burst's handshake, in any order across ids; it is always accepted.
+// When a slot's last burst is done, retire_o pulses with the transfer's completion-queue
+// index.
+`include "kvdp_assert.svh"
+
+module kvdp_dma
+  import kvdp_pkg::*;
+#(
+  parameter int unsigned QueueDepth = 8,
+  parameter int unsigned MaxBurstBytes = 4096,
+  parameter int unsigned MaxOutstanding = 4,
+  parameter int unsigned CplIdxBits = 4,
+  localparam int unsigned IdBits = (MaxOutstanding > 1) ? $clog2(MaxOutstanding) : 1,
+  localparam int unsigned QueueCountBits = $clog2(QueueDepth + 1),
+  localparam int unsigned SlotCountBits = $clog2(MaxOutstanding + 1)
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_ni,
+  // transfers from the lookup pipeline
+  input  logic                      xfer_push_i,
+  input  xfer_req_t                 xfer_i,
+  input  logic [CplIdxBits-1:0]     xfer_cpl_idx_i,
+  output logic [31:0]               xfer_free_o,
+  output logic                      xfer_empty_o,
+  // burst commands
+  output logic                      dma_req_valid_o,
+  input  logic                      dma_req_ready_i,
+  output logic [IdBits-1:0]         dma_req_id_o,
+  output dma_dir_e                  dma_req_dir_o,
+  output logic [63:0]               dma_req_src_addr_o,
+  output logic [63:0]               dma_req_dst_addr_o,
+  output logic [31:0]               dma_req_length_o,
+  output logic [63:0]               dma_req_key_o,
+  output logic                      dma_req_last_o,
+  // burst completions
+  input  logic                      dma_done_valid_i,
+  input  logic [IdBits-1:0]         dma_done_id_i,
+  // retirement towards the completion queue
+  output logic                      retire_o,
+  output logic [CplIdxBits-1:0]     retire_cpl_idx_o,
+  output logic [SlotCountBits-1:0]  outstanding_o
+);
+
+  localparam int unsigned QueueWidth = $bits(xfer_req_t) + CplIdxBits;
+
+  typedef struct packed {
+    xfer_req_t xfer;
+    logic [CplIdxBits-1:0] cpl_idx;
+  } queued_xfer_t;
+
+  // ---------------------------------------------------------------------------------------
+  // Transfer queue
+  // ---------------------------------------------------------------------------------------
+  queued_xfer_t head;
+  logic [QueueWidth-1:0] head_bits;
+  logic queue_empty, queue_full, queue_pop;
+  logic [QueueCountBits-1:0] queue_count;
+
+  kvdp_fifo #(
+    .Width(QueueWidth),
+    .Depth(QueueDepth)
+  ) u_queue (
+    .clk_i(clk_i),
+    .rst_ni(rst_ni),
+    .push_i(xfer_push_i),
+    .data_i(QueueWidth'({xfer_i, xfer_cpl_idx_i})),
+    .full_o(queue_full),
+    .pop_i(queue_pop),
+    .data_o(head_bits),
+    .empty_o(queue_empty),
+    .count_o(queue_count)
+  );
+
+  assign head = queued_xfer_t'(head_bits);
+  assign xfer_free_o = 32'(QueueDepth) - 32'(queue_count);
+  assign xfer_empty_o = queue_empty;
+
+  // ---------------------------------------------------------------------------------------
+  // Tracker slots and burst splitter
+  // ---------------------------------------------------------------------------------------
+  logic [MaxOutstanding-1:0] slot_valid_d, slot_valid_q;
+  logic [63:0] slot_key_d [MaxOutstanding];
+  logic [63:0] slot_key_q [MaxOutstanding];
+  logic [CplIdxBits-1:0] slot_cpl_idx_d [MaxOutstanding];
+  logic [CplIdxBits-1:0] slot_cpl_idx_q [MaxOutstanding];
+  logic [31:0] slot_bursts_d [MaxOutstanding];  // bursts of the whole transfer
+  logic [31:0] slot_bursts_q [MaxOutstanding];
+  logic [31:0] slot_issued_d [MaxOutstanding];  // bursts handed to the DMA port so far
+  logic [31:0] slot_issued_q [MaxOutstanding];
+  logic [31:0] slot_done_d [MaxOutstanding];  // bursts reported done so far
+  logic [31:0] slot_done_q [MaxOutstanding];
+
+  logic split_busy_d, split_busy_q;
+  logic [IdBits-1:0] split_slot_d, split_slot_q;
+  dma_dir_e split_dir_d, split_dir_q;
+  logic [63:0] split_key_d, split_key_q;
+  logic [63:0] split_src_d, split_src_q;
+  logic [63:0] split_dst_d, split_dst_q;
+  logic [31:0] split_left_d, split_left_q;  // bytes not yet issued
+
+  logic [31:0] burst_length;
+  logic burst_last;
+  logic [IdBits-1:0] free_slot;
+  logic has_free_slot, key_busy, start;
+  logic [SlotCountBits-1:0] outstanding;
+
+  always_comb begin
+    burst_last = (split_left_q <= 32'(MaxBurstBytes));
+    burst_length = burst_last ? split_left_q : 32'(MaxBurstBytes);
+
+    free_slot = '0;
+    has_free_slot = 1'b0;
+    key_busy = 1'b0;
+    outstanding = '0;
+    for (int slot = int'(MaxOutstanding) - 1; slot >= 0; slot--) begin
+      if (!slot_valid_q[slot]) begin
+        free_slot = IdBits'(slot);
+        has_free_slot = 1'b1;
+      end else begin
+        outstanding = outstanding + SlotCountBits'(1);
+        if (slot_key_q[slot] == head.xfer.key) begin
+          key_busy = 1'b1;
+        end
+      end
+    end
+    start = !split_busy_q && !queue_empty && has_free_slot && !key_busy;
+  end
+
+  always_comb begin
+    slot_valid_d = slot_valid_q;
+    slot_key_d = slot_key_q;
+    slot_cpl_idx_d = slot_cpl_idx_q;
+    slot_bursts_d = slot_bursts_q;
+    slot_issued_d = slot_issued_q;
+    slot_done_d = slot_done_q;
+    split_busy_d = split_busy_q;
+    split_slot_d = split_slot_q;
+    split_dir_d = split_dir_q;
+    split_key_d = split_key_q;
+    split_src_d = split_src_q;
+    split_dst_d = split_dst_q;
+    split_left_d = split_left_q;
+    queue_pop = 1'b0;
+    retire_o = 1'b0;
+    retire_cpl_idx_o = '0;
+
+    // One burst per handshake.
+    if (split_busy_q && dma_req_ready_i) begin
+      split_src_d = split_src_q + 64'(burst_length);
+      split_dst_d = split_dst_q + 64'(burst_length);
+      split_left_d = split_left_q - burst_length;
+      slot_issued_d[split_slot_q] = slot_issued_q[split_slot_q] + 32'd1;
+      if (burst_last) begin
+        split_busy_d = 1'b0;
+      end
+    end
+
+    // Start the head transfer on an idle splitter.
+    if (start) begin
+      queue_pop = 1'b1;
+      slot_valid_d[free_slot] = 1'b1;
+      slot_key_d[free_slot] = head.xfer.key;
+      slot_cpl_idx_d[free_slot] = head.cpl_idx;
+      slot_bursts_d[free_slot] = head.xfer.bursts;
+      slot_issued_d[free_slot] = '0;
+      slot_done_d[free_slot] = '0;
+      split_busy_d = 1'b1;
+      split_slot_d = free_slot;
+      split_dir_d = head.xfer.dir;
+      split_key_d = head.xfer.key;
+      split_src_d = head.xfer.src_addr;
+      split_dst_d = head.xfer.dst_addr;
+      split_left_d = head.xfer.length;
+    end
+
+    // Count done bursts; the last one retires the transfer and frees its slot.
+    if (dma_done_valid_i) begin
+      slot_done_d[dma_done_id_i] = slot_done_q[dma_done_id_i] + 32'd1;
+      if (slot_done_d[dma_done_id_i] == slot_bursts_q[dma_done_id_i]) begin
+        slot_valid_d[dma_done_id_i] = 1'b0;
+        retire_o = 1'b1;
+        retire_cpl_idx_o = slot_cpl_idx_q[dma_done_id_i];
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      slot_valid_q <= '0;
+      split_busy_q <= 1'b0;
+    end else begin
+      slot_valid_q <= slot_valid_d;
+      split_busy_q <= split_busy_d;
+    end
+  end
+
+  // Slot and splitter payload: no reset, qualified by slot_valid_q / split_busy_q.
+  always_ff @(posedge clk_i) begin
+    slot_key_q <= slot_key_d;
+    slot_cpl_idx_q <= slot_cpl_idx_d;
+    slot_bursts_q <= slot_bursts_d;
+    slot_issued_q <= slot_issued_d;
+    slot_done_q <= slot_done_d;
+    split_slot_q <= split_slot_d;
+    split_dir_q <= split_dir_d;
+    split_key_q <= split_key_d;
+    split_src_q <= split_src_d;
+    split_dst_q <= split_dst_d;
+    split_left_q <= split_left_d;
+  end
+
+  assign dma_req_valid_o = split_busy_q;
+  assign dma_req_id_o = split_slot_q;
+  assign dma_req_dir_o = split_dir_q;
+  assign dma_req_key_o = split_key_q;
+  assign dma_req_src_addr_o = split_src_q;
+  assign dma_req_dst_addr_o = split_dst_q;
+  assign dma_req_length_o = burst_length;
+  assign dma_req_last_o = burst_last;
+  assign outstanding_o = outstanding;
+
+  // ---------------------------------------------------------------------------------------
+  // Checks
+  // ---------------------------------------------------------------------------------------
+`ifndef KVDP_NO_ASSERT
+  // Array reads for the checks are taken here: Verilator 5.006 cannot select from an
+  // unpacked array inside a concurrent property.
+  logic duplicate_key, done_id_valid, done_after_issue;
+  always_comb begin
+    done_id_valid = (32'(dma_done_id_i) < MaxOutstanding) && slot_valid_q[dma_done_id_i];
+    done_after_issue = slot_done_q[dma_done_id_i] < slot_issued_q[dma_done_id_i];
+    duplicate_key = 1'b0;
+    for (int unsigned a = 0; a < MaxOutstanding; a++) begin
+      for (int unsigned b = a + 1; b < MaxOutstanding; b++) begin
+        if (slot_valid_q[a] && slot_valid_q[b] && (slot_key_q[a] == slot_key_q[b])) begin
+          duplicate_key = 1'b1;
+        end
+      end
+    end
+  end
+
+`else
+  // Only the checks read the queue's full flag.
+  logic unused_queue_full;
+  assign unused_queue_full = queue_full;
+`endif
+
+  `KVDP_ASSERT_INIT(DmaOutstandingAtLeastOne, MaxOutstanding >= 1)
+  `KVDP_ASSERT(DmaNoQueueOverflow, xfer_push_i |-> !queue_full)
+  `KVDP_ASSERT(DmaNoEmptyTransfer, xfer_push_i |-> ((xfer_i.length != '0) && (xfer_i.bursts != '0)))
+  // No two outstanding transfers for one block.
+  `KVDP_ASSERT(DmaOneTransferPerKey, !duplicate_key)
+  `KVDP_ASSERT(DmaDoneIdValid, dma_done_valid_i |-> done_id_valid)
+  `KVDP_ASSERT(DmaDoneAfterIssue, dma_done_valid_i |-> done_after_issue)
+  `KVDP_ASSERT(DmaBurstLength, dma_req_valid_o
+                               |-> ((dma_req_length_o != '0)
+                                    && (dma_req_length_o <= 32'(MaxBurstBytes))))
+
+endmodule

@@ -1,0 +1,87 @@
+// Invalid link configurations fail with an error naming the key.
+#include <gtest/gtest.h>
+
+#include "platforms/platform_config.h"
+#include "tests/link/link_test_util.h"
+#include "tlm/link/link_protocol.h"
+
+namespace kvtier {
+namespace {
+
+std::string failing_key(const LinkConfig& c) {
+  try {
+    make_link_protocol(c);
+  } catch (const LinkConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("link." + e.key()), std::string::npos) << e.what();
+    return e.key();
+  }
+  return "";
+}
+
+TEST(LinkConfigErrors, NamedErrors) {
+  LinkConfig c = test::preset("cxl2-x16");
+  EXPECT_EQ(failing_key(c), "");
+  LinkConfig bad = c;
+  bad.protocol = "cxl9";
+  EXPECT_EQ(failing_key(bad), "protocol");
+  bad = c;
+  bad.lanes = 12;
+  EXPECT_EQ(failing_key(bad), "lanes");
+  bad = c;
+  bad.lanes = 32;
+  EXPECT_EQ(failing_key(bad), "lanes");
+  bad = c;
+  bad.bit_error_rate = 0.01;
+  EXPECT_EQ(failing_key(bad), "bit_error_rate");
+  bad = c;
+  bad.bit_error_rate = -1e-9;
+  EXPECT_EQ(failing_key(bad), "bit_error_rate");
+  bad = c;
+  bad.gt_per_s = 64;  // 68 B flits end at 32 GT/s
+  EXPECT_EQ(failing_key(bad), "gt_per_s");
+  bad = c;
+  bad.max_payload_bytes = 300;
+  EXPECT_EQ(failing_key(bad), "max_payload_bytes");
+  bad = c;
+  bad.max_read_request_bytes = 64;
+  EXPECT_EQ(failing_key(bad), "max_read_request_bytes");
+  bad = c;
+  bad.read_completion_boundary_bytes = 96;
+  EXPECT_EQ(failing_key(bad), "read_completion_boundary_bytes");
+  bad = c;
+  bad.retry_buffer_units = 0;
+  EXPECT_EQ(failing_key(bad), "retry_buffer_units");
+  bad = c;
+  bad.credits_s2m_drs = 0;
+  EXPECT_EQ(failing_key(bad), "credits_s2m_drs");
+  bad = c;
+  bad.tlps_per_ack = 0;
+  EXPECT_EQ(failing_key(bad), "tlps_per_ack");
+}
+
+TEST(LinkConfigErrors, PlatformLoaderRejectsUnknownProtocolAndOutOfRangeKeys) {
+  const std::string base = "[link]\nprotocol = cxl2\nlanes = 8\n";
+  EXPECT_NO_THROW(load_platform_text(base, "t.ini", "."));
+  EXPECT_THROW(load_platform_text("[link]\nprotocol = cxl9\n", "t.ini", "."), ConfigError);
+  EXPECT_THROW(load_platform_text(base + "bit_error_rate = 0.5\n", "t.ini", "."), ConfigError);
+  EXPECT_THROW(load_platform_text(base + "retry_depth = 4\n", "t.ini", "."), ConfigError);
+}
+
+TEST(LinkConfigErrors, CxlMemTravelsOnlyItsOwnDirection) {
+  auto p = make_link_protocol(test::preset("cxl2-x8"));
+  // A device cannot send an M2S request.
+  EXPECT_THROW(p->send({Direction::Upstream, TxnClass::MemRead, false, 0, 64}, sc_core::SC_ZERO_TIME), std::logic_error);
+}
+
+TEST(LinkPresets, EveryPresetLoadsAndBuilds) {
+  for (const char* name : {"pcie5-x16", "cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"}) {
+    const LinkConfig c = test::preset(name);
+    EXPECT_NO_THROW(make_link_protocol(c)) << name;
+  }
+  EXPECT_EQ(test::preset("cxl2-x8").lanes, 8u);
+  EXPECT_EQ(test::preset("cxl3-x16").gt_per_s, 64.0);
+  EXPECT_EQ(test::preset("cxl3-lopt-x16").protocol, "cxl3-lopt");
+}
+
+}  // namespace
+}  // namespace kvtier

@@ -1,0 +1,48 @@
+#pragma once
+// Routes a transaction to the first target whose address window contains it and rebases the
+// address into that window. The host side uses it to split upstream link traffic between GPU
+// HBM (DMA) and host memory (completion ring).
+#include <cstdint>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <vector>
+
+namespace kvtier {
+
+class AddressRouter : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<AddressRouter> in{"in"};
+  tlm_utils::multi_passthrough_initiator_socket<AddressRouter> out{"out"};
+
+  explicit AddressRouter(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+    in.register_b_transport(this, &AddressRouter::transport);
+  }
+
+  // Window i belongs to the i-th binding of `out`.
+  void add_window(uint64_t base, uint64_t size) { windows_.push_back({base, size}); }
+
+ private:
+  struct Window {
+    uint64_t base, size;
+  };
+
+  void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+    const uint64_t addr = trans.get_address();
+    for (size_t i = 0; i < windows_.size(); ++i) {
+      if (addr >= windows_[i].base && addr - windows_[i].base < windows_[i].size) {
+        trans.set_address(addr - windows_[i].base);
+        out[static_cast<int>(i)]->b_transport(trans, delay);
+        trans.set_address(addr);
+        return;
+      }
+    }
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  }
+
+  std::vector<Window> windows_;
+};
+
+}  // namespace kvtier

@@ -1,0 +1,112 @@
+#pragma once
+// Validated runtime configuration of every model, one struct per platform-file section.
+// platforms/platform_config.cpp declares each key (name, default, range, description), parses
+// the INI files and checks cross-field consistency; models take these structs as they are and
+// never re-validate (schema, then validated object).
+#include <cstdint>
+#include <string>
+
+namespace kvtier {
+
+struct ModelConfig {
+  std::string name = "llama-3-70b";
+  double weight_dtype_bytes = 1.0;   // FP8 weights
+  uint32_t kv_dtype_bytes = 2;       // bf16 KV
+};
+
+struct HbmConfig {
+  double capacity_gb = 141.0;        // GB = 1e9 B
+  double peak_bw_gbps = 4800.0;      // GB/s
+  double eta_weights = 0.87;         // effective fraction of peak when streaming weights
+  double eta_kv = 0.27;              // effective fraction of peak when attention reads KV
+  double eta_dma = 0.87;             // effective fraction for promotion writes / demotion reads
+  double latency_ns = 500.0;         // access latency seen by a DMA burst
+  double kv_budget_gib = 32.0;       // HBM reserved for KV blocks
+  double activation_reserve_gib = 8.0;
+};
+
+struct LinkConfig {
+  std::string protocol = "simple";   // simple | pcie5 | cxl2 | cxl3 | cxl3-lopt (docs/link.md)
+  uint32_t lanes = 16;               // flit-accurate protocols: 4, 8 or 16
+  double gt_per_s = 32.0;            // per lane
+  double encoding_efficiency = 128.0 / 130.0;  // 1.0 for 64 GT/s PAM4 flit mode (FEC is in the flit)
+  double latency_ns = 75.0;          // simple: fixed pipeline latency per traversal, each direction
+  uint32_t txn_overhead_bytes = 24;  // simple: wire bytes added to every transaction
+  uint32_t max_payload_bytes = 256;  // simple: payload per transaction; pcie5 / CXL.io: max payload size (MPS)
+  // Flit- and TLP-accurate protocols (pcie5, cxl2, cxl3, cxl3-lopt). A traversal costs
+  // serialisation + host_port_ns + device_port_ns (+ fec_decode_ns with 256 B flits).
+  double host_port_ns = 50.0;        // host-side port pipeline per traversal (root port / home agent)
+  double device_port_ns = 30.0;      // device-side port pipeline per traversal
+  double fec_decode_ns = 2.0;        // 256 B flits: FEC decode before a flit's contents are used
+  uint32_t max_read_request_bytes = 512;         // PCIe MRRS: larger reads become several MRd
+  uint32_t read_completion_boundary_bytes = 64;  // PCIe RCB
+  bool completions_at_rcb = false;   // true: the completer splits every read at the RCB
+  bool tlp_64bit_addresses = true;   // memory requests carry 4DW headers (16 B), else 3DW (12 B)
+  bool ecrc = false;                 // 4 B end-to-end CRC per TLP
+  uint32_t tlps_per_ack = 4;         // one ACK DLLP per this many TLPs received (assumption)
+  uint32_t tlps_per_update_fc = 4;   // one UpdateFC DLLP per this many TLPs received (assumption)
+  uint32_t credits_posted = 128;     // TLP header credits at the receiver: posted writes
+  uint32_t credits_non_posted = 128; // ... read requests
+  uint32_t credits_completion = 128; // ... completions
+  uint32_t credits_m2s_req = 256;    // CXL.mem receiver credits per message class
+  uint32_t credits_m2s_rwd = 256;
+  uint32_t credits_s2m_drs = 256;
+  uint32_t credits_s2m_ndr = 256;
+  double credit_return_interval_ns = 20.0;  // a credit-only flit (LLCRD) waits this long for a protocol flit
+  bool multi_data_header = true;     // CXL.mem MDH slots (H5/G6 68B) carry several DRS headers
+  uint32_t max_owed_data_slots = 16; // a data header is packed only if at most this many data slots are owed
+  double bit_error_rate = 0.0;       // per bit on the wire; corrupted flits/TLPs are replayed
+  uint32_t error_seed = 1;           // seed of the bit-error generator (same seed, same errors)
+  uint32_t retry_buffer_units = 256; // retry-buffer depth, flits (CXL) or TLPs (PCIe)
+  double replay_latency_ns = 200.0;  // from a corrupted unit's last bit to the start of its replay
+  // Raw rate of one direction after line encoding, bytes per second.
+  double bytes_per_s() const { return lanes * gt_per_s * 1e9 / 8.0 * encoding_efficiency; }
+};
+
+struct TierConfig {
+  double capacity_gib = 256.0;
+  double bw_gbps = 76.8;
+  double latency_ns = 110.0;
+};
+
+struct CtrlConfig {
+  std::string impl = "tlm";          // tlm | rtl
+  double clock_mhz = 1000.0;
+  uint32_t index_sets = 16384;
+  uint32_t index_ways = 4;
+  uint32_t index_read_cycles = 2;    // SRAM read latency of one lookup
+  uint32_t key_tag_bits = 40;
+  uint32_t tier_addr_bits = 26;      // in units of tier slots (block-aligned)
+  uint32_t hbm_slot_bits = 16;
+  uint32_t policy_bits = 16;         // policy state replicated on the device
+  uint32_t mechanism_bits = 8;       // valid, hbm-resident, pinned, in-flight, format
+  uint32_t tenant_bits = 16;
+  uint32_t length_bits = 24;
+  double sram_mib_per_mm2 = 31.8;
+  uint32_t ring_entries = 1024;
+  uint32_t intake_cycles = 4;        // descriptor decode per descriptor
+  uint32_t dma_engines = 4;
+  uint32_t max_burst_bytes = 65536;
+  double dma_engine_gbps = 64.0;
+  uint32_t completion_cycles = 2;
+};
+
+struct HostConfig {
+  std::string policy = "lru";
+  uint32_t block_tokens = 16;
+  uint32_t layers_per_block = 0;     // 0 = all layers in one block
+  uint32_t prefetch_horizon_steps = 0;
+  double descriptor_cpu_ns = 250.0;  // host CPU time to build and post one descriptor
+  bool free_dead_blocks = true;      // FREE a session's private blocks after its last turn
+};
+
+struct SchedConfig {
+  uint32_t max_decode_set = 64;
+  uint32_t max_prefill_tokens = 8192;   // per step
+  double layer_overhead_us = 20.0;      // launch and sync overhead per layer per step
+  double prefill_tflops = 1979.0;
+  double prefill_utilization = 0.5;
+  double quantum_us = 1000.0;           // quantum keeper's global quantum
+};
+
+}  // namespace kvtier

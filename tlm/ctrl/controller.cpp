@@ -1,0 +1,241 @@
+#include "tlm/ctrl/controller.h"
+
+#include <algorithm>
+
+#include "tlm/ctrl/address_map.h"
+#include "tlm/link/transact.h"
+
+namespace kvtier {
+
+using cmdset::Completion;
+using cmdset::Descriptor;
+using cmdset::Opcode;
+using cmdset::Status;
+
+DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const CtrlConfig& config)
+    : sc_core::sc_module(name),
+      config_(config),
+      cycle_(sc_core::sc_time(1e3 / config.clock_mhz, sc_core::SC_NS)),
+      entry_bits_(config.key_tag_bits + config.tenant_bits + config.tier_addr_bits + config.hbm_slot_bits +
+                  config.length_bits + config.policy_bits + config.mechanism_bits),
+      index_(config.index_sets, config.index_ways, config.key_tag_bits),
+      ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
+      engines_(config.dma_engines),
+      burst_buffer_(config.max_burst_bytes) {
+  mmio_in.register_b_transport(this, &DataPlaneController::mmio);
+}
+
+double DataPlaneController::footprint_mm2() const {
+  const double mib = static_cast<double>(index_.capacity()) * entry_bits_ / (1024.0 * 1024.0);
+  return mib / config_.sram_mib_per_mm2;
+}
+
+uint64_t DataPlaneController::to_cycles(const sc_core::sc_time& t) const {
+  return static_cast<uint64_t>(t.value() / cycle_.value());
+}
+
+void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  const uint64_t addr = trans.get_address();
+  const uint32_t len = trans.get_data_length();
+  if (!trans.is_write()) {
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  const uint64_t ring_bytes = ring_.size();
+  if (addr >= addr::kRingBase && addr - addr::kRingBase + len <= ring_bytes) {
+    std::copy_n(trans.get_data_ptr(), len, ring_.begin() + static_cast<std::ptrdiff_t>(addr - addr::kRingBase));
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  if (addr == addr::kDoorbell && len == cmdset::kDoorbellBytes) {
+    const cmdset::Doorbell db = cmdset::decode_doorbell(trans.get_data_ptr());
+    if (db.tail >= config_.ring_entries) {
+      trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return;
+    }
+    ++stats_.doorbells;
+    // The doorbell is a posted write: the caller's time does not wait for the commands.
+    const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    while (head_ != db.tail) {
+      const Descriptor d = cmdset::decode_descriptor(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes]);
+      execute(d, arrival);
+      head_ = (head_ + 1) % config_.ring_entries;
+    }
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
+Completion DataPlaneController::execute(const Descriptor& d, const sc_core::sc_time& arrival) {
+  ++stats_.descriptors;
+  const size_t op_index = static_cast<size_t>(d.opcode);
+  if (op_index < stats_.per_opcode.size()) ++stats_.per_opcode[op_index];
+
+  const sc_core::sc_time intake = config_.intake_cycles * cycle_;
+  const sc_core::sc_time accepted = intake_.reserve(arrival, intake) + intake;
+  // One lookup enters the pipelined SRAM per cycle; the result is ready after the read latency.
+  const sc_core::sc_time lookup_done = lookup_.reserve(accepted, cycle_) + config_.index_read_cycles * cycle_;
+  sc_core::sc_time transfer_done = lookup_done;
+
+  Completion c;
+  c.tag = d.tag;
+  c.status = Status::OK;
+  const auto slot = index_.find(d.key);
+  IndexEntry* e = slot ? &index_.at(*slot) : nullptr;
+  const bool foreign = e && e->tenant != d.tenant;
+  // Tenant rule: PROMOTE, QUERY and DEMOTE see another tenant's entry only when it is shareable.
+  const bool read_visible = e && (!foreign || e->shareable);
+  auto move = [&](Opcode op, uint64_t src, uint64_t dst, uint32_t length) {
+    const auto outstanding = block_transfer_done_.find(d.key);
+    sc_core::sc_time earliest = lookup_done;
+    if (outstanding != block_transfer_done_.end() && outstanding->second > earliest) earliest = outstanding->second;
+    uint32_t bursts = 0;
+    transfer_done = transfer(op, src, dst, length, earliest, bursts);
+    block_transfer_done_[d.key] = transfer_done;
+    c.bursts = bursts;
+  };
+
+  switch (d.opcode) {
+    case Opcode::PROMOTE:
+      if (!e) c.status = Status::MISS;
+      else if (!read_visible) c.status = Status::DENIED;
+      else {
+        move(Opcode::PROMOTE, e->tier_addr, d.hbm_addr, e->length);
+        e->hbm_resident = true;
+        e->hbm_addr = d.hbm_addr;
+        stats_.bytes_to_hbm += e->length;
+      }
+      break;
+    case Opcode::DEMOTE:
+      if (e) {
+        if (!read_visible) c.status = Status::DENIED;
+        else c.flags |= static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP), ++stats_.write_once_skips;
+      } else if (const auto free = index_.free_slot(d.key)) {
+        IndexEntry n;
+        n.valid = true;
+        n.tag = index_.tag_of(d.key);
+        n.tenant = d.tenant;
+        n.shareable = (d.flags & static_cast<uint8_t>(cmdset::DescFlag::SHAREABLE)) != 0;
+        n.hbm_resident = true;
+        n.hbm_addr = d.hbm_addr;
+        n.tier_addr = d.tier_addr;
+        n.length = d.length;
+        n.format = d.format;
+        n.qos = d.qos;
+        n.prio = d.prio;
+        n.policy = d.policy;
+        index_.insert(*free, n);
+        stats_.peak_index_entries = std::max(stats_.peak_index_entries, index_.valid_entries());
+        move(Opcode::DEMOTE, d.hbm_addr, d.tier_addr, d.length);
+        stats_.bytes_to_tier += d.length;
+      } else {
+        c.status = Status::NO_SPACE;
+      }
+      break;
+    case Opcode::QUERY:
+      if (!e) c.status = Status::MISS;
+      else if (!read_visible) c.status = Status::DENIED;
+      break;
+    case Opcode::DISCARD:
+    case Opcode::FREE:
+    case Opcode::UPDATE_POLICY:
+    case Opcode::PIN:
+    case Opcode::UNPIN:
+    case Opcode::RECOMPRESS:
+      // Owner-only commands.
+      if (!e) {
+        c.status = Status::MISS;
+        break;
+      }
+      if (foreign) {
+        c.status = Status::DENIED;
+        break;
+      }
+      if (d.opcode == Opcode::DISCARD) {
+        e->hbm_resident = false;
+      } else if (d.opcode == Opcode::FREE) {
+        if (e->pinned) c.status = Status::PINNED;
+        else index_.erase(*slot);
+      } else if (d.opcode == Opcode::UPDATE_POLICY) {
+        e->qos = d.qos;
+        e->prio = d.prio;
+        e->policy = d.policy;
+      } else if (d.opcode == Opcode::PIN || d.opcode == Opcode::UNPIN) {
+        e->pinned = d.opcode == Opcode::PIN;
+      } else {  // RECOMPRESS: the one command that rewrites a tier copy
+        move(Opcode::RECOMPRESS, e->tier_addr, e->tier_addr, d.length);
+        e->length = d.length;
+        e->format = d.format;
+        c.flags |= static_cast<uint8_t>(cmdset::CplFlag::TIER_REWRITTEN);
+        ++stats_.tier_rewrites;
+        stats_.bytes_to_tier += d.length;
+      }
+      break;
+    case Opcode::NOP:
+      break;
+    default:
+      c.status = Status::BAD_OPCODE;
+  }
+  const size_t status_index = static_cast<size_t>(c.status);
+  if (status_index < stats_.per_status.size()) ++stats_.per_status[status_index];
+
+  c.ts_accepted = to_cycles(accepted);
+  c.ts_lookup_done = to_cycles(lookup_done);
+  c.ts_transfer_done = to_cycles(transfer_done);
+  // Completions leave in descriptor order.
+  sc_core::sc_time post = std::max(transfer_done, last_completion_) + config_.completion_cycles * cycle_;
+  last_completion_ = post;
+  post_completion(c, post);
+  return c;
+}
+
+sc_core::sc_time DataPlaneController::transfer(Opcode op, uint64_t src, uint64_t dst, uint32_t length,
+                                               const sc_core::sc_time& earliest, uint32_t& bursts) {
+  sc_core::sc_time done = earliest;
+  const double engine_bytes_per_s = config_.dma_engine_gbps * 1e9;
+  for (uint64_t offset = 0; offset < length; offset += config_.max_burst_bytes) {
+    const uint32_t burst = static_cast<uint32_t>(std::min<uint64_t>(config_.max_burst_bytes, length - offset));
+    // The burst goes to the engine that frees up first; the engine is busy while it streams.
+    auto engine = std::min_element(engines_.begin(), engines_.end(),
+                                   [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
+    const sc_core::sc_time start = engine->reserve(earliest, seconds(burst / engine_bytes_per_s));
+    sc_core::sc_time end;
+    if (op == Opcode::PROMOTE) {
+      const sc_core::sc_time read = burst_read(tier_out, src + offset, burst, start);
+      end = burst_write(host_out, addr::kHbmBase + dst + offset, burst, read);
+    } else if (op == Opcode::DEMOTE) {
+      const sc_core::sc_time read = burst_read(host_out, addr::kHbmBase + src + offset, burst, start);
+      end = burst_write(tier_out, dst + offset, burst, read);
+    } else {
+      const sc_core::sc_time read = burst_read(tier_out, src + offset, burst, start);
+      end = burst_write(tier_out, dst + offset, burst, read);
+    }
+    done = std::max(done, end);
+    ++bursts;
+    ++stats_.bursts;
+  }
+  return done;
+}
+
+// Bursts are tagged PayloadRead / PayloadWrite; the tag only matters on the link (host_out),
+// tier DRAM is device-local.
+sc_core::sc_time DataPlaneController::burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
+                                                 uint64_t addr, uint32_t length, const sc_core::sc_time& at) {
+  return transact(socket, tlm::TLM_READ_COMMAND, addr, burst_buffer_.data(), length, TxnClass::PayloadRead, at);
+}
+
+sc_core::sc_time DataPlaneController::burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
+                                                  uint64_t addr, uint32_t length, const sc_core::sc_time& at) {
+  return transact(socket, tlm::TLM_WRITE_COMMAND, addr, burst_buffer_.data(), length, TxnClass::PayloadWrite, at);
+}
+
+void DataPlaneController::post_completion(const Completion& c, const sc_core::sc_time& at) {
+  uint8_t bytes[cmdset::kCompletionBytes];
+  cmdset::encode(c, bytes);
+  const uint64_t slot = completions_posted_++ % config_.ring_entries;
+  transact(host_out, tlm::TLM_WRITE_COMMAND, addr::kCompletionRing + slot * cmdset::kCompletionBytes, bytes,
+           cmdset::kCompletionBytes, TxnClass::CompletionWrite, at);
+}
+
+}  // namespace kvtier

@@ -1,0 +1,152 @@
+#pragma once
+// The host KV control plane (spec §M.3): owns admission of blocks into the HBM KV budget,
+// residency, replacement, the persistent policy store and the descriptors it sends the data
+// plane. It speaks to the device only through 64 B descriptors and doorbells over the link and
+// learns outcomes from completions the device writes into host memory.
+//
+// Residency is tracked with counters and per-block state touched only on events (admission,
+// block fill, release, eviction), never by rescanning the decode set per step.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "tlm/common/config.h"
+#include "tlm/common/timeline.h"
+#include "tlm/ctrl/kvdp_cmdset.h"
+#include "tlm/host/policy/policy.h"
+#include "tlm/kv/block.h"
+#include "workloads/request.h"
+
+namespace kvtier {
+
+struct HostStats {
+  uint64_t references = 0;        // block references by admitted requests' prompts
+  uint64_t hbm_hits = 0;          // found resident in HBM
+  uint64_t tier_hits = 0;         // found in the tier and promoted
+  uint64_t misses = 0;            // nowhere: recomputed by prefill
+  uint64_t promotions = 0;
+  uint64_t demotions = 0;
+  uint64_t discards = 0;          // clean evictions of blocks with a valid tier copy
+  uint64_t frees = 0;             // dead blocks released
+  uint64_t dropped_no_tier_space = 0;
+  uint64_t dropped_index_full = 0;
+  uint64_t descriptors = 0;
+  uint64_t doorbells = 0;
+  uint64_t unique_blocks = 0;     // distinct blocks the computation required (U / M_b)
+  uint64_t peak_resident_blocks = 0;
+  double host_cpu_kv_s = 0.0;     // host CPU time spent building and posting descriptors (C3)
+  double hbm_block_seconds = 0.0; // integral of resident blocks over time
+  double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
+  double promotion_latency_max_s = 0.0;
+};
+
+// What admitting one request found and started.
+struct AdmitResult {
+  uint32_t hbm_hits = 0, tier_hits = 0, misses = 0;
+  uint32_t cached_tokens = 0;          // prompt tokens whose KV need not be recomputed
+  std::vector<double> ready_s;         // per layer group: when its promoted blocks are usable
+};
+
+class HostControlPlane : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<HostControlPlane> mmio_out{"mmio_out"};
+  tlm_utils::simple_target_socket<HostControlPlane> completion_in{"completion_in"};
+
+  // `block_bytes`: payload of one block; `budget_blocks`: HBM KV budget in blocks;
+  // `layer_groups`: blocks per token position (1 when a block spans all layers);
+  // `hbm_kv_base`: HBM address of the KV region; `tier_blocks`: tier capacity in blocks.
+  HostControlPlane(sc_core::sc_module_name name, const HostConfig& config, uint32_t ring_entries,
+                   uint64_t block_bytes, uint64_t budget_blocks, uint32_t layer_groups, uint64_t hbm_kv_base,
+                   uint64_t tier_blocks, double cycle_s);
+
+  // Slots a request holds at its peak: every block of prompt and output, in every layer group.
+  uint64_t slots_needed(const workload::Request& r) const;
+  // Whether the request fits beside the pinned and reserved slots of the running set.
+  bool can_admit(const workload::Request& r) const;
+  // Pins (and, when needed, promotes or allocates) every block of the request's prompt.
+  AdmitResult admit(const workload::Request& r, double now_s);
+  // One more token in the context of running request `id` (after the token, `context` tokens).
+  void on_token(uint64_t id, uint64_t session, uint32_t tenant, uint64_t context, double now_s);
+  // The request finished: its blocks go idle; after a session's last turn its private blocks are freed.
+  void release(uint64_t id, const workload::Request& r, double now_s);
+
+  const HostStats& stats() const { return stats_; }
+  uint64_t resident_blocks() const { return resident_; }
+  uint64_t pinned_slots() const { return pinned_; }
+  uint64_t reserved_slots() const { return reserved_; }
+  uint64_t budget_blocks() const { return budget_; }
+  uint64_t block_bytes() const { return block_bytes_; }
+  const kv::WriteOnceLedger& ledger() const { return ledger_; }
+  // Closes the HBM byte-time integral at the end of the run.
+  void finish(double now_s) { integrate(now_s); }
+
+ private:
+  struct Block {
+    kv::BlockIdentity id;
+    kv::BlockMechanism mech;
+    uint64_t hbm_slot = 0;
+    bool multi_session = false;  // referenced by more than one session: never freed as private
+    uint16_t owner_tenant = 0;   // tenant that created it: owns its device index entry
+  };
+  struct Running {
+    std::vector<uint64_t> keys;  // keyed blocks the request pins
+    std::vector<uint64_t> private_ids;  // HBM slots of the partial tail block, one per layer group
+    uint64_t reserved = 0;       // slots promised for blocks not yet started
+  };
+  struct Pending {
+    uint64_t key;
+    cmdset::Opcode op;
+    double issued_s;
+  };
+
+  uint64_t group_key(uint64_t position_key, uint32_t group) const;
+  void integrate(double now_s);
+  void pin(Block& b);
+  void unpin(Block& b, double now_s);
+  // Evicts idle blocks until `slots` are free; returns when the freed slots are usable.
+  double make_room(uint64_t slots, double now_s);
+  uint64_t take_hbm_slot();
+  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s);
+  // Writes the queued descriptors and rings the doorbell at `at_s`; completions come back
+  // before it returns (loosely timed: their timestamps lie in the future).
+  void flush(double at_s);
+  void completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void on_completion(const cmdset::Completion& c, double arrival_s);
+  cmdset::Descriptor descriptor(cmdset::Opcode op, const Block& b) const;
+
+  const HostConfig config_;
+  const uint32_t ring_entries_;
+  const uint64_t block_bytes_;
+  const uint64_t budget_;
+  const uint32_t groups_;
+  const uint64_t hbm_kv_base_;
+  const double cycle_s_;
+  std::unique_ptr<ReplacementPolicy> policy_;
+  kv::PolicyStore policy_store_;
+  kv::WriteOnceLedger ledger_;
+  std::unordered_map<uint64_t, Block> blocks_;
+  std::unordered_map<uint64_t, Running> running_;
+  std::vector<uint64_t> free_hbm_slots_;
+  std::vector<uint64_t> free_tier_slots_;
+  uint64_t resident_ = 0, pinned_ = 0, reserved_ = 0;
+  double last_integrate_s_ = 0.0;
+
+  // Descriptor path.
+  std::vector<std::pair<cmdset::Descriptor, Pending>> queue_;
+  std::unordered_map<uint16_t, Pending> in_flight_;
+  uint32_t ring_tail_ = 0;
+  uint16_t next_tag_ = 0;
+  Timeline cpu_;
+  double last_promotion_ready_s_ = 0.0;
+  double last_demotion_done_s_ = 0.0;
+  HostStats stats_;
+};
+
+}  // namespace kvtier

@@ -1,0 +1,94 @@
+#pragma once
+// The KV block object of spec §M.2: identity (immutable, travels with the payload), policy
+// (mutable in place, kept in a PolicyStore keyed by identity) and mechanism (local to the
+// plane that holds the block). Plain C++: usable without a SystemC kernel.
+#include <cstdint>
+#include <unordered_map>
+
+namespace kvtier::kv {
+
+// Immutable: the block's name. `key` is the 64-bit reduction the index and descriptors use;
+// shared prefixes hash to the same key (content addressing).
+struct BlockIdentity {
+  uint64_t key = 0;
+  uint64_t session = 0;         // sequence the block was first produced for
+  uint32_t position_block = 0;  // position range = [position_block * block_tokens, +block_tokens)
+  uint16_t layer_group = 0;     // 0 when a block spans all layers
+  uint64_t prefix_hash = 0;     // content hash of the token prefix (the workload's key)
+};
+
+// Mutable without moving a byte (spec §M.2.2). With `persistent` policy state it survives
+// eviction and re-admission (spec §M.2.3, claim C4).
+struct BlockPolicy {
+  uint32_t tenant = 0;
+  uint8_t qos = 0;
+  uint16_t priority = 0;
+  double reuse_score = 0.0;     // policy-defined (LFU count, EMA value, ...)
+  double last_use_s = 0.0;      // recency
+  uint64_t uses = 0;            // references while the policy state has existed
+  bool shareable = false;       // readable by other tenants (shared prefix)
+};
+
+enum class Format : uint8_t { Bf16 = 0, Fp8 = 1, Int4 = 2 };
+
+// Owned by the plane that holds the block; regenerated per location.
+struct BlockMechanism {
+  bool in_hbm = false;
+  bool tier_valid = false;      // a tier copy exists; write-once keeps it valid
+  bool in_flight = false;       // a promotion or demotion is outstanding
+  uint32_t pins = 0;            // decode-set requests that read the block every step
+  Format format = Format::Bf16;
+  double ready_s = 0.0;         // when the HBM copy is usable (promotion completion seen)
+  uint64_t tier_slot = 0;
+};
+
+class PolicyStore {
+ public:
+  explicit PolicyStore(bool persistent) : persistent_(persistent) {}
+  // The policy state of `key`, created on first reference.
+  BlockPolicy& touch(uint64_t key) { return states_[key]; }
+  const BlockPolicy* find(uint64_t key) const {
+    auto it = states_.find(key);
+    return it == states_.end() ? nullptr : &it->second;
+  }
+  // The block left HBM: non-persistent state is forgotten, so a re-admitted block starts anew.
+  void on_evict(uint64_t key) {
+    if (!persistent_) states_.erase(key);
+  }
+  void on_free(uint64_t key) { states_.erase(key); }
+  bool persistent() const { return persistent_; }
+  size_t size() const { return states_.size(); }
+
+ private:
+  bool persistent_;
+  std::unordered_map<uint64_t, BlockPolicy> states_;
+};
+
+// Per-block promotion (n_b) and demotion (delta_b) counts of spec §M.5.1. Write-once bounds
+// delta_b by one; a tier rewrite (re-quantisation) is the only way past it, and is counted.
+class WriteOnceLedger {
+ public:
+  void promotion(uint64_t key) { ++entries_[key].promotions; }
+  void demotion(uint64_t key) {
+    auto& e = entries_[key];
+    ++e.demotions;
+    if (e.demotions > max_demotions_) max_demotions_ = e.demotions;
+    if (e.demotions == 2) ++blocks_over_bound_;
+  }
+  void rewrite(uint64_t key) { demotion(key), ++rewrites_; }
+  uint32_t max_demotions_per_block() const { return max_demotions_; }
+  uint64_t blocks_over_bound() const { return blocks_over_bound_; }
+  uint64_t rewrites() const { return rewrites_; }
+  uint64_t blocks() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    uint32_t promotions = 0, demotions = 0;
+  };
+  std::unordered_map<uint64_t, Entry> entries_;
+  uint32_t max_demotions_ = 0;
+  uint64_t blocks_over_bound_ = 0;
+  uint64_t rewrites_ = 0;
+};
+
+}  // namespace kvtier::kv

@@ -1,0 +1,84 @@
+#pragma once
+// What CXL 2.0 (68 B flits) and CXL 3.x (256 B flits) have in common: one wire per direction
+// shared, flit by flit, by CXL.io and CXL.mem (the ARB/MUX interleaves whole flits, each
+// tagged with its protocol, CXL 2.0 §6.2 / CXL 3.x §6.2); CXL.mem messages packed into
+// slots (cxl_mem_packer.h); CXL.io TLPs streamed through the TLP bytes of CXL.io flits;
+// receiver credits per class; link-level retry (link_wire.h).
+//
+// Which class travels how (docs/link.md):
+//   CXL.mem  MemRead  -> M2S Req per 64 B line downstream, S2M DRS + 64 B data upstream
+//            MemWrite -> M2S RwD + 64 B data downstream, S2M NDR (Cmp) upstream
+//   CXL.io   DescriptorWrite, Doorbell, UpdatePolicy: host MMIO writes into device BARs (MWr)
+//            CompletionWrite, PayloadWrite: device DMA writes into host/GPU memory (MWr)
+//            PayloadRead: device DMA reads of GPU memory (MRd upstream, CplD downstream)
+// The bulk KV movement is device-initiated DMA into GPU memory, so CXL.io: CXL.mem is
+// host-initiated access to device memory and cannot carry a device's writes into the host.
+//
+// Credits come back in the header of any flit going the other way (68B: ReqCrd/DataCrd/
+// RspCrd, §4.2.6; 256B: the CRD field, §4.3.2), or, when none leaves within
+// `credit_return_interval_ns`, in a credit-only flit (68B LLCRD, 256B empty flit with CRD).
+#include <array>
+#include <deque>
+#include <memory>
+
+#include "tlm/link/credit_pool.h"
+#include "tlm/link/cxl_flit_format.h"
+#include "tlm/link/cxl_mem_packer.h"
+#include "tlm/link/link_protocol.h"
+#include "tlm/link/link_wire.h"
+#include "tlm/link/pcie_tlp.h"
+
+namespace kvtier {
+
+// Whether a transaction class travels as CXL.mem (else CXL.io).
+inline bool is_cxl_mem(TxnClass c) { return c == TxnClass::MemRead || c == TxnClass::MemWrite; }
+
+class CxlFlitProtocol : public LinkProtocol {
+ public:
+  CxlFlitProtocol(const LinkConfig& config, FlitFormat format, std::string name);
+  std::string name() const override { return name_; }
+  LinkTransfer send(const LinkMessage& msg, const sc_core::sc_time& earliest) override;
+  sc_core::sc_time latency(Direction) const override { return latency_; }
+  bool write_completes(TxnClass c) const override { return c == TxnClass::MemWrite; }
+  void flush(const sc_core::sc_time& until) override;
+  LinkWireStats wire_stats(Direction d) const override { return dirs_[static_cast<size_t>(d)]->wire.stats(); }
+  const char* unit_name() const override { return "flit"; }
+  const FlitFormat& format() const { return format_; }
+
+ private:
+  struct IoTail {               // the latest CXL.io flit of a direction
+    bool exists = false;
+    sc_core::sc_time start, end;
+    uint32_t used = 0;          // TLP-stream bytes in it
+  };
+  struct DirectionState {
+    DirectionState(const LinkConfig& c, const FlitFormat& f, const LinkWireParams& p, Direction d);
+    LinkWire wire;
+    CxlMemPacker packer;
+    IoTail io;
+    std::array<CreditPool, static_cast<size_t>(FlowClass::Count)> io_credits;
+    std::array<CreditPool, kMemMsgKinds> mem_credits;
+    uint64_t tlps_received = 0;               // by the far end, for the DLLP ratio (68B CXL.io)
+    std::deque<sc_core::sc_time> owed_dllps;  // CXL.io DLLPs to send on this direction
+    std::deque<sc_core::sc_time> owed_credits;  // CXL.mem credit returns to send on this direction
+  };
+  struct IoAppend {
+    sc_core::sc_time first, last;
+    uint64_t flits = 0, replays = 0, wire_bytes = 0;
+  };
+
+  LinkTransfer send_mem(const LinkMessage& msg, const sc_core::sc_time& earliest);
+  LinkTransfer send_io(const LinkMessage& msg, const sc_core::sc_time& earliest);
+  IoAppend append_io(DirectionState& d, const sc_core::sc_time& earliest, uint32_t bytes);
+  void settle_owed(Direction dir, const sc_core::sc_time& until);
+
+  const LinkConfig config_;
+  const FlitFormat format_;
+  const std::string name_;
+  const TlpFraming framing_;
+  const sc_core::sc_time latency_;
+  const sc_core::sc_time credit_return_interval_;
+  std::array<std::unique_ptr<DirectionState>, 2> dirs_;
+};
+
+}  // namespace kvtier

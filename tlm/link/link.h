@@ -1,0 +1,61 @@
+#pragma once
+// The host<->device link as a TLM interconnect. Downstream traffic (host -> device: descriptor
+// and doorbell writes) enters at host_in and leaves at device_out; upstream traffic (device ->
+// host: DMA to and from HBM, completion writes) enters at device_in and leaves at host_out.
+// A write carries its payload in the forward direction; a read sends a request forward and
+// its data back the other way. Time comes from the protocol's per-direction serialisation
+// plus its pipeline latency; no SystemC event is spent per flit.
+#include <array>
+#include <memory>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "tlm/link/link_protocol.h"
+
+namespace kvtier {
+
+struct LinkClassStats {
+  uint64_t messages = 0;
+  uint64_t payload_bytes = 0;
+  uint64_t wire_bytes = 0;
+  uint64_t units = 0;              // TLPs or flits the class's messages opened
+  uint64_t slots = 0;              // CXL.mem: 16 B slots occupied
+  uint64_t replays = 0;
+  double credit_wait_s = 0.0;      // time messages waited for receiver credits
+  double serialisation_s = 0.0;  // wire time of all messages of the class
+  double latency_s_total = 0.0;  // sum of end-to-end latencies of whole transactions
+};
+
+struct LinkStats {
+  std::array<LinkClassStats, static_cast<size_t>(TxnClass::Count)> per_class{};
+  std::array<double, 2> busy_s{};  // serialisation time per direction
+  uint64_t payload_bytes() const;
+  uint64_t wire_bytes() const;
+};
+
+class Link : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Link> host_in{"host_in"};
+  tlm_utils::simple_initiator_socket<Link> device_out{"device_out"};
+  tlm_utils::simple_target_socket<Link> device_in{"device_in"};
+  tlm_utils::simple_initiator_socket<Link> host_out{"host_out"};
+
+  Link(sc_core::sc_module_name name, std::unique_ptr<LinkProtocol> protocol);
+
+  const LinkStats& stats() const { return stats_; }
+  const LinkProtocol& protocol() const { return *protocol_; }
+
+ private:
+  void downstream_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void upstream_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out, tlm::tlm_generic_payload& trans,
+                sc_core::sc_time& delay);
+  void account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direction dir);
+
+  std::unique_ptr<LinkProtocol> protocol_;
+  LinkStats stats_;
+};
+
+}  // namespace kvtier

@@ -1,0 +1,285 @@
+#include "tlm/link/link_study.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <queue>
+#include <random>
+
+#include "tlm/common/timeline.h"
+#include "tlm/link/cxl_flit_protocol.h"
+
+namespace kvtier {
+
+namespace {
+
+using sc_core::sc_time;
+
+sc_time ns(double v) { return sc_time(v, sc_core::SC_NS); }
+double to_ns(const sc_time& t) { return t.to_seconds() * 1e9; }
+
+// Events in time order (ties in the order they were posted), each a callback at its time.
+class EventLoop {
+ public:
+  void post(const sc_time& at, std::function<void(const sc_time&)> fn) { queue_.push({at, next_++, std::move(fn)}); }
+  void run() {
+    while (!queue_.empty()) {
+      Event e = queue_.top();
+      queue_.pop();
+      e.fn(e.at);
+    }
+  }
+
+ private:
+  struct Event {
+    sc_time at;
+    uint64_t order;
+    std::function<void(const sc_time&)> fn;
+    bool operator>(const Event& o) const { return at != o.at ? at > o.at : order > o.order; }
+  };
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue_;
+  uint64_t next_ = 0;
+};
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t i = static_cast<size_t>(std::ceil(p * v.size())) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+uint64_t wire_total(const LinkProtocol& p) {
+  return p.wire_stats(Direction::Downstream).wire_bytes + p.wire_stats(Direction::Upstream).wire_bytes;
+}
+
+std::string channel_of(const LinkConfig& c, TxnClass cls) {
+  if (c.protocol == "pcie5" || c.protocol == "simple") return "PCIe";
+  return is_cxl_mem(cls) ? "CXL.mem" : "CXL.io";
+}
+
+double device_ns(const LinkStudyOptions& o) { return o.device_ctrl_ns + o.dram_ns; }
+
+// One transaction alone: request (and answer) on a fresh protocol, issued at time 0.
+TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o, const std::string& what,
+                          TxnClass cls, Direction dir, bool read, uint64_t bytes) {
+  auto p = make_link_protocol(config);
+  TransferCost c;
+  c.what = what;
+  c.channel = channel_of(config, cls);
+  c.payload_bytes = bytes;
+  const sc_time t0 = sc_core::SC_ZERO_TIME;
+  LinkMessage req{dir, cls, false, read ? 0 : bytes, read ? bytes : 0};
+  const LinkTransfer a = p->send(req, t0);
+  c.wire_bytes += a.wire_bytes;
+  c.units += a.units;
+  c.slots += a.slots;
+  c.serialisation_ns += to_ns(a.last_bit - a.first_bit);
+  sc_time done = a.last_bit + p->latency(dir);
+  const bool host_load = cls == TxnClass::MemRead || cls == TxnClass::MemWrite;
+  if (read) {
+    const LinkTransfer b = p->send({reverse(dir), cls, true, bytes, 0}, done + ns(device_ns(o)));
+    c.wire_bytes += b.wire_bytes;
+    c.units += b.units;
+    c.slots += b.slots;
+    c.serialisation_ns += to_ns(b.last_bit - b.first_bit);
+    done = b.last_bit + p->latency(reverse(dir));
+  } else if (p->write_completes(cls)) {
+    const LinkTransfer b = p->send({reverse(dir), cls, true, 0, 0}, done + ns(o.device_ctrl_ns));
+    c.wire_bytes += b.wire_bytes;
+    c.units += b.units;
+    c.slots += b.slots;
+    c.serialisation_ns += to_ns(b.last_bit - b.first_bit);
+  }
+  c.idle_latency_ns = to_ns(done) + (host_load && read ? o.host_path_ns : 0.0);
+  // DLLPs and credit-only flits the transaction caused on an otherwise idle link.
+  p->flush(sc_time(1.0, sc_core::SC_SEC));
+  c.wire_bytes = wire_total(*p);
+  return c;
+}
+
+}  // namespace
+
+std::vector<TransferCost> transfer_costs(const LinkConfig& config, const LinkStudyOptions& o) {
+  const uint64_t block = 5ull << 20;
+  const auto D = Direction::Downstream;
+  const auto U = Direction::Upstream;
+  std::vector<TransferCost> rows;
+  rows.push_back(one_transfer(config, o, "64 B descriptor write", TxnClass::DescriptorWrite, D, false, 64));
+  rows.push_back(one_transfer(config, o, "64 B UPDATE_POLICY write", TxnClass::UpdatePolicy, D, false, 64));
+  rows.push_back(one_transfer(config, o, "8 B doorbell write", TxnClass::Doorbell, D, false, 8));
+  rows.push_back(one_transfer(config, o, "32 B completion write", TxnClass::CompletionWrite, U, false, 32));
+  rows.push_back(one_transfer(config, o, "64 B mem read", TxnClass::MemRead, D, true, 64));
+  rows.push_back(one_transfer(config, o, "64 B mem write", TxnClass::MemWrite, D, false, 64));
+  rows.push_back(one_transfer(config, o, "5 MiB DMA write (promotion)", TxnClass::PayloadWrite, U, false, block));
+  rows.push_back(one_transfer(config, o, "5 MiB DMA read (demotion)", TxnClass::PayloadRead, U, true, block));
+  rows.push_back(one_transfer(config, o, "5 MiB mem read", TxnClass::MemRead, D, true, block));
+  return rows;
+}
+
+ReadLatencyBreakdown idle_read_latency(const LinkConfig& config, const LinkStudyOptions& o) {
+  auto p = make_link_protocol(config);
+  ReadLatencyBreakdown b;
+  const LinkTransfer req = p->send({Direction::Downstream, TxnClass::MemRead, false, 0, 64}, sc_core::SC_ZERO_TIME);
+  const sc_time at_device = req.last_bit + p->latency(Direction::Downstream);
+  const LinkTransfer rsp = p->send({Direction::Upstream, TxnClass::MemRead, true, 64, 0}, at_device + ns(device_ns(o)));
+  b.host_path_ns = o.host_path_ns;
+  b.request_serialisation_ns = to_ns(req.last_bit);
+  b.response_serialisation_ns = to_ns(rsp.last_bit - rsp.first_bit);
+  b.link_latency_ns = to_ns(p->latency(Direction::Downstream) + p->latency(Direction::Upstream));
+  b.device_ns = device_ns(o);
+  b.total_ns = o.host_path_ns + to_ns(rsp.last_bit + p->latency(Direction::Upstream));
+  return b;
+}
+
+StreamResult measure_stream(const LinkConfig& config, uint64_t size_bytes, double read_fraction,
+                            const LinkStudyOptions& o) {
+  auto p = make_link_protocol(config);
+  LinkProtocol& link = *p;
+  StreamResult r;
+  r.size_bytes = size_bytes;
+  r.read_fraction = read_fraction;
+  const uint64_t total = std::max<uint64_t>(o.stream_transactions, 10);
+  const uint64_t warmup = total / 10;
+  EventLoop loop;
+  uint64_t issued = 0, completed = 0;
+  uint64_t units = 0, replays = 0;
+  uint64_t read_bytes = 0, write_bytes = 0;
+  sc_time window_start, window_end;
+  std::vector<double> latencies;
+  latencies.reserve(total);
+  const Direction down = Direction::Downstream, up = Direction::Upstream;
+
+  std::function<void(const sc_time&)> issue;
+  auto finish = [&](const sc_time& started, const sc_time& done, bool read) {
+    ++completed;
+    if (completed == warmup) window_start = done;
+    if (completed > warmup) {
+      (read ? read_bytes : write_bytes) += size_bytes;
+      latencies.push_back(to_ns(done - started));
+      window_end = std::max(window_end, done);
+    }
+    loop.post(done, issue);
+  };
+  issue = [&](const sc_time& now) {
+    if (issued >= total) return;
+    const uint64_t i = issued++;
+    // Deterministic interleave: transaction i is a read when the read count steps up.
+    const bool read = std::floor((i + 1) * read_fraction + 1e-9) > std::floor(i * read_fraction + 1e-9);
+    const sc_time started = now;
+    if (read) {
+      const LinkTransfer a = link.send({down, TxnClass::MemRead, false, 0, size_bytes}, now);
+      units += a.units;
+      replays += a.replays;
+      const sc_time answer = a.last_bit + link.latency(down) + ns(device_ns(o));
+      loop.post(answer, [&, started](const sc_time& t) {
+        const LinkTransfer b = link.send({up, TxnClass::MemRead, true, size_bytes, 0}, t);
+        units += b.units;
+        replays += b.replays;
+        finish(started, b.last_bit + link.latency(up), true);
+      });
+    } else {
+      const LinkTransfer a = link.send({down, TxnClass::MemWrite, false, size_bytes, 0}, now);
+      units += a.units;
+      replays += a.replays;
+      const sc_time at_device = a.last_bit + link.latency(down);
+      if (link.write_completes(TxnClass::MemWrite)) {
+        loop.post(at_device + ns(o.device_ctrl_ns), [&, started](const sc_time& t) {
+          const LinkTransfer b = link.send({up, TxnClass::MemWrite, true, 0, 0}, t);
+          units += b.units;
+          replays += b.replays;
+          finish(started, b.last_bit + link.latency(up), false);
+        });
+      } else {
+        finish(started, at_device, false);  // posted write: done once the device has it
+      }
+    }
+  };
+  for (uint32_t k = 0; k < o.outstanding; ++k) loop.post(sc_core::SC_ZERO_TIME, issue);
+  loop.run();
+  link.flush(window_end);
+  const double span_s = (window_end - window_start).to_seconds();
+  const uint64_t payload = read_bytes + write_bytes;
+  r.read_gbps = span_s > 0 ? read_bytes / span_s / 1e9 : 0;
+  r.write_gbps = span_s > 0 ? write_bytes / span_s / 1e9 : 0;
+  r.payload_gbps = r.read_gbps + r.write_gbps;
+  const double all_s = window_end.to_seconds();
+  const uint64_t wire = wire_total(link);
+  r.wire_gbps = all_s > 0 ? wire / all_s / 1e9 : 0;
+  r.efficiency = wire ? static_cast<double>(total * size_bytes) / wire : 0;
+  r.units_per_txn = static_cast<double>(units) / total;
+  r.latency_p50_ns = percentile(latencies, 0.50);
+  r.latency_p99_ns = percentile(latencies, 0.99);
+  r.replays = replays;
+  (void)payload;
+  return r;
+}
+
+MetadataResult measure_metadata_under_bulk(const LinkConfig& config, double rate_per_s, const LinkStudyOptions& o) {
+  MetadataResult m;
+  m.rate_per_s = rate_per_s;
+  const uint32_t request = config.protocol == "simple" ? 4096 : config.max_read_request_bytes;
+  // Auto: just enough reads in flight to saturate the direction, 1.25 x bandwidth x round trip,
+  // so the transmit queue a descriptor finds is what saturation needs, not an arbitrary backlog.
+  uint32_t bulk_outstanding = o.bulk_outstanding_reads;
+  if (bulk_outstanding == 0) {
+    auto probe = make_link_protocol(config);
+    const double round_trip_s = (probe->latency(Direction::Upstream) + probe->latency(Direction::Downstream)).to_seconds() +
+                                2.0 * request / config.bytes_per_s();
+    bulk_outstanding = static_cast<uint32_t>(std::ceil(1.25 * config.bytes_per_s() * round_trip_s / request)) + 1;
+  }
+  m.bulk_outstanding_reads = bulk_outstanding;
+  auto run = [&](bool with_metadata, std::vector<double>& latencies) {
+    auto p = make_link_protocol(config);
+    LinkProtocol& link = *p;
+    EventLoop loop;
+    const uint64_t requests = (o.bulk_bytes + request - 1) / request;
+    uint64_t issued = 0;
+    sc_time last_done;
+    // Device DMA engine: keeps bulk_outstanding_reads MRd of MRRS bytes in flight; the host
+    // answers each with completions, downstream, as soon as the request arrives.
+    std::function<void(const sc_time&)> issue = [&](const sc_time& now) {
+      if (issued >= requests) return;
+      ++issued;
+      const LinkTransfer a = link.send({Direction::Upstream, TxnClass::PayloadRead, false, 0, request}, now);
+      loop.post(a.last_bit + link.latency(Direction::Upstream), [&](const sc_time& t) {
+        const LinkTransfer b = link.send({Direction::Downstream, TxnClass::PayloadRead, true, request, 0}, t);
+        const sc_time done = b.last_bit + link.latency(Direction::Downstream);
+        last_done = std::max(last_done, done);
+        loop.post(done, issue);
+      });
+    };
+    for (uint32_t k = 0; k < bulk_outstanding; ++k) loop.post(sc_core::SC_ZERO_TIME, issue);
+    if (with_metadata && rate_per_s > 0) {
+      // Poisson arrivals over the expected bulk duration, from the study's seed.
+      std::mt19937_64 rng(o.seed);
+      const double horizon_s = o.bulk_bytes / config.bytes_per_s();
+      double t_s = 0;
+      for (;;) {
+        const double u = 1.0 - static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);
+        t_s += -std::log(u) / rate_per_s;
+        if (t_s >= horizon_s) break;
+        loop.post(seconds(t_s), [&](const sc_time& t) {
+          const LinkTransfer d = link.send({Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, t);
+          latencies.push_back(to_ns(d.last_bit + link.latency(Direction::Downstream) - t));
+        });
+      }
+    }
+    loop.run();
+    return o.bulk_bytes / last_done.to_seconds() / 1e9;
+  };
+  std::vector<double> none, latencies;
+  m.bulk_alone_gbps = run(false, none);
+  m.bulk_payload_gbps = run(true, latencies);
+  m.stolen_fraction = m.bulk_alone_gbps > 0 ? 1.0 - m.bulk_payload_gbps / m.bulk_alone_gbps : 0;
+  m.samples = latencies.size();
+  m.metadata_latency_p50_ns = percentile(latencies, 0.50);
+  m.metadata_latency_p99_ns = percentile(latencies, 0.99);
+  {
+    auto p = make_link_protocol(config);
+    const LinkTransfer d = p->send({Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, sc_core::SC_ZERO_TIME);
+    m.metadata_idle_ns = to_ns(d.last_bit + p->latency(Direction::Downstream));
+  }
+  return m;
+}
+
+}  // namespace kvtier

@@ -1,0 +1,31 @@
+#include "tlm/mem/memory_target.h"
+
+namespace kvtier {
+
+MemoryTarget::MemoryTarget(sc_core::sc_module_name name, double bytes_per_s, sc_core::sc_time latency,
+                           uint64_t capacity_bytes)
+    : sc_core::sc_module(name), bytes_per_s_(bytes_per_s), latency_(latency), capacity_bytes_(capacity_bytes) {
+  in.register_b_transport(this, &MemoryTarget::transport);
+}
+
+sc_core::sc_time MemoryTarget::reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
+  const sc_core::sc_time duration = seconds(static_cast<double>(bytes) / bytes_per_s_);
+  stats_.busy_s += duration.to_seconds();
+  return channel_.reserve(earliest, duration);
+}
+
+void MemoryTarget::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  const uint64_t length = trans.get_data_length();
+  if (trans.get_address() + length > capacity_bytes_) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time start = reserve(now + delay, length);
+  delay = start + seconds(static_cast<double>(length) / bytes_per_s_) + latency_ - now;
+  (trans.is_read() ? stats_.read_bytes : stats_.write_bytes) += length;
+  stats_.accesses += 1;
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace kvtier

@@ -1,0 +1,46 @@
+#pragma once
+// A memory as a TLM target: bursts are served on a busy-until timeline at an effective
+// bandwidth, after a fixed access latency. The memories keep no payload (a 141 GB HBM cannot
+// be stored); they model time and count bytes. GPU HBM and tier DRAM are both this target
+// with different parameters (see hbm.h, tier_dram.h).
+#include <cstdint>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "tlm/common/timeline.h"
+
+namespace kvtier {
+
+struct MemoryStats {
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t accesses = 0;
+  double busy_s = 0.0;
+};
+
+class MemoryTarget : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<MemoryTarget> in{"in"};
+
+  // `bytes_per_s` is the bandwidth a burst sees; `capacity_bytes` bounds addresses.
+  MemoryTarget(sc_core::sc_module_name name, double bytes_per_s, sc_core::sc_time latency, uint64_t capacity_bytes);
+
+  const MemoryStats& stats() const { return stats_; }
+  uint64_t capacity_bytes() const { return capacity_bytes_; }
+  // Reserves bandwidth for traffic that is not a transaction through the socket (for example
+  // attention's reads, timed by the decode cost model); returns when the reservation starts.
+  sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes);
+
+ private:
+  void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+
+  const double bytes_per_s_;
+  const sc_core::sc_time latency_;
+  const uint64_t capacity_bytes_;
+  Timeline channel_;
+  MemoryStats stats_;
+};
+
+}  // namespace kvtier
