@@ -348,8 +348,9 @@ PlatformConfig load_platform_text(const std::string& text, const std::string& na
   config.source = name;
   KeyRegistry registry = declare_all(config);
   Loader loader{boost_schema(registry), {}, {}, 0};
-  // Overrides are stored first, so they win over every file.
-  for (const std::string& o : overrides) {
+  // Overrides are stored first, so they win over every file; the last --set of a key wins.
+  for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+    const std::string& o = *it;
     const auto eq = o.find('=');
     if (eq == std::string::npos) throw ConfigError("--set '" + o + "': expected section.key=value");
     std::string key = o.substr(0, eq), value = o.substr(eq + 1);

@@ -1,0 +1,102 @@
+// Platform files: every configuration error names the file, the line or key, and the range.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "platforms/platform_config.h"
+
+using namespace kvtier;
+
+namespace {
+
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    load_platform_text(text, "test.ini", ".", overrides);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(PlatformConfig, TheEmbeddedDefaultLoadsAndIsTheDocumentedPlatform) {
+  const PlatformConfig c = load_platform("");
+  EXPECT_EQ(c.model.name, "llama-3-70b");
+  EXPECT_EQ(c.hbm.capacity_gb, 141);
+  EXPECT_EQ(c.hbm.kv_budget_gib, 32);
+  EXPECT_EQ(c.tier.capacity_gib, 256);
+  EXPECT_EQ(c.link.lanes, 16u);
+}
+
+TEST(PlatformConfig, UnknownKeyNamesFileLineAndKey) {
+  const std::string e = error_of("[hbm]\ncapacity_gb = 141\nbandwidth = 5\n");
+  EXPECT_NE(e.find("test.ini:3"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key 'hbm.bandwidth'"), std::string::npos) << e;
+}
+
+TEST(PlatformConfig, UnknownSectionIsAnUnknownKey) {
+  const std::string e = error_of("[gpu]\ncapacity_gb = 141\n");
+  EXPECT_NE(e.find("unknown key 'gpu.capacity_gb'"), std::string::npos) << e;
+}
+
+TEST(PlatformConfig, OutOfRangeNamesKeyValueAndRange) {
+  const std::string e = error_of("[hbm]\neta_kv = 1.5\n");
+  EXPECT_NE(e.find("test.ini:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("'hbm.eta_kv' = 1.5"), std::string::npos) << e;
+  EXPECT_NE(e.find("[0.01, 1]"), std::string::npos) << e;
+}
+
+TEST(PlatformConfig, NonNumbersAndFractionsOfCountsAreRejected) {
+  EXPECT_NE(error_of("[hbm]\npeak_bw_gbps = fast\n").find("not a number"), std::string::npos);
+  EXPECT_NE(error_of("[ctrl]\nindex_ways = 2.5\n").find("whole number"), std::string::npos);
+  EXPECT_NE(error_of("[host]\npolicy = random\n").find("'host.policy' = 'random' is not one of"), std::string::npos);
+}
+
+TEST(PlatformConfig, SetOverridesWinAndUnknownSetKeysFail) {
+  const PlatformConfig c = load_platform("", {"hbm.kv_budget_gib=16", "hbm.eta_kv=0.3", "hbm.kv_budget_gib=20"});
+  EXPECT_EQ(c.hbm.kv_budget_gib, 20);  // the last --set of a key wins
+  EXPECT_EQ(c.hbm.eta_kv, 0.3);
+  EXPECT_NE(error_of("", {"hbm.nope=1"}).find("--set: unknown key 'hbm.nope'"), std::string::npos);
+  EXPECT_NE(error_of("", {"hbm.eta_kv=0"}).find("--set: key 'hbm.eta_kv' = 0"), std::string::npos);
+  EXPECT_NE(error_of("", {"no_equals"}).find("expected section.key=value"), std::string::npos);
+}
+
+TEST(PlatformConfig, Llama70bInBf16DoesNotFitAnH100) {
+  // 70.55e9 parameters x 2 B = 141.1 GB of weights alone exceed 80 GB.
+  const std::string e = error_of("[model]\nweight_dtype_bytes = 2\n[hbm]\ncapacity_gb = 80\npeak_bw_gbps = 3350\n");
+  EXPECT_NE(e.find("weights 141.1 GB"), std::string::npos) << e;
+  EXPECT_NE(e.find("exceed hbm.capacity_gb = 80.0 GB"), std::string::npos) << e;
+}
+
+TEST(PlatformConfig, CrossFieldChecks) {
+  EXPECT_NE(error_of("[ctrl]\nindex_sets = 1000\n").find("power of two"), std::string::npos);
+  EXPECT_NE(error_of("[host]\nlayers_per_block = 3\n").find("must divide the model's 80 layers"), std::string::npos);
+  EXPECT_NE(error_of("[ctrl]\ntier_addr_bits = 10\n").find("ctrl.tier_addr_bits = 10"), std::string::npos);
+}
+
+TEST(PlatformConfig, IncludesComposeAndTheIncludingFileWins) {
+  const auto dir = std::filesystem::temp_directory_path() / "kvtier_include_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "link.ini") << "[link]\nlanes = 8\nlatency_ns = 90\n";
+  std::ofstream(dir / "gpu.ini") << "include = link.ini\n[link]\nlatency_ns = 70\n";
+  const PlatformConfig c = load_platform((dir / "gpu.ini").string());
+  EXPECT_EQ(c.link.lanes, 8u);          // from the included file
+  EXPECT_EQ(c.link.latency_ns, 70);     // the including file wins
+  std::ofstream(dir / "bad.ini") << "include = missing.ini\n";
+  try {
+    load_platform((dir / "bad.ini").string());
+    FAIL() << "missing include accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open included file"), std::string::npos);
+  }
+  std::ofstream(dir / "typo.ini") << "include = link.ini\n[link]\nlane = 4\n";
+  try {
+    load_platform((dir / "typo.ini").string());
+    FAIL() << "unknown key accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("typo.ini:3: unknown key 'link.lane'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_platform((dir / "absent.ini").string()), ConfigError);
+}
