@@ -75,6 +75,7 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
   const double promotions = static_cast<double>(h.promotions);
   return {
       {"requests_completed", s.requests_completed, "requests", "requests that generated all their output tokens"},
+      {"requests_rejected", s.requests_rejected, "requests", "requests whose KV alone exceeds the whole HBM KV budget"},
       {"tokens_generated", s.tokens_generated, "tokens", "output tokens generated"},
       {"sim_time_s", s.end_s, "s", "simulated time at the last token"},
       {"hbm_byte_time_gib_s_per_request", ratio(h.hbm_block_seconds * block_bytes_ / kGiB, completed), "GiB*s",
@@ -120,7 +121,6 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
   }
   const HostStats& h = host_->stats();
   const SchedStats& s = sched_->stats();
-  j["requests_rejected"] = s.requests_rejected;
   j["tier_hit_rate"] = h.references ? static_cast<double>(h.tier_hits) / h.references : 0.0;
   j["miss_rate"] = h.references ? static_cast<double>(h.misses) / h.references : 0.0;
   j["exposed_stall_total_s"] = s.exposed_stall_s;

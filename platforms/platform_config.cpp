@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "workloads/interval_distribution.h"
 #include "workloads/model.h"
 
 namespace po = boost::program_options;
@@ -72,6 +73,27 @@ class KeyRegistry {
                        throw ConfigError(where + ": key '" + name + "' = '" + value + "' is not " + range);
                      },
                      [=]() { return *field; }});
+  }
+  // A choice stored as an enum: `names` pairs each accepted word with its value.
+  template <typename E>
+  void choice_enum(const std::string& name, E* field, const std::vector<std::pair<std::string, E>>& names,
+                   const std::string& description) {
+    std::string range = "one of";
+    for (const auto& n : names) range += " " + n.first;
+    keys_.push_back({name, description, range,
+                     [=](const std::string& value, const std::string& where) {
+                       for (const auto& n : names)
+                         if (value == n.first) {
+                           *field = n.second;
+                           return;
+                         }
+                       throw ConfigError(where + ": key '" + name + "' = '" + value + "' is not " + range);
+                     },
+                     [=]() {
+                       for (const auto& n : names)
+                         if (*field == n.second) return n.first;
+                       return std::string("?");
+                     }});
   }
   void text(const std::string& name, std::string* field, const std::string& description) {
     keys_.push_back({name, description, "text", [=](const std::string& value, const std::string&) { *field = value; },
@@ -210,6 +232,18 @@ void declare_workload_keys(KeyRegistry& r, WorkloadSection& c) {
   r.number("workload.output_tokens_mean", &s.output_tokens_mean, 1, 1e6, "synthetic: mean generated tokens per turn");
   r.number("workload.max_context_tokens", &s.max_context_tokens, 1, 1e7, "synthetic: a session ends before exceeding this");
   r.number("workload.nominal_itl_s", &s.nominal_itl_s, 0, 10, "synthetic: per-token time assumed when placing the next turn, s");
+  using workload::IntervalShape;
+  const std::vector<std::pair<std::string, IntervalShape>> shapes = {
+      {"gamma", IntervalShape::kGamma}, {"weibull", IntervalShape::kWeibull}, {"lognormal", IntervalShape::kLognormal}};
+  r.choice_enum("workload.arrival_distribution", &s.arrival_distribution, shapes,
+                "synthetic: session inter-arrival distribution (cv = 1 gamma/weibull is Poisson)");
+  r.number("workload.arrival_cv", &s.arrival_cv, 0, workload::IntervalDistribution::kMaxCv, "synthetic: coefficient of variation of inter-arrival times");
+  r.choice_enum("workload.think_distribution", &s.think_distribution, shapes, "synthetic: think-time distribution");
+  r.number("workload.think_time_cv", &s.think_time_cv, 0, workload::IntervalDistribution::kMaxCv, "synthetic: coefficient of variation of think times");
+  using Scope = workload::SyntheticParams::SystemPromptScope;
+  r.choice_enum("workload.system_prompt_scope", &s.system_prompt_scope,
+                std::vector<std::pair<std::string, Scope>>{{"tenant", Scope::kTenant}, {"global", Scope::kGlobal}},
+                "synthetic: system prompt shared per tenant or by all tenants");
 }
 
 KeyRegistry declare_all(PlatformConfig& c) {

@@ -84,6 +84,15 @@ TEST(WriteOnceLedger, CountsDemotionsAndFlagsRewrites) {
   EXPECT_EQ(ledger.rewrites(), 1u);
 }
 
+TEST(WriteOnceLedger, AFreedBlocksSuccessorStartsANewLifetime) {
+  kv::WriteOnceLedger ledger;
+  ledger.demotion(9);
+  ledger.retire(9);  // FREE: the block is dead
+  ledger.demotion(9);  // a new block with the same identity, demoted once in its own lifetime
+  EXPECT_EQ(ledger.max_demotions_per_block(), 1u);
+  EXPECT_EQ(ledger.blocks_over_bound(), 0u);
+}
+
 TEST(Percentiles, NearestRankPlainAndWeighted) {
   EXPECT_EQ(kv::percentile({5, 1, 3, 2, 4}, 50), 3.0);
   EXPECT_EQ(kv::percentile({5, 1, 3, 2, 4}, 99), 5.0);

@@ -225,6 +225,7 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
         free_tier_slots_.push_back(b.mech.tier_slot);
       }
       ++stats_.frees;
+      ledger_.retire(key);
       policy_store_.on_free(key);
       blocks_.erase(it);
     }

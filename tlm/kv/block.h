@@ -76,6 +76,9 @@ class WriteOnceLedger {
     if (e.demotions == 2) ++blocks_over_bound_;
   }
   void rewrite(uint64_t key) { demotion(key), ++rewrites_; }
+  // The block's lifetime ended (FREE): a later block with the same identity is a new block
+  // with counts of its own. The maxima seen so far are kept.
+  void retire(uint64_t key) { entries_.erase(key); }
   uint32_t max_demotions_per_block() const { return max_demotions_; }
   uint64_t blocks_over_bound() const { return blocks_over_bound_; }
   uint64_t rewrites() const { return rewrites_; }
