@@ -1,5 +1,10 @@
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <iomanip>
 #include <iostream>
+
+#include "cosim/rtl_data_plane.h"
 
 #include "platforms/cli_common.h"
 #include "platforms/commands.h"
@@ -12,11 +17,45 @@ namespace kvtier {
 int cmd_bench(int argc, char** argv) {
   RunOptions options;
   po::options_description desc("kvtier bench options");
+  bool cosim_ratio = false;
   desc.add_options()("help,h", "show this help");
   add_run_options(desc, options);
+  desc.add_options()("cosim", po::bool_switch(&cosim_ratio),
+                     "run the workload with ctrl.impl = rtl and, in a child process, with ctrl.impl = tlm; "
+                     "report RTL engine cycles per wall second and the co-sim / TLM-only wall-time ratio");
   po::variables_map vm;
   if (int status = parse_command_line(argc, argv, desc, vm, "kvtier bench [options]"); status >= 0) return status;
   return guarded("bench", [&]() {
+    // SystemC elaborates once per process: the TLM-only reference run happens in a child.
+    double tlm_sim_wall = -1.0;
+    if (cosim_ratio) {
+      int fds[2];
+      if (pipe(fds) != 0) throw std::runtime_error("bench --cosim: pipe() failed");
+      std::cout.flush();
+      const pid_t child = fork();
+      if (child < 0) throw std::runtime_error("bench --cosim: fork() failed");
+      if (child == 0) {
+        close(fds[0]);
+        double wall = -1.0;
+        try {
+          prepare_systemc();
+          RunOptions tlm = options;
+          tlm.overrides.push_back("ctrl.impl=tlm");
+          RunResult r = simulate(tlm);
+          wall = r.wall_time_s - r.setup_wall_s;
+        } catch (...) {
+        }
+        const ssize_t written = write(fds[1], &wall, sizeof wall);
+        _exit(written == sizeof wall && wall >= 0 ? 0 : 1);
+      }
+      close(fds[1]);
+      const ssize_t got = read(fds[0], &tlm_sim_wall, sizeof tlm_sim_wall);
+      close(fds[0]);
+      int status = 0;
+      waitpid(child, &status, 0);
+      if (got != sizeof tlm_sim_wall || tlm_sim_wall < 0) throw std::runtime_error("bench --cosim: the TLM-only run failed");
+      options.overrides.push_back("ctrl.impl=rtl");
+    }
     prepare_systemc();
     RunResult r = simulate(options);
     const SchedStats& s = r.platform->scheduler().stats();
@@ -31,6 +70,16 @@ int cmd_bench(int argc, char** argv) {
               << "  boundary transactions per wall s  " << std::setprecision(0) << boundary / sim_wall << "\n"
               << "  decode steps per wall s           " << s.steps / sim_wall << "\n"
               << "  tokens per wall s                 " << s.tokens_generated / sim_wall << "\n";
+    if (const auto* rtl = dynamic_cast<const cosim::RtlDataPlane*>(&r.platform->controller())) {
+      const cosim::EngineSpeed& e = rtl->speed();
+      std::cout << std::setprecision(0) << "  RTL engine cycles evaluated       " << e.evaluated_cycles << " ("
+                << e.covered_cycles << " simulated, quiescent ones skipped)\n"
+                << "  RTL engine cycles per wall s      " << e.evaluated_cycles / sim_wall << " evaluated, "
+                << e.covered_cycles / sim_wall << " simulated\n";
+    }
+    if (tlm_sim_wall > 0)
+      std::cout << std::setprecision(3) << "  wall time, TLM-only run           " << tlm_sim_wall << " s\n"
+                << "  co-sim / TLM-only wall-time ratio " << sim_wall / tlm_sim_wall << "\n";
     return 0;
   });
 }

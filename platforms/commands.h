@@ -7,4 +7,8 @@ int cmd_config(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_trace_stats(int argc, char** argv);
 int cmd_link_study(int argc, char** argv);
+int cmd_experiment(int argc, char** argv);
+int cmd_cache_curve(int argc, char** argv);
+int cmd_cosim(int argc, char** argv);
+int cmd_calibrate(int argc, char** argv);
 }  // namespace kvtier

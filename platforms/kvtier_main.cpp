@@ -22,6 +22,10 @@ const Command kCommands[] = {
     {"bench", kvtier::cmd_bench, "simulation speed: simulated s per wall s, boundary transactions per wall s"},
     {"trace-stats", kvtier::cmd_trace_stats, "statistics of a workload: rates, burstiness, lengths, block reuse"},
     {"link-study", kvtier::cmd_link_study, "cost of 64 B metadata vs 5 MiB blocks, stream ceilings, metadata latency under load"},
+    {"experiment", kvtier::cmd_experiment, "claims C1-C4 of spec §M.3.2: the measurements that support or refute each"},
+    {"cache-curve", kvtier::cmd_cache_curve, "hit ratio against cache size for each replacement policy and Belady's MIN"},
+    {"cosim", kvtier::cmd_cosim, "run the TLM reference and the RTL engine on one descriptor stream and compare them"},
+    {"calibrate", kvtier::cmd_calibrate, "reference figures of the calibration sheet beside the model's own; fails outside tolerance"},
 };
 
 void usage(std::ostream& os) {

@@ -13,9 +13,10 @@
 
 #include "platforms/platform_config.h"
 #include "tlm/common/address_router.h"
-#include "tlm/ctrl/controller.h"
+#include "cosim/data_plane.h"
 #include "tlm/host/control_plane.h"
 #include "tlm/link/link.h"
+#include "tlm/mem/hbm_contention.h"
 #include "tlm/mem/memory_target.h"
 #include "tlm/sched/decode_cost_model.h"
 #include "tlm/sched/scheduler.h"
@@ -41,13 +42,17 @@ class Platform : public sc_core::sc_module {
   std::vector<Metric> metrics(double wall_time_s) const;
   // stats.json: the metrics as top-level keys, then breakdowns (link classes, index, provenance).
   nlohmann::ordered_json report(double wall_time_s, uint64_t seed) const;
+  // The constraint report (DESIGN.md §6): one object per constraint, each with `violations`.
+  nlohmann::ordered_json constraints() const;
+  // Its short printed form, for the run summary.
+  std::string constraints_summary() const;
   uint64_t block_bytes() const { return block_bytes_; }
   uint64_t boundary_transactions() const;
 
   const HostControlPlane& host() const { return *host_; }
   const Scheduler& scheduler() const { return *sched_; }
   const Link& link() const { return *link_; }
-  const DataPlaneController& controller() const { return *ctrl_; }
+  const DataPlane& controller() const { return *ctrl_; }
 
  private:
   const PlatformConfig config_;
@@ -57,9 +62,10 @@ class Platform : public sc_core::sc_module {
   const uint64_t block_bytes_;
   DecodeCostModel cost_;
   std::unique_ptr<MemoryTarget> hbm_;
+  std::unique_ptr<HbmContention> hbm_contention_;
   std::unique_ptr<MemoryTarget> tier_;
   std::unique_ptr<Link> link_;
-  std::unique_ptr<DataPlaneController> ctrl_;
+  std::unique_ptr<DataPlane> ctrl_;  // ctrl.impl: the TLM model or the RTL engine
   std::unique_ptr<AddressRouter> host_bus_;
   std::unique_ptr<HostControlPlane> host_;
   std::unique_ptr<Scheduler> sched_;

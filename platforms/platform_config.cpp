@@ -10,7 +10,9 @@
 #include <map>
 #include <sstream>
 
+#include "cosim/data_plane.h"
 #include "workloads/interval_distribution.h"
+#include "tlm/kv/qos_targets.h"
 #include "workloads/model.h"
 
 namespace po = boost::program_options;
@@ -121,14 +123,18 @@ void declare_model_keys(KeyRegistry& r, ModelConfig& c) {
   r.choice("model.name", &c.name, models, "served model (shapes in workloads/model.cpp)");
   r.number("model.weight_dtype_bytes", &c.weight_dtype_bytes, 0.25, 4, "bytes per weight (1 = FP8, 2 = bf16)");
   r.number("model.kv_dtype_bytes", &c.kv_dtype_bytes, 1, 4, "bytes per KV element (2 = bf16)");
+  r.number("model.tensor_parallel", &c.tensor_parallel, 1, 64,
+           "GPUs per replica (tensor parallel, dividing the KV heads); the platform simulates one of them: W/N weights, KV/N per token");
 }
 
 void declare_hbm_keys(KeyRegistry& r, HbmConfig& c) {
   r.number("hbm.capacity_gb", &c.capacity_gb, 1, 1e4, "GPU memory capacity, GB (1e9 B)");
   r.number("hbm.peak_bw_gbps", &c.peak_bw_gbps, 1, 1e5, "GPU memory peak bandwidth, GB/s");
-  r.number("hbm.eta_weights", &c.eta_weights, 0.01, 1, "effective fraction of peak when streaming weights");
-  r.number("hbm.eta_kv", &c.eta_kv, 0.01, 1, "effective fraction of peak when attention reads KV");
-  r.number("hbm.eta_dma", &c.eta_dma, 0.01, 1, "effective fraction of peak for promotion/demotion bursts");
+  r.number("hbm.achievable_fraction", &c.achievable_fraction, 0.01, 1,
+           "achievable (STREAM-like) bandwidth A as a fraction of peak; the eta_* keys are fractions of A");
+  r.number("hbm.eta_weights", &c.eta_weights, 0.01, 1, "effective fraction of achievable bandwidth when streaming weights");
+  r.number("hbm.eta_kv", &c.eta_kv, 0.01, 1, "effective fraction of achievable bandwidth when attention reads KV");
+  r.number("hbm.eta_dma", &c.eta_dma, 0.01, 1, "effective fraction of achievable bandwidth for promotion/demotion bursts");
   r.number("hbm.latency_ns", &c.latency_ns, 0, 1e5, "access latency seen by a DMA burst, ns");
   r.number("hbm.kv_budget_gib", &c.kv_budget_gib, 0.001, 1e4, "HBM reserved for KV blocks, GiB");
   r.number("hbm.activation_reserve_gib", &c.activation_reserve_gib, 0, 1e4, "HBM reserved for activations, GiB");
@@ -180,7 +186,7 @@ void declare_tier_keys(KeyRegistry& r, TierConfig& c) {
 }
 
 void declare_ctrl_keys(KeyRegistry& r, CtrlConfig& c) {
-  r.choice("ctrl.impl", &c.impl, {"tlm"}, "data-plane implementation");
+  r.choice("ctrl.impl", &c.impl, {"tlm", "rtl"}, "data-plane implementation: TLM reference or the Verilated RTL engine");
   r.number("ctrl.clock_mhz", &c.clock_mhz, 1, 1e4, "controller clock, MHz");
   r.number("ctrl.index_sets", &c.index_sets, 1, 1 << 30, "index sets (a power of two)");
   r.number("ctrl.index_ways", &c.index_ways, 1, 64, "index ways per set");
@@ -199,15 +205,56 @@ void declare_ctrl_keys(KeyRegistry& r, CtrlConfig& c) {
   r.number("ctrl.max_burst_bytes", &c.max_burst_bytes, 64, 1 << 24, "largest DMA burst, bytes");
   r.number("ctrl.dma_engine_gbps", &c.dma_engine_gbps, 0.1, 1e4, "throughput of one DMA engine, GB/s");
   r.number("ctrl.completion_cycles", &c.completion_cycles, 0, 1000, "completion formatting, cycles");
+  // kvtier cosim fails when the RTL engine's timing leaves the TLM model's by more than this:
+  // any descriptor's lookup latency or completion time, or the median issue latency (docs/cosim.md).
+  r.number("ctrl.cosim_timing_tolerance_cycles", &c.cosim_timing_tolerance_cycles, 0, 1e9,
+           "kvtier cosim: largest |RTL - TLM| lookup latency and completion time, and median issue latency, cycles");
+  r.choice("ctrl.transfer_order", &c.transfer_order, {"fifo", "deadline"},
+           "transfer order among a doorbell's commands: ring order, or earliest descriptor deadline first");
+  r.choice("ctrl.index_org", &c.index_org, {"full", "cached"},
+           "index organisation: full SRAM index, or an SRAM cache of a table in tier DRAM");
+  r.number("ctrl.index_cache_entries", &c.index_cache_entries, 1, 1 << 30,
+           "cached index: entries the SRAM cache holds (fully associative, LRU)");
+  r.number("ctrl.index_entry_bytes", &c.index_entry_bytes, 1, 4096, "cached index: tier DRAM bytes read per missed entry");
+  r.number("ctrl.index_dram_read_ns", &c.index_dram_read_ns, 0, 1e6,
+           "cached index: tier DRAM read of one missed entry on the lookup path, ns");
+  r.number("ctrl.compress_gbps", &c.compress_gbps, 0, 1e5,
+           "compression engine throughput, GB/s of uncompressed data; 0 = not modelled (no time)");
+  r.number("ctrl.compress_latency_ns", &c.compress_latency_ns, 0, 1e6, "compression engine pipeline latency per burst, ns");
+  r.number("ctrl.fp8_bytes_ratio", &c.fp8_bytes_ratio, 0.01, 1, "stored bytes of an fp8 tier copy per bf16 byte");
+  r.number("ctrl.int4_bytes_ratio", &c.int4_bytes_ratio, 0.01, 1, "stored bytes of an int4 tier copy per bf16 byte");
 }
 
 void declare_host_keys(KeyRegistry& r, HostConfig& c) {
-  r.choice("host.policy", &c.policy, {"lru"}, "replacement policy");
+  r.choice("host.policy", &c.policy, {"lru", "lfu", "ema", "priority", "admission"},
+           "replacement policy (docs/policies.md)");
+  r.flag("host.persistent_policy", &c.persistent_policy,
+         "a block's policy state survives eviction and re-admission (spec §M.2.3, claim C4)");
+  r.number("host.ema_alpha", &c.ema_alpha, 1e-9, 1, "ema: weight of the newest reference in the reuse average");
+  r.choice("host.ema_clock", &c.ema_clock, {"second", "reference"},
+           "ema: the score decays by (1 - alpha) per second of simulated time, or per block reference");
+  r.number("host.admission_horizon_s", &c.admission_horizon_s, 1e-6, 1e9, "admission: horizon H, s");
+  r.number("host.admission_lambda_s", &c.admission_lambda_s, 1e-9, 1e12,
+           "admission: residency seconds that one avoided move of a block is worth");
+  r.text("host.tenant_qos", &c.tenant_qos,
+         "priority, admission: QoS class (0..255, higher is kept longer) per tenant, comma-separated; missing: 0");
   r.number("host.block_tokens", &c.block_tokens, 1, 1 << 16, "tokens per KV block");
   r.number("host.layers_per_block", &c.layers_per_block, 0, 1024, "layers per block; 0 = all layers");
-  r.number("host.prefetch_horizon_steps", &c.prefetch_horizon_steps, 0, 0, "steps of look-ahead for prefetch (0: promote on admission)");
+  r.number("host.prefetch_horizon_steps", &c.prefetch_horizon_steps, 0, 4096,
+           "steps of look-ahead for prefetch with deadlines (0: promote on admission only)");
   r.number("host.descriptor_cpu_ns", &c.descriptor_cpu_ns, 0, 1e6, "host CPU time to build and post one descriptor, ns");
   r.flag("host.free_dead_blocks", &c.free_dead_blocks, "FREE a session's own blocks after its last turn");
+  r.choice("host.tier_format", &c.tier_format, {"bf16", "fp8", "int4"}, "representation of new tier copies");
+  r.choice("host.recompress_format", &c.recompress_format, {"none", "fp8", "int4"},
+           "RECOMPRESS a wider tier copy to this format when its block is evicted again (breaks write-once)");
+  r.choice("host.dma", &c.dma, {"device", "host"},
+           "who moves KV: the device data plane from descriptors, or host-issued copies");
+  r.number("host.copy_issue_cpu_ns", &c.copy_issue_cpu_ns, 0, 1e7, "host DMA: CPU time of one copy call, ns");
+  r.number("host.copy_completion_rtt_us", &c.copy_completion_rtt_us, 0, 1e6,
+           "host DMA: from a copy's end until the host knows it is done, us");
+  r.number("host.doorbell_cpu_ns", &c.doorbell_cpu_ns, 0, 1e7, "CPU time of one doorbell write, ns (accounted, C3)");
+  r.number("host.completion_cpu_ns", &c.completion_cpu_ns, 0, 1e7, "CPU time to handle one completion, ns (accounted, C3)");
+  r.number("host.sustain_window_s", &c.sustain_window_s, 1e-6, 1e6, "SUSTAINABILITY: demand window, s");
 }
 
 void declare_sched_keys(KeyRegistry& r, SchedConfig& c) {
@@ -217,6 +264,10 @@ void declare_sched_keys(KeyRegistry& r, SchedConfig& c) {
   r.number("sched.prefill_tflops", &c.prefill_tflops, 1, 1e6, "peak dense throughput for prefill, TFLOP/s");
   r.number("sched.prefill_utilization", &c.prefill_utilization, 0.01, 1, "fraction of peak prefill achieves");
   r.number("sched.quantum_us", &c.quantum_us, 0.001, 1e9, "quantum keeper global quantum, us");
+  r.number("sched.ttft_target_s", &c.ttft_target_s, 1e-6, 1e6, "QoS: time-to-first-token target of every tenant, s");
+  r.number("sched.itl_target_s", &c.itl_target_s, 1e-6, 1e6, "QoS: inter-token latency target of every tenant, s");
+  r.text("sched.tenant_qos", &c.tenant_qos, "QoS: per-tenant targets TENANT:TTFT_S:ITL_S[,...] overriding the two above");
+  r.number("sched.qos_goal", &c.qos_goal, 0, 1, "QoS: fraction of requests (TTFT) and tokens (ITL) a tenant must meet");
 }
 
 void declare_workload_keys(KeyRegistry& r, WorkloadSection& c) {
@@ -246,6 +297,14 @@ void declare_workload_keys(KeyRegistry& r, WorkloadSection& c) {
                 "synthetic: system prompt shared per tenant or by all tenants");
 }
 
+void declare_host_copy_keys(KeyRegistry& r, HostCopyConfig& c) {
+  r.number("host_copy.bandwidth_gbps", &c.bandwidth_gbps, 0.1, 1e5,
+           "host-issued pinned copy: asymptotic bandwidth B_inf, GB/s (T(n) = t0 + n / B_inf)");
+  r.number("host_copy.call_overhead_us", &c.call_overhead_us, 0, 1e4, "host-issued copy: t0 of one copy call, us");
+  r.number("host_copy.batched_call_overhead_us", &c.batched_call_overhead_us, 0, 1e4,
+           "host-issued copy: t0 of each copy of a batched submission, us");
+}
+
 KeyRegistry declare_all(PlatformConfig& c) {
   KeyRegistry r;
   declare_model_keys(r, c.model);
@@ -255,6 +314,7 @@ KeyRegistry declare_all(PlatformConfig& c) {
   declare_ctrl_keys(r, c.ctrl);
   declare_host_keys(r, c.host);
   declare_sched_keys(r, c.sched);
+  declare_host_copy_keys(r, c.host_copy);
   declare_workload_keys(r, c.workload);
   return r;
 }
@@ -292,6 +352,8 @@ struct Loader {
   po::variables_map vm;
   std::map<std::string, std::string> where;  // key -> file:line that set it
   int depth = 0;
+  // Set: includes resolve against the embedded platform set (paths under platforms/), not disk.
+  const std::map<std::string, std::string>* embedded = nullptr;
 
   void parse(const std::string& text, const std::string& name, const std::string& base_dir) {
     if (++depth > 8) throw ConfigError(name + ": includes nested deeper than 8 (a cycle?)");
@@ -319,6 +381,14 @@ struct Loader {
     po::store(parsed, vm);
     // First stored value wins: the including file before its includes, the last include first.
     for (auto it = includes.rbegin(); it != includes.rend(); ++it) {
+      if (embedded) {
+        const std::filesystem::path key = (std::filesystem::path(base_dir) / *it).lexically_normal();
+        const auto found = embedded->find(key.generic_string());
+        if (found == embedded->end())
+          throw ConfigError(name + ": cannot open included file '" + *it + "' (not in the embedded platform set)");
+        parse(found->second, "platforms/" + key.generic_string() + " (embedded)", key.parent_path().generic_string());
+        continue;
+      }
       std::filesystem::path p = *it;
       if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
       std::ifstream f(p);
@@ -335,15 +405,27 @@ void validate(const PlatformConfig& c) {
   const std::string& src = c.source;
   const workload::ModelDescriptor& m = workload::model_by_name(c.model.name);
   const double gib = 1024.0 * 1024.0 * 1024.0;
+  // Tensor parallelism: the platform is one GPU of the replica, holding 1/N of the weights and
+  // of the KV heads, so N must divide the KV heads.
+  const uint32_t tp = c.model.tensor_parallel;
+  if (m.kv_heads % tp)
+    throw ConfigError(src + ": key 'model.tensor_parallel' = " + std::to_string(tp) + " must divide the model's " +
+                      std::to_string(m.kv_heads) + " KV heads");
   const double weights = m.weight_bytes(c.model.weight_dtype_bytes);
-  const double need = weights + (c.hbm.kv_budget_gib + c.hbm.activation_reserve_gib) * gib;
+  const double need = weights / tp + (c.hbm.kv_budget_gib + c.hbm.activation_reserve_gib) * gib;
   if (need > c.hbm.capacity_gb * 1e9) {
     std::ostringstream os;
     os << std::fixed << std::setprecision(1) << src << ": model " << c.model.name << " weights " << weights / 1e9
-       << " GB (model.weight_dtype_bytes = " << c.model.weight_dtype_bytes << ") + hbm.kv_budget_gib " << c.hbm.kv_budget_gib
+       << " GB (model.weight_dtype_bytes = " << c.model.weight_dtype_bytes << ")";
+    if (tp > 1) os << " / model.tensor_parallel " << tp << " = " << weights / tp / 1e9 << " GB per GPU";
+    os << " + hbm.kv_budget_gib " << c.hbm.kv_budget_gib
        << " GiB + hbm.activation_reserve_gib " << c.hbm.activation_reserve_gib << " GiB = " << need / 1e9
        << " GB exceed hbm.capacity_gb = " << c.hbm.capacity_gb << " GB";
     throw ConfigError(os.str());
+  }
+  if (c.ctrl.impl == "rtl") {
+    const std::string why = cosim::rtl_config_mismatch(c.ctrl);
+    if (!why.empty()) throw ConfigError(src + ": ctrl.impl = rtl: " + why);
   }
   if (c.ctrl.index_sets & (c.ctrl.index_sets - 1))
     throw ConfigError(src + ": key 'ctrl.index_sets' = " + std::to_string(c.ctrl.index_sets) + " must be a power of two");
@@ -356,8 +438,8 @@ void validate(const PlatformConfig& c) {
   if (m.layers % layers_per_block)
     throw ConfigError(src + ": key 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
                       " must divide the model's " + std::to_string(m.layers) + " layers");
-  const double block_bytes = static_cast<double>(m.kv_bytes_per_token(c.model.kv_dtype_bytes)) / (m.layers / layers_per_block) *
-                             c.host.block_tokens;
+  const double block_bytes = static_cast<double>(m.kv_bytes_per_token(c.model.kv_dtype_bytes) / tp) /
+                             (m.layers / layers_per_block) * c.host.block_tokens;
   if (block_bytes > std::ldexp(1.0, static_cast<int>(c.ctrl.length_bits)) - 1 || block_bytes > kMaxU32)
     throw ConfigError(src + ": a block of " + std::to_string(static_cast<uint64_t>(block_bytes)) +
                       " bytes does not fit ctrl.length_bits = " + std::to_string(c.ctrl.length_bits) +
@@ -368,6 +450,14 @@ void validate(const PlatformConfig& c) {
   if (tier_blocks > std::ldexp(1.0, static_cast<int>(c.ctrl.tier_addr_bits)))
     throw ConfigError(src + ": the tier holds " + std::to_string(static_cast<uint64_t>(tier_blocks)) +
                       " blocks, more than ctrl.tier_addr_bits = " + std::to_string(c.ctrl.tier_addr_bits) + " can address");
+  if (c.host.dma == "host" && (c.host.tier_format != "bf16" || c.host.recompress_format != "none"))
+    throw ConfigError(src + ": host.dma = host copies blocks as they are: it needs host.tier_format = bf16 and "
+                      "host.recompress_format = none (compression runs on the device's engine)");
+  try {
+    kv::parse_qos_targets(c.sched.tenant_qos, {c.sched.ttft_target_s, c.sched.itl_target_s});
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(src + ": key 'sched.tenant_qos': " + e.what());
+  }
   const double hbm_blocks = c.hbm.kv_budget_gib * gib / block_bytes;
   if (hbm_blocks > std::ldexp(1.0, static_cast<int>(c.ctrl.hbm_slot_bits)))
     throw ConfigError(src + ": the KV budget holds " + std::to_string(static_cast<uint64_t>(hbm_blocks)) +
@@ -376,12 +466,15 @@ void validate(const PlatformConfig& c) {
 
 }  // namespace
 
-PlatformConfig load_platform_text(const std::string& text, const std::string& name, const std::string& base_dir,
-                                  const std::vector<std::string>& overrides) {
+namespace {
+
+PlatformConfig load_from(const std::string& text, const std::string& name, const std::string& base_dir,
+                         const std::vector<std::string>& overrides, const std::map<std::string, std::string>* embedded) {
   PlatformConfig config;
   config.source = name;
   KeyRegistry registry = declare_all(config);
   Loader loader{boost_schema(registry), {}, {}, 0};
+  loader.embedded = embedded;
   // Overrides are stored first, so they win over every file; the last --set of a key wins.
   for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
     const std::string& o = *it;
@@ -408,10 +501,42 @@ PlatformConfig load_platform_text(const std::string& text, const std::string& na
   return config;
 }
 
+}  // namespace
+
+PlatformConfig load_platform_text(const std::string& text, const std::string& name, const std::string& base_dir,
+                                  const std::vector<std::string>& overrides) {
+  return load_from(text, name, base_dir, overrides, nullptr);
+}
+
+PlatformConfig load_embedded_platform_text(const std::string& text, const std::string& name,
+                                           const std::vector<std::string>& overrides) {
+  return load_from(text, name, "", overrides, &embedded_platform_files());
+}
+
+std::string embedded_platform_key(const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.empty() || p.is_absolute()) return "";
+  std::string key = p.lexically_normal().generic_string();
+  if (key.rfind("platforms/", 0) == 0) key = key.substr(10);
+  if (std::filesystem::path(key).extension() != ".ini") key += ".ini";
+  return embedded_platform_files().count(key) ? key : "";
+}
+
 PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides) {
-  if (path.empty()) return load_platform_text(default_platform_text(), kDefaultPlatformName, ".", overrides);
+  const auto& files = embedded_platform_files();
+  if (path.empty()) {
+    const std::string key = embedded_platform_key(kDefaultPlatformFile);
+    return load_from(files.at(key), kDefaultPlatformName, std::filesystem::path(key).parent_path().generic_string(),
+                     overrides, &files);
+  }
   std::ifstream f(path);
-  if (!f) throw ConfigError("cannot open platform file '" + path + "'");
+  if (!f) {
+    // Not on disk: a platform of the source tree by name (`h200-cxl3-x16`), from the embedded set.
+    const std::string key = embedded_platform_key(path);
+    if (key.empty()) throw ConfigError("cannot open platform file '" + path + "'");
+    return load_from(files.at(key), "platforms/" + key + " (embedded)",
+                     std::filesystem::path(key).parent_path().generic_string(), overrides, &files);
+  }
   std::stringstream ss;
   ss << f.rdbuf();
   return load_platform_text(ss.str(), path, std::filesystem::path(path).parent_path().string(), overrides);

@@ -5,11 +5,13 @@
 // includes a link preset, and the including file's own values win. `--set section.key=value`
 // overrides any file. Every key is declared once below with its default, range and a one-line
 // description; an unknown key or an out-of-range value is a ConfigError naming file and key.
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tlm/common/config.h"
+#include "tlm/link/host_copy_model.h"
 #include "workloads/synthetic.h"
 
 namespace kvtier {
@@ -33,18 +35,31 @@ struct PlatformConfig {
   CtrlConfig ctrl;
   HostConfig host;
   SchedConfig sched;
+  HostCopyConfig host_copy;
   WorkloadSection workload;
 };
 
 // The built-in default platform (platforms/h200-cxl2-x16.ini, embedded at build time).
-extern const char* const kDefaultPlatformName;
+extern const char* const kDefaultPlatformName;  // for messages: "platforms/h200-cxl2-x16.ini (embedded)"
+extern const char* const kDefaultPlatformFile;  // its key in the embedded set: "h200-cxl2-x16.ini"
 const std::string& default_platform_text();
+// Every platform file of the source tree (platforms/**/*.ini), embedded at build time so that
+// includes resolve wherever the binary runs; keyed by path under platforms/ ("gpus/h200.ini").
+const std::map<std::string, std::string>& embedded_platform_files();
+// The embedded key for `path` ("h200-cxl3-x16", "platforms/gpus/h200.ini", ...), or "" if none.
+std::string embedded_platform_key(const std::string& path);
 
-// Loads and validates a platform file (or, with path empty, the embedded default).
+// Loads and validates a platform file (or, with path empty, the embedded default). A path that
+// is not on disk but names an embedded platform file loads that file.
 PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides = {});
 // The same from text already in memory; `name` is used in messages, `base_dir` for includes.
 PlatformConfig load_platform_text(const std::string& text, const std::string& name, const std::string& base_dir,
                                   const std::vector<std::string>& overrides = {});
+
+// The same, with includes resolved against the embedded set (relative to platforms/), e.g.
+// "include = h200-pcie5-x16.ini\ninclude = kernels/gb10-b.ini".
+PlatformConfig load_embedded_platform_text(const std::string& text, const std::string& name,
+                                           const std::vector<std::string>& overrides = {});
 
 // The effective configuration as an INI file, each key with its description and range.
 std::string describe(const PlatformConfig& config);

@@ -52,6 +52,7 @@ std::string format_summary(const RunResult& result) {
     os << std::left << std::setw(34) << m.key << std::right << std::setw(16) << v.str() << "  " << std::left
        << std::setw(10) << m.unit << m.description << "\n";
   }
+  os << "\n" << result.platform->constraints_summary();
   return os.str();
 }
 

@@ -50,7 +50,9 @@ module kvdp_dma
   // retirement towards the completion queue
   output logic                      retire_o,
   output logic [CplIdxBits-1:0]     retire_cpl_idx_o,
-  output logic [SlotCountBits-1:0]  outstanding_o
+  output logic [SlotCountBits-1:0]  outstanding_o,
+  // the head transfer starts at the coming edge (for the engine's active_o)
+  output logic                      start_o
 );
 
   localparam int unsigned QueueWidth = $bits(xfer_req_t) + CplIdxBits;
@@ -230,6 +232,7 @@ module kvdp_dma
   assign dma_req_length_o = burst_length;
   assign dma_req_last_o = burst_last;
   assign outstanding_o = outstanding;
+  assign start_o = start;
 
   // ---------------------------------------------------------------------------------------
   // Checks

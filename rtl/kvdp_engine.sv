@@ -46,7 +46,10 @@ module kvdp_engine
   parameter int unsigned MaxOutstanding = 4,  // transfers in flight
   parameter int unsigned CounterBits = 32,
   localparam int unsigned DmaIdBits = (MaxOutstanding > 1) ? $clog2(MaxOutstanding) : 1,
-  localparam int unsigned OutstandingBits = $clog2(MaxOutstanding + 1)
+  localparam int unsigned OutstandingBits = $clog2(MaxOutstanding + 1),
+  localparam int unsigned SetBits = $clog2(Sets),
+  localparam int unsigned EntryBits = entry_bits(TagBits, TenantBits, TierAddrBits, HbmSlotBits,
+                                                 LengthBits, PolicyBits)
 ) (
   input  logic                                      clk_i,
   input  logic                                      rst_ni,
@@ -91,12 +94,24 @@ module kvdp_engine
   output logic [31:0]                               cap_ways_o,
   output logic [31:0]                               cap_entry_bits_o,
   output logic [31:0]                               cap_max_burst_bytes_o,
-  output logic [31:0]                               cap_max_outstanding_o
+  output logic [31:0]                               cap_max_outstanding_o,
+  // Co-simulation support (tie off / leave open in a chip: cycle_skip_i = 0).
+  // cycle_skip_i: extra cycles the timestamp counter advances at this edge. A transactor
+  // that finds the engine quiescent (!active_o, no descriptor offered, no done pulse) may
+  // clock it once with cycle_skip_i = n instead of n + 1 times: nothing else would change.
+  input  logic [63:0]                               cycle_skip_i,
+  // active_o: some state other than the cycle counter changes at the coming edge even if
+  // no descriptor and no done pulse arrive (assumes cpl_ready_i and dma_req_ready_i high).
+  output logic                                      active_o,
+  // commit monitor: a descriptor commits this cycle (descriptor order), and it issued a
+  // transfer, so a transactor can tell which descriptor the next transfer's bursts belong to.
+  output logic                                      commit_o,
+  output logic                                      commit_xfer_o,
+  // debug backdoor into the index (zero-time read of every way of one set)
+  input  logic [SetBits-1:0]                        dbg_set_i,
+  output logic [Ways-1:0][EntryBits-1:0]            dbg_entries_o
 );
 
-  localparam int unsigned EntryBits = entry_bits(TagBits, TenantBits, TierAddrBits, HbmSlotBits,
-                                                 LengthBits, PolicyBits);
-  localparam int unsigned SetBits = $clog2(Sets);
   localparam int unsigned WayBits = (Ways > 1) ? $clog2(Ways) : 1;
   localparam int unsigned DescCountBits = $clog2(DescQueueDepth + 1);
   localparam int unsigned CplIdxBits = (CplQueueDepth > 1) ? $clog2(CplQueueDepth) : 1;
@@ -107,7 +122,7 @@ module kvdp_engine
   // Cycle counter
   // ---------------------------------------------------------------------------------------
   logic [63:0] cycle_d, cycle_q;
-  assign cycle_d = cycle_q + 64'd1;
+  assign cycle_d = cycle_q + 64'd1 + cycle_skip_i;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cycle_q <= '0;
@@ -165,7 +180,9 @@ module kvdp_engine
     .wr_en_i(idx_wr_en),
     .wr_set_i(idx_wr_set),
     .wr_way_i(idx_wr_way),
-    .wr_entry_i(idx_wr_entry)
+    .wr_entry_i(idx_wr_entry),
+    .dbg_set_i(dbg_set_i),
+    .dbg_entries_o(dbg_entries_o)
   );
 
   logic [31:0] cpl_free, xfer_free;
@@ -226,7 +243,7 @@ module kvdp_engine
   // DMA command generator
   // ---------------------------------------------------------------------------------------
   logic [CplIdxBits-1:0] cpl_alloc_idx, retire_cpl_idx;
-  logic retire, xfer_empty;
+  logic retire, xfer_empty, xfer_start;
 
   kvdp_dma #(
     .QueueDepth(XferQueueDepth),
@@ -254,7 +271,8 @@ module kvdp_engine
     .dma_done_id_i(dma_done_id_i),
     .retire_o(retire),
     .retire_cpl_idx_o(retire_cpl_idx),
-    .outstanding_o(outstanding_o)
+    .outstanding_o(outstanding_o),
+    .start_o(xfer_start)
   );
 
   // ---------------------------------------------------------------------------------------
@@ -317,6 +335,10 @@ module kvdp_engine
   assign init_done_o = idx_ready;
   assign idle_o = desc_empty && (lookup_in_flight == '0) && (cpl_count == '0) && xfer_empty
                && (outstanding_o == '0) && !dma_req_valid_o;
+  assign active_o = !idx_ready || desc_pop || (lookup_in_flight != '0) || cpl_valid_o
+                 || dma_req_valid_o || xfer_start;
+  assign commit_o = ev_commit;
+  assign commit_xfer_o = xfer_push;
   assign cap_sets_o = 32'(Sets);
   assign cap_ways_o = 32'(Ways);
   assign cap_entry_bits_o = 32'(EntryBits);
@@ -337,6 +359,9 @@ module kvdp_engine
                (perf_accepted_o - perf_completed_o)
                == (CounterBits'(desc_count) + CounterBits'(lookup_in_flight)
                    + CounterBits'(cpl_count)))
+  // Cycles are skipped only while nothing but the counter would change.
+  `KVDP_ASSERT(EngineSkipOnlyWhenQuiet,
+               (cycle_skip_i != '0) |-> (!active_o && !desc_accept && !dma_done_valid_i))
 `ifdef KVDP_NO_ASSERT
   // Only the conservation check reads the intake FIFO's fill level.
   logic unused_desc_count;

@@ -20,7 +20,11 @@ module kvdp_sram #(
   output logic [Width-1:0]    rdata_o,
   input  logic                we_i,
   input  logic [AddrBits-1:0] waddr_i,
-  input  logic [Width-1:0]    wdata_i
+  input  logic [Width-1:0]    wdata_i,
+  // Debug backdoor (simulation only, not part of the macro): reads any word in zero time,
+  // so a co-simulation scoreboard can compare the stored index with its reference.
+  input  logic [AddrBits-1:0] dbg_raddr_i,
+  output logic [Width-1:0]    dbg_rdata_o
 );
 
   logic [Width-1:0] mem_q [Depth];
@@ -49,6 +53,7 @@ module kvdp_sram #(
   end
 
   assign rdata_o = rdata_q[ReadLatency - 1];
+  assign dbg_rdata_o = mem_q[dbg_raddr_i];
 
   `KVDP_ASSERT_INIT(SramReadLatencyAtLeastOne, ReadLatency >= 1)
   `KVDP_ASSERT(SramNoReadWriteCollision, !(re_i && we_i && (raddr_i == waddr_i)))

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "platforms/platform_config.h"
+#include "tests/tlm/sc_test_main.h"
 
 using namespace kvtier;
 
@@ -100,3 +101,6 @@ TEST(PlatformConfig, IncludesComposeAndTheIncludingFileWins) {
   }
   EXPECT_THROW(load_platform((dir / "absent.ini").string()), ConfigError);
 }
+
+// The platform library links SystemC, whose main() calls sc_main().
+KVTIER_SC_TEST_MAIN()

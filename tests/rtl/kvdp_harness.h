@@ -85,6 +85,8 @@ class EngineHarness {
     m.dma_req_ready_i = 0;
     m.dma_done_valid_i = 0;
     m.dma_done_id_i = 0;
+    m.cycle_skip_i = 0;  // co-simulation ports: no cycle skipping, debug read of set 0
+    m.dbg_set_i = 0;
     m.eval();
     for (int i = 0; i < 2; ++i) clock_edge();
     m.rst_ni = 1;

@@ -12,14 +12,20 @@ struct ModelConfig {
   std::string name = "llama-3-70b";
   double weight_dtype_bytes = 1.0;   // FP8 weights
   uint32_t kv_dtype_bytes = 2;       // bf16 KV
+  // A replica spanning N GPUs (tensor parallel): weights and KV heads split evenly. The platform
+  // simulates ONE GPU of the replica: W/N weights, KV/N bytes per token, its own HBM and link.
+  uint32_t tensor_parallel = 1;
 };
 
 struct HbmConfig {
   double capacity_gb = 141.0;        // GB = 1e9 B
   double peak_bw_gbps = 4800.0;      // GB/s
-  double eta_weights = 0.87;         // effective fraction of peak when streaming weights
-  double eta_kv = 0.27;              // effective fraction of peak when attention reads KV
-  double eta_dma = 0.87;             // effective fraction for promotion writes / demotion reads
+  // Achievable bandwidth A = peak x achievable_fraction (STREAM-like). Every eta below is a
+  // fraction of A, as Appendix L states its two measured bandwidths.
+  double achievable_fraction = 1.0;
+  double eta_weights = 0.87;         // effective fraction of A when streaming weights
+  double eta_kv = 0.27;              // effective fraction of A when attention reads KV
+  double eta_dma = 0.87;             // effective fraction of A for promotion writes / demotion reads
   double latency_ns = 500.0;         // access latency seen by a DMA burst
   double kv_budget_gib = 32.0;       // HBM reserved for KV blocks
   double activation_reserve_gib = 8.0;
@@ -89,6 +95,28 @@ struct CtrlConfig {
   uint32_t max_burst_bytes = 65536;
   double dma_engine_gbps = 64.0;
   uint32_t completion_cycles = 2;
+  // Transfer scheduling among the commands of one doorbell: fifo = ring order (what the RTL
+  // engine does); deadline = earliest descriptor deadline first (0 = no deadline, last), ties by
+  // priority then ring order. With equal deadlines both orders give the same result.
+  std::string transfer_order = "fifo";
+  // Index organisation (DESIGN.md §4): full = every tier-resident block has an SRAM entry;
+  // cached = the SRAM caches `index_cache_entries` entries of a table kept in tier DRAM, and a
+  // lookup that misses reads `index_entry_bytes` from tier DRAM on the command's path, which
+  // takes `index_dram_read_ns` (misses of one batch overlap: the table has its own DRAM bank
+  // group, so payload bursts queued on the tier DRAM timeline do not delay it).
+  std::string index_org = "full";
+  uint32_t index_cache_entries = 4096;
+  uint32_t index_entry_bytes = 64;
+  double index_dram_read_ns = 110.0;
+  // Compression engine: (de)quantises fp8 / int4 tier copies on the transfer path. 0 GB/s = not
+  // modelled (zero time), which keeps bf16-only and co-simulated runs unchanged.
+  double compress_gbps = 0.0;        // uncompressed bytes per second through the engine
+  double compress_latency_ns = 0.0;  // pipeline latency per burst
+  double fp8_bytes_ratio = 0.5;      // stored bytes / bf16 bytes of an fp8 tier copy
+  double int4_bytes_ratio = 0.25;    // ... of an int4 tier copy (scales included)
+  // kvtier cosim: largest |RTL - TLM| difference of a descriptor's lookup latency and
+  // completion time, and of the median issue latency, in cycles (docs/cosim.md).
+  double cosim_timing_tolerance_cycles = 8192;
 };
 
 struct HostConfig {
@@ -98,6 +126,29 @@ struct HostConfig {
   uint32_t prefetch_horizon_steps = 0;
   double descriptor_cpu_ns = 250.0;  // host CPU time to build and post one descriptor
   bool free_dead_blocks = true;      // FREE a session's private blocks after its last turn
+  // Replacement policy parameters (docs/policies.md).
+  bool persistent_policy = false;    // policy state survives eviction and re-admission (claim C4)
+  double ema_alpha = 0.01;           // ema: weight of the newest reference
+  std::string ema_clock = "second";  // ema: decay per "second" or per "reference"
+  double admission_horizon_s = 30.0; // admission: horizon H
+  double admission_lambda_s = 60.0;  // admission: residency seconds one avoided move is worth
+  std::string tenant_qos;            // priority, admission: QoS class per tenant, "q0,q1,..."
+  // Representation of tier copies (spec §M.1, Appendix L §L.5.1): format of new tier copies, and
+  // the RECOMPRESS policy: a block whose tier copy is wider than `recompress_format` has that
+  // copy rewritten narrower when it is evicted again (breaks write-once for exactly that block).
+  std::string tier_format = "bf16";         // bf16 | fp8 | int4
+  std::string recompress_format = "none";   // none | fp8 | int4
+  double fp8_bytes_ratio = 0.5;             // copied from [ctrl] by the platform (the engine's formats)
+  double int4_bytes_ratio = 0.25;
+  // Who moves the bytes: device = the data plane's DMA engines from descriptors; host = the host
+  // issues every copy itself (a driver call per copy, copy time from the host copy model, and a
+  // completion round trip before the copy is known to be done).
+  std::string dma = "device";               // device | host
+  double copy_issue_cpu_ns = 3000.0;        // host: CPU time of one copy call (driver)
+  double copy_completion_rtt_us = 5.0;      // host: copy done -> host knows (event poll round trip)
+  double doorbell_cpu_ns = 100.0;           // device: CPU time of one doorbell write (accounted, C3)
+  double completion_cpu_ns = 200.0;         // CPU time to handle one completion (accounted, C3)
+  double sustain_window_s = 1.0;            // SUSTAINABILITY: length of one demand window
 };
 
 struct SchedConfig {
@@ -107,6 +158,13 @@ struct SchedConfig {
   double prefill_tflops = 1979.0;
   double prefill_utilization = 0.5;
   double quantum_us = 1000.0;           // quantum keeper's global quantum
+  // QoS targets (spec §M.4.3): every tenant gets ttft_target_s / itl_target_s unless
+  // tenant_qos names it: "TENANT:TTFT_S:ITL_S[,...]". A tenant attains its QoS when at least
+  // qos_goal of its requests meet the TTFT target and of its tokens meet the ITL target.
+  double ttft_target_s = 2.0;
+  double itl_target_s = 0.1;
+  std::string tenant_qos;
+  double qos_goal = 0.99;
 };
 
 }  // namespace kvtier

@@ -1,6 +1,8 @@
 #include "tlm/ctrl/controller.h"
 
 #include <algorithm>
+#include <limits>
+#include <numeric>
 
 #include "tlm/ctrl/address_map.h"
 #include "tlm/link/transact.h"
@@ -21,6 +23,7 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
       index_(config.index_sets, config.index_ways, config.key_tag_bits),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       engines_(config.dma_engines),
+      index_cache_(config.index_org == "cached" ? config.index_cache_entries : 0),
       burst_buffer_(config.max_burst_bytes) {
   mmio_in.register_b_transport(this, &DataPlaneController::mmio);
 }
@@ -56,10 +59,46 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
     ++stats_.doorbells;
     // The doorbell is a posted write: the caller's time does not wait for the commands.
     const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    std::vector<Descriptor> batch;
     while (head_ != db.tail) {
-      const Descriptor d = cmdset::decode_descriptor(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes]);
-      execute(d, arrival);
+      batch.push_back(cmdset::decode_descriptor(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes]));
       head_ = (head_ + 1) % config_.ring_entries;
+    }
+    const bool by_deadline =
+        config_.transfer_order == "deadline" &&
+        std::any_of(batch.begin(), batch.end(), [&](const Descriptor& d) { return d.deadline_ns != batch[0].deadline_ns; });
+    if (!by_deadline) {
+      // Ring order, one command at a time: the reference behaviour the RTL engine shares.
+      for (const Descriptor& d : batch) {
+        Work w = decide(d, arrival);
+        finish(w);
+      }
+    } else {
+      // Intake and lookups stay in ring order (they change the index); the transfers of the
+      // batch are then scheduled earliest deadline first. No deadline (0) sorts last; equal
+      // deadlines go by priority (higher first), then ring order. A later command on the same
+      // block never overtakes an earlier one: it inherits the earlier one's deadline if later.
+      std::vector<Work> work;
+      work.reserve(batch.size());
+      for (const Descriptor& d : batch) work.push_back(decide(d, arrival));
+      constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+      std::vector<uint64_t> due(work.size());
+      std::unordered_map<uint64_t, uint64_t> latest_due;
+      for (size_t i = 0; i < work.size(); ++i) {
+        uint64_t t = work[i].d.deadline_ns ? work[i].d.deadline_ns : kNone;
+        auto [it, fresh] = latest_due.try_emplace(work[i].d.key, t);
+        if (!fresh) t = it->second = std::max(it->second, t);
+        due[i] = t;
+      }
+      std::vector<size_t> order(work.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (due[a] != due[b]) return due[a] < due[b];
+        if (work[a].d.key == work[b].d.key) return false;  // keep ring order on one block
+        return work[a].d.prio > work[b].d.prio;
+      });
+      ++stats_.reordered_batches;
+      for (size_t i : order) finish(work[i]);
     }
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
@@ -67,18 +106,44 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
   trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
 
-Completion DataPlaneController::execute(const Descriptor& d, const sc_core::sc_time& arrival) {
+double DataPlaneController::bytes_ratio(cmdset::Format f) const {
+  switch (f) {
+    case cmdset::Format::FP8: return config_.fp8_bytes_ratio;
+    case cmdset::Format::INT4: return config_.int4_bytes_ratio;
+    default: return 1.0;
+  }
+}
+
+DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const sc_core::sc_time& arrival) {
   ++stats_.descriptors;
   const size_t op_index = static_cast<size_t>(d.opcode);
   if (op_index < stats_.per_opcode.size()) ++stats_.per_opcode[op_index];
 
+  Work w;
+  w.d = d;
   const sc_core::sc_time intake = config_.intake_cycles * cycle_;
-  const sc_core::sc_time accepted = intake_.reserve(arrival, intake) + intake;
+  w.accepted = intake_.reserve(arrival, intake) + intake;
   // One lookup enters the pipelined SRAM per cycle; the result is ready after the read latency.
-  const sc_core::sc_time lookup_done = lookup_.reserve(accepted, cycle_) + config_.index_read_cycles * cycle_;
-  sc_core::sc_time transfer_done = lookup_done;
+  w.lookup_done = lookup_.reserve(w.accepted, cycle_) + config_.index_read_cycles * cycle_;
+  if (index_cache_.capacity() && !index_cache_.access(d.key)) {
+    // Cached organisation: the SRAM does not hold the entry; the lookup waits for the entry's
+    // row of the table in tier DRAM.
+    ++stats_.index_cache_misses;
+    const sc_core::sc_time read = sc_core::sc_time(config_.index_dram_read_ns, sc_core::SC_NS);
+    stats_.index_dram_read_bytes += config_.index_entry_bytes;
+    stats_.index_miss_s += read.to_seconds();
+    w.lookup_done += read;
+  } else if (index_cache_.capacity()) {
+    ++stats_.index_cache_hits;
+  }
+  w.transfer_done = w.lookup_done;
+  // Entry inserted or dropped: the cached organisation writes the table row through (a posted
+  // write, off the command's path).
+  auto write_through = [&]() {
+    if (index_cache_.capacity()) stats_.index_dram_write_bytes += config_.index_entry_bytes;
+  };
 
-  Completion c;
+  Completion& c = w.c;
   c.tag = d.tag;
   c.status = Status::OK;
   const auto slot = index_.find(d.key);
@@ -86,14 +151,14 @@ Completion DataPlaneController::execute(const Descriptor& d, const sc_core::sc_t
   const bool foreign = e && e->tenant != d.tenant;
   // Tenant rule: PROMOTE, QUERY and DEMOTE see another tenant's entry only when it is shareable.
   const bool read_visible = e && (!foreign || e->shareable);
-  auto move = [&](Opcode op, uint64_t src, uint64_t dst, uint32_t length) {
-    const auto outstanding = block_transfer_done_.find(d.key);
-    sc_core::sc_time earliest = lookup_done;
-    if (outstanding != block_transfer_done_.end() && outstanding->second > earliest) earliest = outstanding->second;
-    uint32_t bursts = 0;
-    transfer_done = transfer(op, src, dst, length, earliest, bursts);
-    block_transfer_done_[d.key] = transfer_done;
-    c.bursts = bursts;
+  auto move = [&](Opcode op, uint64_t src, uint64_t dst, uint32_t length, cmdset::Format format) {
+    w.move = true;
+    w.move_op = op;
+    w.src = src;
+    w.dst = dst;
+    w.length = length;
+    w.compressed = config_.compress_gbps > 0 && (format != cmdset::Format::BF16 || op == Opcode::RECOMPRESS);
+    w.uncompressed_bytes = length / bytes_ratio(format);
   };
 
   switch (d.opcode) {
@@ -101,7 +166,7 @@ Completion DataPlaneController::execute(const Descriptor& d, const sc_core::sc_t
       if (!e) c.status = Status::MISS;
       else if (!read_visible) c.status = Status::DENIED;
       else {
-        move(Opcode::PROMOTE, e->tier_addr, d.hbm_addr, e->length);
+        move(Opcode::PROMOTE, e->tier_addr, d.hbm_addr, e->length, e->format);
         e->hbm_resident = true;
         e->hbm_addr = d.hbm_addr;
         stats_.bytes_to_hbm += e->length;
@@ -126,8 +191,9 @@ Completion DataPlaneController::execute(const Descriptor& d, const sc_core::sc_t
         n.prio = d.prio;
         n.policy = d.policy;
         index_.insert(*free, n);
+        write_through();
         stats_.peak_index_entries = std::max(stats_.peak_index_entries, index_.valid_entries());
-        move(Opcode::DEMOTE, d.hbm_addr, d.tier_addr, d.length);
+        move(Opcode::DEMOTE, d.hbm_addr, d.tier_addr, d.length, d.format);
         stats_.bytes_to_tier += d.length;
       } else {
         c.status = Status::NO_SPACE;
@@ -156,7 +222,11 @@ Completion DataPlaneController::execute(const Descriptor& d, const sc_core::sc_t
         e->hbm_resident = false;
       } else if (d.opcode == Opcode::FREE) {
         if (e->pinned) c.status = Status::PINNED;
-        else index_.erase(*slot);
+        else {
+          index_.erase(*slot);
+          index_cache_.erase(d.key);
+          write_through();
+        }
       } else if (d.opcode == Opcode::UPDATE_POLICY) {
         e->qos = d.qos;
         e->prio = d.prio;
@@ -164,7 +234,9 @@ Completion DataPlaneController::execute(const Descriptor& d, const sc_core::sc_t
       } else if (d.opcode == Opcode::PIN || d.opcode == Opcode::UNPIN) {
         e->pinned = d.opcode == Opcode::PIN;
       } else {  // RECOMPRESS: the one command that rewrites a tier copy
-        move(Opcode::RECOMPRESS, e->tier_addr, e->tier_addr, d.length);
+        // The engine transcodes the old copy (its bf16-equivalent bytes) into the new format.
+        move(Opcode::RECOMPRESS, e->tier_addr, e->tier_addr, d.length, e->format);
+        w.uncompressed_bytes = e->length / bytes_ratio(e->format);
         e->length = d.length;
         e->format = d.format;
         c.flags |= static_cast<uint8_t>(cmdset::CplFlag::TIER_REWRITTEN);
@@ -179,42 +251,64 @@ Completion DataPlaneController::execute(const Descriptor& d, const sc_core::sc_t
   }
   const size_t status_index = static_cast<size_t>(c.status);
   if (status_index < stats_.per_status.size()) ++stats_.per_status[status_index];
-
-  c.ts_accepted = to_cycles(accepted);
-  c.ts_lookup_done = to_cycles(lookup_done);
-  c.ts_transfer_done = to_cycles(transfer_done);
-  // Completions leave in descriptor order.
-  sc_core::sc_time post = std::max(transfer_done, last_completion_) + config_.completion_cycles * cycle_;
-  last_completion_ = post;
-  post_completion(c, post);
-  return c;
+  return w;
 }
 
-sc_core::sc_time DataPlaneController::transfer(Opcode op, uint64_t src, uint64_t dst, uint32_t length,
-                                               const sc_core::sc_time& earliest, uint32_t& bursts) {
+void DataPlaneController::finish(Work& w) {
+  if (w.move) {
+    const auto outstanding = block_transfer_done_.find(w.d.key);
+    sc_core::sc_time earliest = w.lookup_done;
+    if (outstanding != block_transfer_done_.end() && outstanding->second > earliest) earliest = outstanding->second;
+    uint32_t bursts = 0;
+    w.transfer_done = transfer(w, earliest, bursts);
+    block_transfer_done_[w.d.key] = w.transfer_done;
+    w.c.bursts = bursts;
+  }
+  Completion& c = w.c;
+  c.ts_accepted = to_cycles(w.accepted);
+  c.ts_lookup_done = to_cycles(w.lookup_done);
+  c.ts_transfer_done = to_cycles(w.transfer_done);
+  // Completions leave in the order their transfers were scheduled (descriptor order in fifo).
+  sc_core::sc_time post = std::max(w.transfer_done, last_completion_) + config_.completion_cycles * cycle_;
+  last_completion_ = post;
+  post_completion(c, post);
+}
+
+sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts) {
   sc_core::sc_time done = earliest;
   const double engine_bytes_per_s = config_.dma_engine_gbps * 1e9;
+  const uint32_t length = w.length;
   for (uint64_t offset = 0; offset < length; offset += config_.max_burst_bytes) {
     const uint32_t burst = static_cast<uint32_t>(std::min<uint64_t>(config_.max_burst_bytes, length - offset));
     // The burst goes to the engine that frees up first; the engine is busy while it streams.
     auto engine = std::min_element(engines_.begin(), engines_.end(),
                                    [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
     const sc_core::sc_time start = engine->reserve(earliest, seconds(burst / engine_bytes_per_s));
+    // Compressed copies pass the compression engine: it (de)quantises the burst's bf16-equivalent
+    // bytes at its own rate, after its pipeline latency. Only the stored bytes cross the link.
+    auto codec = [&](const sc_core::sc_time& at) {
+      if (!w.compressed) return at;
+      const double work = w.uncompressed_bytes * burst / length;
+      const sc_core::sc_time busy = seconds(work / (config_.compress_gbps * 1e9));
+      stats_.compress_busy_s += busy.to_seconds();
+      return compress_.reserve(at, busy) + busy + sc_core::sc_time(config_.compress_latency_ns, sc_core::SC_NS);
+    };
     sc_core::sc_time end;
-    if (op == Opcode::PROMOTE) {
-      const sc_core::sc_time read = burst_read(tier_out, src + offset, burst, start);
-      end = burst_write(host_out, addr::kHbmBase + dst + offset, burst, read);
-    } else if (op == Opcode::DEMOTE) {
-      const sc_core::sc_time read = burst_read(host_out, addr::kHbmBase + src + offset, burst, start);
-      end = burst_write(tier_out, dst + offset, burst, read);
+    if (w.move_op == Opcode::PROMOTE) {
+      const sc_core::sc_time read = burst_read(tier_out, w.src + offset, burst, start);
+      end = burst_write(host_out, addr::kHbmBase + w.dst + offset, burst, codec(read));
+    } else if (w.move_op == Opcode::DEMOTE) {
+      const sc_core::sc_time read = burst_read(host_out, addr::kHbmBase + w.src + offset, burst, codec(start));
+      end = burst_write(tier_out, w.dst + offset, burst, read);
     } else {
-      const sc_core::sc_time read = burst_read(tier_out, src + offset, burst, start);
-      end = burst_write(tier_out, dst + offset, burst, read);
+      const sc_core::sc_time read = burst_read(tier_out, w.src + offset, burst, start);
+      end = burst_write(tier_out, w.dst + offset, burst, codec(read));
     }
     done = std::max(done, end);
     ++bursts;
     ++stats_.bursts;
   }
+  if (w.compressed) ++stats_.compressed_transfers;
   return done;
 }
 

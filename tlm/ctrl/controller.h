@@ -5,6 +5,12 @@
 // to host memory over the link. Loosely timed: a doorbell's b_transport executes the commands
 // it announces and annotates their time through busy-until timelines (intake, lookup pipeline,
 // DMA engines), so a completion's timestamps are known when the doorbell call returns.
+//
+// Beyond the RTL engine's behaviour, and off by default (so co-simulation compares like with
+// like): ctrl.transfer_order = deadline schedules a doorbell's transfers earliest deadline
+// first; ctrl.index_org = cached puts the index table in tier DRAM behind an SRAM cache; a
+// compression engine with its own throughput and latency (ctrl.compress_gbps > 0) sits on the
+// path of fp8 / int4 tier copies.
 #include <array>
 #include <cstdint>
 #include <systemc>
@@ -17,6 +23,7 @@
 #include "tlm/common/config.h"
 #include "tlm/common/timeline.h"
 #include "tlm/ctrl/block_index.h"
+#include "tlm/ctrl/index_cache.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 
 namespace kvtier {
@@ -32,6 +39,16 @@ struct ControllerStats {
   uint64_t write_once_skips = 0;
   uint64_t tier_rewrites = 0;
   uint64_t peak_index_entries = 0;
+  // Cached index organisation: SRAM cache outcomes and the tier DRAM table traffic they cause.
+  uint64_t index_cache_hits = 0;
+  uint64_t index_cache_misses = 0;
+  uint64_t index_dram_read_bytes = 0;
+  uint64_t index_dram_write_bytes = 0;
+  double index_miss_s = 0.0;          // lookup time added by misses (DRAM reads on the command path)
+  // Deadline scheduling and the compression engine.
+  uint64_t reordered_batches = 0;     // doorbells whose transfers ran in deadline order
+  uint64_t compressed_transfers = 0;
+  double compress_busy_s = 0.0;
 };
 
 class DataPlaneController : public sc_core::sc_module {
@@ -51,16 +68,33 @@ class DataPlaneController : public sc_core::sc_module {
   sc_core::sc_time cycle() const { return cycle_; }
 
  private:
+  // One command between its lookup and its completion: what the index decided, and the
+  // transfer (if any) still to be scheduled on the DMA engines.
+  struct Work {
+    cmdset::Descriptor d;
+    cmdset::Completion c;
+    sc_core::sc_time accepted, lookup_done, transfer_done;
+    bool move = false;
+    cmdset::Opcode move_op = cmdset::Opcode::NOP;
+    uint64_t src = 0, dst = 0;
+    uint32_t length = 0;
+    double uncompressed_bytes = 0.0;  // engine work when the transfer passes the compression engine
+    bool compressed = false;
+  };
+
   void mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  // Executes one descriptor that became visible at `arrival`; returns its completion.
-  cmdset::Completion execute(const cmdset::Descriptor& d, const sc_core::sc_time& arrival);
+  // Intake, index lookup and index semantics of one descriptor that became visible at `arrival`,
+  // in ring order.
+  Work decide(const cmdset::Descriptor& d, const sc_core::sc_time& arrival);
+  // Schedules the command's transfer, then posts its completion.
+  void finish(Work& w);
   // Moves `length` bytes in bursts; returns when the last burst is done.
-  sc_core::sc_time transfer(cmdset::Opcode op, uint64_t src, uint64_t dst, uint32_t length,
-                            const sc_core::sc_time& earliest, uint32_t& bursts);
+  sc_core::sc_time transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts);
   sc_core::sc_time burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr,
                               uint32_t length, const sc_core::sc_time& at);
   sc_core::sc_time burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr,
                                uint32_t length, const sc_core::sc_time& at);
+  double bytes_ratio(cmdset::Format f) const;
   void post_completion(const cmdset::Completion& c, const sc_core::sc_time& at);
   uint64_t to_cycles(const sc_core::sc_time& t) const;
 
@@ -74,6 +108,8 @@ class DataPlaneController : public sc_core::sc_module {
   Timeline intake_;
   Timeline lookup_;
   std::vector<Timeline> engines_;
+  Timeline compress_;            // the compression engine (fp8 / int4 tier copies)
+  IndexCache index_cache_;       // cached organisation only
   std::unordered_map<uint64_t, sc_core::sc_time> block_transfer_done_;  // one outstanding transfer per block
   sc_core::sc_time last_completion_ = sc_core::SC_ZERO_TIME;            // completions leave in order
   std::vector<uint8_t> burst_buffer_;

@@ -7,6 +7,7 @@
 // Residency is tracked with counters and per-block state touched only on events (admission,
 // block fill, release, eviction), never by rescanning the decode set per step.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <systemc>
@@ -22,6 +23,7 @@
 #include "tlm/ctrl/kvdp_cmdset.h"
 #include "tlm/host/policy/policy.h"
 #include "tlm/kv/block.h"
+#include "tlm/kv/offline_optimal.h"
 #include "workloads/request.h"
 
 namespace kvtier {
@@ -45,6 +47,42 @@ struct HostStats {
   double hbm_block_seconds = 0.0; // integral of resident blocks over time
   double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
   double promotion_latency_max_s = 0.0;
+  // C3: host CPU time by activity (host_cpu_kv_s is their sum).
+  double cpu_descriptor_s = 0.0, cpu_doorbell_s = 0.0, cpu_completion_s = 0.0, cpu_copy_issue_s = 0.0;
+  uint64_t host_copies = 0;               // host.dma = host: copies the host issued itself
+  // Representation: payload bytes that actually crossed the boundary (compressed copies count
+  // their stored bytes), and the RECOMPRESS policy's tier rewrites.
+  uint64_t promoted_bytes = 0, demoted_bytes = 0;
+  uint64_t recompressions = 0, recompressed_bytes = 0;
+  // Prefetch with deadlines: promotions issued ahead of admission, and those a request read.
+  uint64_t prefetched = 0, prefetch_used = 0, prefetch_expired = 0;
+  // Promotion latency per promotion, from the control plane's decision to the block being usable.
+  std::vector<double> promotion_latency_s;
+};
+
+// Execution intent the scheduler passes down every step (spec §M.3.1): the requests it expects
+// to start soon, with the time it expects each to start. `step_s` is its current step time.
+struct SchedulerIntent {
+  struct Upcoming {
+    const workload::Request* request = nullptr;
+    double expected_start_s = 0.0;
+    uint32_t steps_ahead = 0;     // 1 = the next step
+  };
+  double now_s = 0.0;
+  double step_s = 0.0;
+  std::vector<Upcoming> upcoming;  // in the order the scheduler expects to admit them
+};
+
+// Bytes the boundary had to carry, per fixed window of simulated time (SUSTAINABILITY).
+struct DemandWindows {
+  double window_s = 1.0;
+  std::vector<double> to_hbm;   // promotion payload bytes requested in each window
+  std::vector<double> to_tier;  // demotion payload bytes requested in each window
+  void add(std::vector<double>& v, double t, double bytes) {
+    const size_t w = t > 0 ? static_cast<size_t>(t / window_s) : 0;
+    if (v.size() <= w) v.resize(w + 1, 0.0);
+    v[w] += bytes;
+  }
 };
 
 // What admitting one request found and started.
@@ -52,6 +90,9 @@ struct AdmitResult {
   uint32_t hbm_hits = 0, tier_hits = 0, misses = 0;
   uint32_t cached_tokens = 0;          // prompt tokens whose KV need not be recomputed
   std::vector<double> ready_s;         // per layer group: when its promoted blocks are usable
+  // Every transfer this request waits for (promotions issued now, and prefetched blocks read
+  // for the first time): its layer group and when it is usable (HIDING is judged per transfer).
+  std::vector<std::pair<uint32_t, double>> transfers;
 };
 
 class HostControlPlane : public sc_core::sc_module {
@@ -70,6 +111,20 @@ class HostControlPlane : public sc_core::sc_module {
   uint64_t slots_needed(const workload::Request& r) const;
   // Whether the request fits beside the pinned and reserved slots of the running set.
   bool can_admit(const workload::Request& r) const;
+  // Prefetch with deadlines: promotes the tier-resident prompt blocks of requests expected to
+  // start within host.prefetch_horizon_steps, with their expected start as deadline. A
+  // prefetched block is pinned for its request until it is admitted or the prefetch expires.
+  void prefetch(const SchedulerIntent& intent);
+  uint32_t prefetch_horizon_steps() const { return config_.prefetch_horizon_steps; }
+  // The scheduler's current step time: deadlines of a step's promotions by layer group.
+  void set_step_estimate(double step_s) { step_estimate_s_ = step_s; }
+  // host.dma = host: the time of one host-issued copy of `bytes` (the host copy model).
+  void set_host_copy_time(std::function<double(uint64_t bytes, bool batched)> copy_time) {
+    host_copy_time_ = std::move(copy_time);
+  }
+  const DemandWindows& demand() const { return demand_; }
+  // Payload bytes of one tier copy in `format`.
+  uint64_t stored_bytes(kv::Format format) const;
   // Pins (and, when needed, promotes or allocates) every block of the request's prompt.
   AdmitResult admit(const workload::Request& r, double now_s);
   // One more token in the context of running request `id` (after the token, `context` tokens).
@@ -84,6 +139,15 @@ class HostControlPlane : public sc_core::sc_module {
   uint64_t budget_blocks() const { return budget_; }
   uint64_t block_bytes() const { return block_bytes_; }
   const kv::WriteOnceLedger& ledger() const { return ledger_; }
+  const ReplacementPolicy& policy() const { return *policy_; }
+  // Every block reference in order: prompt blocks at admission (Read when the block was in HBM
+  // or the tier, Produce when prefill computes it) and blocks decode fills (Produce).
+  const std::vector<kv::BlockReference>& reference_string() const { return references_; }
+  // The offline-optimal bound over reference_string() at the same budget (computed once).
+  const kv::OfflineOptimalResult& offline_optimal() const {
+    if (!optimal_) optimal_ = kv::offline_optimal(references_, budget_);
+    return *optimal_;
+  }
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) { integrate(now_s); }
 
@@ -94,16 +158,23 @@ class HostControlPlane : public sc_core::sc_module {
     uint64_t hbm_slot = 0;
     bool multi_session = false;  // referenced by more than one session: never freed as private
     uint16_t owner_tenant = 0;   // tenant that created it: owns its device index entry
+    bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
+  };
+  struct Prefetch {
+    std::vector<uint64_t> keys;  // blocks pinned for the request
+    double expires_s = 0.0;
   };
   struct Running {
     std::vector<uint64_t> keys;  // keyed blocks the request pins
     std::vector<uint64_t> private_ids;  // HBM slots of the partial tail block, one per layer group
     uint64_t reserved = 0;       // slots promised for blocks not yet started
+    bool continues = false;      // not the session's last turn (scheduler intent for the policy)
   };
   struct Pending {
     uint64_t key;
     cmdset::Opcode op;
     double issued_s;
+    double requested_s = 0.0;  // when the control plane decided it (promotion latency starts)
   };
 
   uint64_t group_key(uint64_t position_key, uint32_t group) const;
@@ -114,6 +185,12 @@ class HostControlPlane : public sc_core::sc_module {
   double make_room(uint64_t slots, double now_s);
   uint64_t take_hbm_slot();
   void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s);
+  // host.dma = host: the host moves the queued blocks itself.
+  void flush_host_copies(double at_s);
+  void promotion_done(Block& b, const Pending& p, double ready_s);
+  void demotion_done(Block& b, double done_s);
+  void end_prefetch(uint64_t request_id);
+  uint64_t prefetch_pins(uint64_t request_id) const;
   // Writes the queued descriptors and rings the doorbell at `at_s`; completions come back
   // before it returns (loosely timed: their timestamps lie in the future).
   void flush(double at_s);
@@ -131,6 +208,8 @@ class HostControlPlane : public sc_core::sc_module {
   std::unique_ptr<ReplacementPolicy> policy_;
   kv::PolicyStore policy_store_;
   kv::WriteOnceLedger ledger_;
+  std::vector<kv::BlockReference> references_;  // for the offline-optimal bound
+  mutable std::optional<kv::OfflineOptimalResult> optimal_;
   std::unordered_map<uint64_t, Block> blocks_;
   std::unordered_map<uint64_t, Running> running_;
   std::vector<uint64_t> free_hbm_slots_;
@@ -147,6 +226,17 @@ class HostControlPlane : public sc_core::sc_module {
   double last_promotion_ready_s_ = 0.0;
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
+
+  kv::Format tier_format_ = kv::Format::Bf16;
+  kv::Format recompress_format_ = kv::Format::Bf16;
+  bool recompress_ = false;
+  bool host_dma_ = false;
+  std::function<double(uint64_t, bool)> host_copy_time_;
+  Timeline copy_to_hbm_, copy_to_tier_;  // host.dma = host: one copy engine per direction
+  double step_estimate_s_ = 0.0;
+  std::unordered_map<uint64_t, Prefetch> prefetch_;  // request id -> its prefetched blocks
+  std::unordered_set<uint64_t> prefetch_scanned_;    // requests already looked at by prefetch
+  DemandWindows demand_;
 };
 
 }  // namespace kvtier

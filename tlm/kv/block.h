@@ -27,6 +27,13 @@ struct BlockPolicy {
   double last_use_s = 0.0;      // recency
   uint64_t uses = 0;            // references while the policy state has existed
   bool shareable = false;       // readable by other tenants (shared prefix)
+  // Kept by the replacement policy (tlm/host/policy, docs/policies.md):
+  uint64_t references = 0;        // references the policy counted while this state existed
+  uint64_t last_reference = 0;    // the policy's reference clock at the last one
+  double last_reference_s = 0.0;  // its time
+  // Scheduler intent, set by the control plane: the last request that read the block is not its
+  // session's last turn, so the session's next turn is expected to read it again.
+  bool continues = false;
 };
 
 enum class Format : uint8_t { Bf16 = 0, Fp8 = 1, Int4 = 2 };

@@ -11,7 +11,9 @@ MemoryTarget::MemoryTarget(sc_core::sc_module_name name, double bytes_per_s, sc_
 sc_core::sc_time MemoryTarget::reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
   const sc_core::sc_time duration = seconds(static_cast<double>(bytes) / bytes_per_s_);
   stats_.busy_s += duration.to_seconds();
-  return channel_.reserve(earliest, duration);
+  const sc_core::sc_time start = channel_.reserve(earliest, duration);
+  if (keep_ledger_) ledger_.push_back({start.to_seconds(), (start + duration).to_seconds(), bytes});
+  return start;
 }
 
 void MemoryTarget::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {

@@ -2,8 +2,11 @@
 // A memory as a TLM target: bursts are served on a busy-until timeline at an effective
 // bandwidth, after a fixed access latency. The memories keep no payload (a 141 GB HBM cannot
 // be stored); they model time and count bytes. GPU HBM and tier DRAM are both this target
-// with different parameters (see hbm.h, tier_dram.h).
+// with different parameters (memories.h). The HBM also keeps a ledger of its bursts, in time
+// order, so that the decode step can see the DMA traffic that shares the HBM with its own
+// reads (hbm_contention.h).
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <systemc>
 #include <tlm>
@@ -20,6 +23,13 @@ struct MemoryStats {
   double busy_s = 0.0;
 };
 
+// One burst as the memory served it: [start_s, end_s) on its timeline.
+struct MemoryBurst {
+  double start_s = 0.0;
+  double end_s = 0.0;
+  uint64_t bytes = 0;
+};
+
 class MemoryTarget : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<MemoryTarget> in{"in"};
@@ -29,9 +39,15 @@ class MemoryTarget : public sc_core::sc_module {
 
   const MemoryStats& stats() const { return stats_; }
   uint64_t capacity_bytes() const { return capacity_bytes_; }
-  // Reserves bandwidth for traffic that is not a transaction through the socket (for example
-  // attention's reads, timed by the decode cost model); returns when the reservation starts.
+  double bytes_per_s() const { return bytes_per_s_; }
+  // Reserves bandwidth for traffic that is not a transaction through the socket; returns when
+  // the reservation starts.
   sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes);
+
+  // With `on`, every burst is kept in the ledger until a reader drops it. Bursts enter in
+  // start order (the timeline serves them in order), so start and end times never decrease.
+  void keep_ledger(bool on) { keep_ledger_ = on; }
+  std::deque<MemoryBurst>& ledger() { return ledger_; }
 
  private:
   void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -41,6 +57,8 @@ class MemoryTarget : public sc_core::sc_module {
   const uint64_t capacity_bytes_;
   Timeline channel_;
   MemoryStats stats_;
+  bool keep_ledger_ = false;
+  std::deque<MemoryBurst> ledger_;
 };
 
 }  // namespace kvtier

@@ -8,7 +8,13 @@ namespace kvtier {
 
 Scheduler::Scheduler(sc_core::sc_module_name name, const SchedConfig& config, const workload::Workload& workload,
                      HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups)
-    : sc_core::sc_module(name), config_(config), workload_(workload), host_(host), cost_(cost), groups_(layer_groups) {
+    : sc_core::sc_module(name),
+      config_(config),
+      workload_(workload),
+      host_(host),
+      cost_(cost),
+      groups_(layer_groups),
+      qos_targets_(kv::parse_qos_targets(config.tenant_qos, {config.ttft_target_s, config.itl_target_s})) {
   SC_HAS_PROCESS(Scheduler);  // SystemC 2.3.4 still needs it for SC_THREAD outside SC_CTOR
   SC_THREAD(run);
   // Loosely-timed transactions nest deeply (descriptor -> link -> controller -> DMA -> link ->
@@ -79,8 +85,9 @@ void Scheduler::run() {
 
     // Step time from the cost model; the stall comes from promotions still in flight when the
     // layer group that reads them starts.
-    const double t_decode = running.empty() ? 0.0 : cost_.decode_step_s(context_total);
-    const double t_prefill = cost_.prefill_s(new_tokens, attended_pairs);
+    const StepTime step_time = cost_.step(!running.empty(), context_total, new_tokens, attended_pairs);
+    const double t_decode = step_time.decode_s();
+    const double t_prefill = step_time.prefill_s;
     const double t_step = t_decode + t_prefill;
     double stall = 0.0;
     for (uint32_t g = 0; g < groups_; ++g) {
@@ -89,7 +96,22 @@ void Scheduler::run() {
       for (const Joining& j : joining) latest = std::max(latest, j.admit.ready_s[g]);
       if (latest > planned) stall += latest - planned;
     }
-    const double end = now + stall + t_step;
+    // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
+    const double t_hbm = cost_.hbm_contention_s(step_time, now + stall);
+    const double end = now + stall + t_step + t_hbm;
+
+    // HIDING, per transfer: a promotion (or a prefetched block read for the first time) must be
+    // usable when the layer group that reads it starts in the unstalled plan of this step.
+    for (const Joining& j : joining)
+      for (const auto& [g, ready] : j.admit.transfers) {
+        const double deadline = now + t_step * g / groups_;
+        ++stats_.hiding_transfers;
+        if (ready > deadline + 1e-12) {
+          ++stats_.hiding_missed;
+          stats_.hiding_lateness_s += ready - deadline;
+          stats_.hiding_lateness_max_s = std::max(stats_.hiding_lateness_max_s, ready - deadline);
+        }
+      }
 
     // Accounting for the step.
     const uint64_t decode_tokens = running.size();
@@ -99,6 +121,7 @@ void Scheduler::run() {
     stats_.exposed_stall_s += stall;
     stats_.stall_token_s += stall * static_cast<double>(step_tokens);
     stats_.busy_s += end - now;
+    const double kv_s_before = stats_.decode_kv_s, weights_s_before = stats_.decode_weights_s;
     if (decode_tokens) {
       stats_.kv_read_bytes += static_cast<double>(context_total) * cost_.kv_bytes_per_token();
       stats_.decode_kv_s += cost_.decode_step_s(context_total) - cost_.decode_step_s(0);
@@ -106,10 +129,18 @@ void Scheduler::run() {
       stats_.itl_samples.emplace_back(end - now, decode_tokens);
     }
 
+    if (decode_tokens) {
+      ++stats_.decode_steps;
+      if (stats_.decode_kv_s - kv_s_before > stats_.decode_weights_s - weights_s_before) ++stats_.kv_bound_steps;
+    }
+
     // One token for every running request.
     for (size_t i = 0; i < running.size();) {
       Active& a = running[i];
       const workload::Request& r = reqs[a.index];
+      TenantQos& q = stats_.qos[r.tenant];
+      ++q.tokens;
+      if (end - now <= qos_targets_.of(r.tenant).itl_s) ++q.itl_met;
       ++a.context;
       ++a.generated;
       ++context_total;
@@ -129,6 +160,9 @@ void Scheduler::run() {
     for (const Joining& j : joining) {
       const workload::Request& r = reqs[j.index];
       stats_.ttft_s.push_back(end - r.arrival_s);
+      TenantQos& q = stats_.qos[r.tenant];
+      ++q.requests;
+      if (end - r.arrival_s <= qos_targets_.of(r.tenant).ttft_s) ++q.ttft_met;
       ++stats_.tokens_generated;
       Active a{j.index, uint64_t(r.prompt_tokens) + 1, 1};
       host_.on_token(r.id, r.session, r.tenant, a.context, end);
@@ -141,6 +175,39 @@ void Scheduler::run() {
       }
     }
     stats_.peak_decode_set = std::max<uint64_t>(stats_.peak_decode_set, running.size());
+
+    // Execution intent for the control plane: who is expected to start within the horizon.
+    const uint32_t horizon = host_.prefetch_horizon_steps();
+    host_.set_step_estimate(t_step);
+    if (horizon) {
+      SchedulerIntent intent;
+      intent.now_s = end;
+      intent.step_s = std::max(t_step, 1e-6);
+      // Queued requests, FCFS: each step admits up to the free decode seats and the prefill budget.
+      const uint64_t seats = config_.max_decode_set > running.size() ? config_.max_decode_set - running.size() : 0;
+      uint64_t queued_tokens = 0, position = 0;
+      for (size_t index : waiting) {
+        const workload::Request& r = reqs[index];
+        const uint64_t by_tokens = queued_tokens / config_.max_prefill_tokens;
+        const uint64_t by_seats = seats ? position / seats : position;
+        const uint64_t ahead = 1 + std::max(by_tokens, by_seats);
+        if (ahead > horizon) break;
+        intent.upcoming.push_back({&r, end + static_cast<double>(ahead - 1) * intent.step_s, static_cast<uint32_t>(ahead)});
+        queued_tokens += r.prompt_tokens;
+        ++position;
+      }
+      // Sessions whose next turn is due within the horizon (later turns only: a conversation's
+      // first request is not predictable, its continuation is).
+      const double until = end + horizon * intent.step_s;
+      for (size_t k = next; k < n && reqs[k].arrival_s <= until; ++k) {
+        const workload::Request& r = reqs[k];
+        if (r.turn == 0) continue;
+        const double start = std::max(r.arrival_s, end);
+        const uint32_t ahead = 1 + static_cast<uint32_t>((start - end) / intent.step_s);
+        intent.upcoming.push_back({&r, start, ahead});
+      }
+      host_.prefetch(intent);
+    }
 
     qk.inc(seconds(end - now));
     if (qk.need_sync()) qk.sync();

@@ -5,16 +5,24 @@
 // is not yet resident when its layer group starts stalls the step (lossless attention, spec
 // §M.4.2): that wait is the exposed stall.
 #include <cstdint>
+#include <map>
 #include <systemc>
 #include <utility>
 #include <vector>
 
 #include "tlm/common/config.h"
 #include "tlm/host/control_plane.h"
+#include "tlm/kv/qos_targets.h"
 #include "tlm/sched/decode_cost_model.h"
 #include "workloads/request.h"
 
 namespace kvtier {
+
+// QoS of one tenant (spec §M.4.3): requests meeting the TTFT target, tokens meeting the ITL target.
+struct TenantQos {
+  uint64_t requests = 0, ttft_met = 0;
+  uint64_t tokens = 0, itl_met = 0;
+};
 
 struct SchedStats {
   uint64_t requests_completed = 0;
@@ -35,6 +43,14 @@ struct SchedStats {
   double end_s = 0.0;
   std::vector<double> ttft_s;          // per completed request
   std::vector<std::pair<double, uint64_t>> itl_samples;  // (inter-token time, tokens that saw it)
+  // Constraint report (DESIGN.md §6).
+  uint64_t decode_steps = 0;
+  uint64_t kv_bound_steps = 0;         // HBM bandwidth: decode steps whose KV reads outlast the weights
+  uint64_t hiding_transfers = 0;       // HIDING: transfers a step waited for (promotions, first use of prefetches)
+  uint64_t hiding_missed = 0;          // ... usable only after the start of the layer group that reads them
+  double hiding_lateness_s = 0.0;      // sum over missed transfers of how late they were
+  double hiding_lateness_max_s = 0.0;
+  std::map<uint32_t, TenantQos> qos;   // per tenant
 };
 
 class Scheduler : public sc_core::sc_module {
@@ -43,6 +59,7 @@ class Scheduler : public sc_core::sc_module {
             HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups);
 
   const SchedStats& stats() const { return stats_; }
+  const kv::QosTargets& qos_targets() const { return qos_targets_; }
   bool done() const { return done_; }
 
  private:
@@ -53,6 +70,7 @@ class Scheduler : public sc_core::sc_module {
   HostControlPlane& host_;
   const DecodeCostModel& cost_;
   const uint32_t groups_;
+  const kv::QosTargets qos_targets_;
   SchedStats stats_;
   bool done_ = false;
 };

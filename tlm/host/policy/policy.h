@@ -1,11 +1,23 @@
 #pragma once
 // Replacement policy interface. The control plane tells the policy which resident blocks are
 // evictable (idle: resident and not read by the decode set) and asks it for a victim when it
-// needs room; pinned blocks are never offered. Implementations: lru.h (more in later policies).
+// needs room; pinned blocks are never offered.
+//
+// A policy's per-block state (reuse score, counts, recency, QoS) lives in the kv::PolicyStore,
+// keyed by block identity, not inside the policy: the store decides whether that state survives
+// eviction and re-admission (spec §M.2.3, claim C4), and the policy reads it from there. The
+// control plane reports every reference with on_reference(), before it pins the block.
+//
+// Implementations, one file pair each: lru.h, lfu, ema, priority, admission (docs/policies.md
+// defines each precisely). The same objects drive `kvtier cache-curve`.
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "tlm/common/config.h"
+#include "tlm/kv/block.h"
 
 namespace kvtier {
 
@@ -13,6 +25,12 @@ class ReplacementPolicy {
  public:
   virtual ~ReplacementPolicy() = default;
   virtual std::string name() const = 0;
+  // `key` is referenced at `now_s` (a prompt names it, or decode fills it). `state` is its entry
+  // in the policy store (fresh after an eviction unless the store is persistent); the policy
+  // updates its score there. Called while the block may still be evictable.
+  virtual void on_reference(uint64_t key, double now_s, kv::BlockPolicy& state) {
+    (void)key, (void)now_s, (void)state;
+  }
   // `key` is resident and no request pins it any more: it may be evicted from now on.
   virtual void on_idle(uint64_t key, double now_s) = 0;
   // `key` is pinned again by a request: not evictable until it goes idle.
@@ -24,7 +42,27 @@ class ReplacementPolicy {
   virtual size_t evictable() const = 0;
 };
 
-// Throws std::invalid_argument for an unknown policy name.
-std::unique_ptr<ReplacementPolicy> make_replacement_policy(const std::string& name);
+// Parameters of every policy; each policy reads the ones it needs (platform keys host.*).
+struct PolicyParams {
+  std::string name = "lru";
+  double ema_alpha = 0.01;                // ema: weight of the newest reference, (0, 1]
+  std::string ema_clock = "second";       // ema: decay per "second" or per "reference" (all blocks)
+  double admission_horizon_s = 30.0;      // admission: H, s
+  double admission_lambda_s = 60.0;       // admission: residency seconds one avoided move is worth
+  std::vector<uint32_t> tenant_qos;       // priority, admission: QoS class per tenant (missing: 0)
+};
+
+// The policy names make_replacement_policy accepts, in documentation order.
+const std::vector<std::string>& replacement_policy_names();
+
+// Throws std::invalid_argument for an unknown policy name or a parameter out of range. `store`
+// holds the per-block state the policy reads and writes; it must outlive the policy.
+std::unique_ptr<ReplacementPolicy> make_replacement_policy(const PolicyParams& params, kv::PolicyStore& store);
+
+// Parses "q0,q1,..." (QoS class per tenant, 0..255). Throws std::invalid_argument.
+std::vector<uint32_t> parse_tenant_qos(const std::string& text);
+
+// The policy parameters of a [host] section. Throws std::invalid_argument naming the key.
+PolicyParams policy_params(const HostConfig& host);
 
 }  // namespace kvtier

@@ -1,0 +1,66 @@
+#include "cosim/data_plane.h"
+
+#include "cosim/engine_model.h"
+#include "cosim/rtl_data_plane.h"
+
+namespace kvtier {
+
+TlmDataPlane::TlmDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, MmioObserver observer)
+    : sc_core::sc_module(name), ctrl_("ctrl", config), observer_(std::move(observer)) {
+  tap_in_.register_b_transport(this, &TlmDataPlane::tap);
+  tap_out_.bind(ctrl_.mmio_in);
+}
+
+tlm::tlm_target_socket<>& TlmDataPlane::mmio_in() { return tap_in_; }
+
+void TlmDataPlane::tap(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  if (observer_ && trans.is_write()) observer_(trans, sc_core::sc_time_stamp() + delay);
+  tap_out_->b_transport(trans, delay);
+}
+
+namespace {
+MmioObserver& global_observer() {
+  static MmioObserver observer;
+  return observer;
+}
+}  // namespace
+
+void set_mmio_observer(MmioObserver observer) { global_observer() = std::move(observer); }
+
+std::unique_ptr<DataPlane> make_data_plane(const char* name, const CtrlConfig& config) {
+  if (config.impl == "rtl") {
+    const std::string why = cosim::rtl_config_mismatch(config);
+    if (!why.empty()) throw std::invalid_argument("ctrl.impl = rtl: " + why);
+    return std::make_unique<cosim::RtlDataPlane>(name, config, cosim::make_rtl_engine());
+  }
+  return std::make_unique<TlmDataPlane>(name, config, global_observer());
+}
+
+namespace cosim {
+
+std::string rtl_config_mismatch(const CtrlConfig& c) {
+  const EngineParams& p = rtl_engine_params();
+  auto differs = [](const char* key, uint64_t have, const char* param, uint64_t built) {
+    return std::string("key 'ctrl.") + key + "' = " + std::to_string(have) + " but the Verilated engine was built with " +
+           param + " = " + std::to_string(built) + " (cosim/CMakeLists.txt, KVDP_COSIM_PARAMS)";
+  };
+  if (c.index_sets != p.sets) return differs("index_sets", c.index_sets, "Sets", p.sets);
+  if (c.index_ways != p.ways) return differs("index_ways", c.index_ways, "Ways", p.ways);
+  if (c.key_tag_bits != p.tag_bits) return differs("key_tag_bits", c.key_tag_bits, "TagBits", p.tag_bits);
+  if (c.index_read_cycles != p.index_read_latency)
+    return differs("index_read_cycles", c.index_read_cycles, "IndexReadLatency", p.index_read_latency);
+  if (c.max_burst_bytes != p.max_burst_bytes)
+    return differs("max_burst_bytes", c.max_burst_bytes, "MaxBurstBytes", p.max_burst_bytes);
+  // Behaviour the TLM model has beyond the RTL engine (tlm/ctrl/controller.h).
+  if (c.transfer_order != "fifo")
+    return "key 'ctrl.transfer_order' = " + c.transfer_order + ": the RTL engine issues transfers in ring order (fifo)";
+  if (c.index_org != "full")
+    return "key 'ctrl.index_org' = " + c.index_org + ": the RTL engine keeps the whole index in SRAM (full)";
+  if (c.compress_gbps != 0.0)
+    return "key 'ctrl.compress_gbps' = " + std::to_string(c.compress_gbps) +
+           ": the RTL engine has no compression engine (set it to 0)";
+  return "";
+}
+
+}  // namespace cosim
+}  // namespace kvtier

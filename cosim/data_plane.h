@@ -1,0 +1,79 @@
+#pragma once
+// The data plane as the platform sees it: the three sockets of tlm/ctrl's DataPlaneController
+// (mmio_in from the link; tier_out to tier DRAM; host_out up the link to HBM and the completion
+// ring) and the figures the run report reads. Two implementations: the TLM reference and the
+// Verilated RTL engine behind transactors (rtl_data_plane.h). `ctrl.impl` picks one.
+#include <functional>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "tlm/common/config.h"
+#include "tlm/ctrl/block_index.h"
+#include "tlm/ctrl/controller.h"
+
+namespace kvtier {
+
+class DataPlane {
+ public:
+  virtual ~DataPlane() = default;
+  virtual tlm::tlm_target_socket<>& mmio_in() = 0;
+  virtual tlm::tlm_initiator_socket<>& tier_out() = 0;
+  virtual tlm::tlm_initiator_socket<>& host_out() = 0;
+
+  virtual const ControllerStats& stats() const = 0;
+  // The index contents now (the RTL implementation reads its SRAM through a debug port).
+  virtual const BlockIndex& index() const = 0;
+  virtual uint32_t entry_bits() const = 0;
+  virtual double footprint_kib() const = 0;
+  virtual double footprint_mm2() const = 0;
+  virtual sc_core::sc_time cycle() const = 0;
+  virtual std::string implementation() const = 0;
+};
+
+// An MMIO write seen at the data plane's mmio_in (ring slot or doorbell), at absolute time
+// `at`. Used to record the host's descriptor stream.
+using MmioObserver = std::function<void(const tlm::tlm_generic_payload& trans, const sc_core::sc_time& at)>;
+
+// The TLM reference controller as a DataPlane; with an observer, every MMIO write is shown
+// to it before the controller sees it.
+class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
+ public:
+  TlmDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, MmioObserver observer = nullptr);
+
+  tlm::tlm_target_socket<>& mmio_in() override;
+  tlm::tlm_initiator_socket<>& tier_out() override { return ctrl_.tier_out; }
+  tlm::tlm_initiator_socket<>& host_out() override { return ctrl_.host_out; }
+  const ControllerStats& stats() const override { return ctrl_.stats(); }
+  const BlockIndex& index() const override { return ctrl_.index(); }
+  uint32_t entry_bits() const override { return ctrl_.entry_bits(); }
+  double footprint_kib() const override { return ctrl_.footprint_kib(); }
+  double footprint_mm2() const override { return ctrl_.footprint_mm2(); }
+  sc_core::sc_time cycle() const override { return ctrl_.cycle(); }
+  std::string implementation() const override { return "tlm"; }
+  const DataPlaneController& controller() const { return ctrl_; }
+
+ private:
+  void tap(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+
+  DataPlaneController ctrl_;
+  MmioObserver observer_;
+  tlm_utils::simple_target_socket<TlmDataPlane> tap_in_{"tap_in"};
+  tlm_utils::simple_initiator_socket<TlmDataPlane> tap_out_{"tap_out"};
+};
+
+// Builds the data plane `config.impl` names. A process-wide observer (set_mmio_observer)
+// is attached to a TLM data plane: `kvtier cosim --workload` records a normal run's stream.
+std::unique_ptr<DataPlane> make_data_plane(const char* name, const CtrlConfig& config);
+void set_mmio_observer(MmioObserver observer);
+
+namespace cosim {
+// Why `config` cannot run on the compiled RTL engine (first offending key and both values),
+// or empty when it can.
+std::string rtl_config_mismatch(const CtrlConfig& config);
+}  // namespace cosim
+
+}  // namespace kvtier

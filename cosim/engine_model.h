@@ -1,0 +1,99 @@
+#pragma once
+// The Verilated kvdp_engine behind a small interface, so that the transactors (rtl_data_plane)
+// do not depend on one Verilated class: the cosim build, its deliberately broken variant and
+// any other parameter set all look the same from C++. One call to step() is one clock cycle.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tlm/ctrl/kvdp_cmdset.h"
+
+namespace kvtier::cosim {
+
+// Compile-time parameters of a Verilated engine (its -G overrides).
+struct EngineParams {
+  uint32_t sets, ways, tag_bits, tenant_bits, tier_addr_bits, tier_addr_lsb, hbm_slot_bits, hbm_slot_lsb,
+      length_bits, policy_bits, index_read_latency, desc_queue_depth, xfer_queue_depth, cpl_queue_depth,
+      max_burst_bytes, max_outstanding, counter_bits;
+  // Index entry width: the C++ twin of kvdp_pkg::entry_bits().
+  uint32_t entry_bits() const {
+    return 1 + tag_bits + tenant_bits + 3 + hbm_slot_bits + tier_addr_bits + length_bits + 2 + 8 + 16 + policy_bits;
+  }
+};
+
+// Pins driven into the engine for one cycle (clock low, before the rising edge).
+struct EngineInputs {
+  bool desc_valid = false;
+  std::array<uint8_t, cmdset::kDescriptorBytes> desc{};  // byte 0 = bits [7:0]
+  bool cpl_ready = true;
+  bool dma_req_ready = true;
+  bool dma_done_valid = false;
+  uint32_t dma_done_id = 0;
+};
+
+// Pins sampled in the same cycle, after the inputs settled.
+struct EngineOutputs {
+  bool desc_ready = false;
+  bool cpl_valid = false;
+  std::array<uint8_t, cmdset::kCompletionBytes> cpl{};
+  bool dma_req_valid = false;
+  uint32_t dma_req_id = 0;
+  uint32_t dma_req_dir = 0;  // kvdp_pkg::dma_dir_e
+  uint64_t dma_req_src = 0, dma_req_dst = 0, dma_req_key = 0;
+  uint32_t dma_req_length = 0;
+  bool dma_req_last = false;
+  bool init_done = false, idle = false, active = false, commit = false, commit_xfer = false;
+  uint64_t cycle = 0;
+};
+
+// Burst directions on the DMA port (kvdp_pkg::dma_dir_e).
+enum class DmaDir : uint32_t { TierToHbm = 0, HbmToTier = 1, TierToTier = 2 };
+
+// One way of one set as the index stores it (fields narrowed to the engine's widths).
+struct RawEntry {
+  bool valid = false;
+  uint64_t tag = 0;
+  uint32_t tenant = 0;
+  bool shareable = false, pinned = false, hbm_valid = false;
+  uint64_t hbm_slot = 0, tier_addr = 0;  // shifted right by hbm_slot_lsb / tier_addr_lsb
+  uint32_t length = 0, format = 0, qos = 0, prio = 0;
+  uint64_t policy = 0;
+};
+
+class EngineModel {
+ public:
+  virtual ~EngineModel() = default;
+  virtual const EngineParams& params() const = 0;
+  virtual const char* variant() const = 0;
+  // Applies reset for two cycles and releases it; the index then clears itself (init_done).
+  virtual void reset() = 0;
+  // Drives `in` with the clock low and settles the logic; `out` shows the cycle's outputs.
+  virtual void evaluate(const EngineInputs& in, EngineOutputs& out) = 0;
+  // Rising edge (with the inputs of the last evaluate()), then the clock falls again. With
+  // cycle_skip = n the timestamp counter advances by n + 1: only allowed when the engine was
+  // quiescent in that evaluate() (!active, no descriptor accepted, no done pulse).
+  virtual void clock(uint64_t cycle_skip = 0) = 0;
+  // Zero-time read of every way of one set through the debug backdoor.
+  virtual void read_set(uint32_t set, std::vector<RawEntry>& ways) = 0;
+  // Failed RTL assertions so far ($error does not abort; the caller decides).
+  virtual int assertion_failures() const = 0;
+  // Waveform (FST, opened by the factory): the dump's time is 2 units per cycle and follows
+  // set_trace_cycle(), so cycles skipped while quiescent show as gaps.
+  virtual bool tracing() const = 0;
+  virtual void set_trace_cycle(uint64_t cycle) = 0;
+  // Closes the trace and runs the model's final blocks.
+  virtual void final() = 0;
+};
+
+// The engine as co-simulation builds it (cosim/CMakeLists.txt: KVDP_COSIM_PARAMS), with
+// FST tracing compiled in.
+// `trace_path` non-empty: dump every signal into that FST file.
+std::unique_ptr<EngineModel> make_rtl_engine(const std::string& trace_path = "");
+const EngineParams& rtl_engine_params();
+// The same engine built with KVDP_BROKEN_SKIP_WRITE_ONCE (DEMOTE ignores an existing tier
+// copy): the scoreboard's self-check. Lives in the same library; linked only where used.
+std::unique_ptr<EngineModel> make_broken_rtl_engine(const std::string& trace_path = "");
+
+}  // namespace kvtier::cosim

@@ -1,0 +1,147 @@
+#pragma once
+// The Verilated kvdp_engine behind the sockets of tlm/ctrl's DataPlaneController, with one
+// transactor per engine interface:
+//
+//   mmio_in  -> descriptor transactor: ring writes, doorbell; feeds desc_* one descriptor per
+//               ctrl.intake_cycles (the ring fetch and decode the RTL does not contain)
+//   dma_req_* -> DMA transactor: each burst becomes a TLM read and write (tier_out / host_out)
+//               timed through ctrl.dma_engines busy-until timelines as in the TLM model;
+//               the done pulse is driven in the cycle the write completes
+//   cpl_*    -> completion transactor: 32 B write to addr::kCompletionRing through host_out,
+//               ctrl.completion_cycles after the engine releases it
+//
+// Loosely timed, like the TLM model: the engine is clocked from these transactors inside
+// b_transport (no sc_clock, no SystemC event per cycle), at ctrl.clock_mhz. Cycles in which
+// nothing but the timestamp counter would change are skipped with the engine's cycle_skip_i.
+//
+// Link order: the TLM model issues a descriptor's bursts, then its completion, then the next
+// descriptor's bursts. The DMA transactor keeps that order (a transfer's bursts go out as TLM
+// transactions once every earlier descriptor's completion has been posted; the engine's
+// commit monitor says which descriptor a transfer belongs to), so both models load the
+// link's busy-until timelines in the same order.
+//
+// Two modes: `Drain` runs the engine in a doorbell's b_transport until every announced
+// descriptor has completed (the platform's host expects completions before the doorbell call
+// returns); `Lazy` only advances the engine to the doorbell's arrival and leaves the rest to
+// the next doorbell or drain() (co-simulation, where nothing waits for the completions).
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <vector>
+
+#include "cosim/data_plane.h"
+#include "cosim/engine_model.h"
+#include "tlm/common/timeline.h"
+
+namespace kvtier::cosim {
+
+// Simulation cost of the RTL side.
+struct EngineSpeed {
+  uint64_t evaluated_cycles = 0;  // clock edges the Verilated model was evaluated for
+  uint64_t covered_cycles = 0;    // engine cycles of simulated time, skipped ones included
+  double wall_s = 0.0;            // wall time spent inside the engine loop (transactions included)
+};
+
+class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
+ public:
+  enum class Mode { Drain, Lazy };
+
+  tlm_utils::simple_target_socket<RtlDataPlane> mmio_in_socket{"mmio_in"};
+  tlm_utils::simple_initiator_socket<RtlDataPlane> tier_out_socket{"tier_out"};
+  tlm_utils::simple_initiator_socket<RtlDataPlane> host_out_socket{"host_out"};
+
+  RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, std::unique_ptr<EngineModel> engine,
+               Mode mode = Mode::Drain);
+  ~RtlDataPlane() override;
+
+  tlm::tlm_target_socket<>& mmio_in() override { return mmio_in_socket; }
+  tlm::tlm_initiator_socket<>& tier_out() override { return tier_out_socket; }
+  tlm::tlm_initiator_socket<>& host_out() override { return host_out_socket; }
+  const ControllerStats& stats() const override { return stats_; }
+  const BlockIndex& index() const override;
+  uint32_t entry_bits() const override { return entry_bits_; }
+  double footprint_kib() const override;
+  double footprint_mm2() const override;
+  sc_core::sc_time cycle() const override { return cycle_; }
+  std::string implementation() const override { return "rtl"; }
+
+  // Runs the engine until every descriptor announced so far has completed.
+  void drain();
+  uint64_t descriptors_submitted() const { return submitted_; }
+  uint64_t completions_posted() const { return posted_; }
+  // The engine's current cycle (simulated time = cycle x clock period).
+  uint64_t engine_cycle() const { return now_; }
+  const EngineSpeed& speed() const { return speed_; }
+  const EngineModel& engine() const { return *engine_; }
+  int assertion_failures() const { return engine_->assertion_failures(); }
+  // Finishes the Verilated model (closes a trace). Later calls into the engine are errors.
+  void finish();
+
+ private:
+  struct Pending {
+    std::array<uint8_t, cmdset::kDescriptorBytes> bytes;
+    uint64_t arrival_cycle;
+  };
+  struct Burst {
+    uint64_t transfer;  // sequence number of its transfer
+    uint32_t id, dir, length;
+    uint64_t src, dst;
+    uint64_t handshake_cycle;
+    bool last;  // last burst of its transfer
+  };
+  struct Done {
+    uint64_t due;
+    uint64_t seq;
+    uint32_t id;
+    bool operator>(const Done& o) const { return due != o.due ? due > o.due : seq > o.seq; }
+  };
+
+  void mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  // Clocks the engine until `stop()` holds (checked before every cycle).
+  template <typename Stop>
+  void run(Stop stop, uint64_t target_cycle);
+  void issue_ready_bursts();
+  void issue(const Burst& b);
+  void on_completion(const EngineOutputs& out);
+  uint64_t to_cycles_floor(const sc_core::sc_time& t) const;
+  uint64_t to_cycles_ceil(const sc_core::sc_time& t) const;
+  bool all_done() const;
+
+  const CtrlConfig config_;
+  const sc_core::sc_time cycle_;
+  const uint32_t entry_bits_;
+  const Mode mode_;
+  std::unique_ptr<EngineModel> engine_;
+  std::vector<uint8_t> ring_;
+  uint32_t head_ = 0;
+
+  uint64_t now_ = 0;                  // engine cycle about to be evaluated
+  std::deque<Pending> to_offer_;      // announced, not yet handed to desc_*
+  uint64_t offer_at_ = 0;             // earliest cycle the front of to_offer_ may be offered
+  uint64_t intake_free_ = 0;          // descriptor front end busy until this cycle
+  uint64_t submitted_ = 0;            // descriptors handed to the engine
+  uint64_t committed_ = 0;
+  uint64_t posted_ = 0;               // completions written to host memory
+  std::deque<uint64_t> transfer_owner_;  // descriptor index of each transfer not yet issued
+  uint64_t owner_base_ = 0;              // transfer sequence number of transfer_owner_.front()
+  uint64_t transfer_seq_ = 0;            // transfer the next handshaked burst belongs to
+  std::deque<Burst> deferred_;           // handshaked, not yet sent as TLM transactions
+  std::priority_queue<Done, std::vector<Done>, std::greater<Done>> done_;
+  uint64_t done_seq_ = 0;
+  std::vector<Timeline> engines_;
+  std::vector<uint8_t> burst_buffer_;
+  std::deque<uint8_t> pending_opcodes_;  // opcode of each descriptor in the engine, for stats
+  uint64_t index_entries_ = 0;
+  ControllerStats stats_;
+  EngineSpeed speed_;
+  mutable std::unique_ptr<BlockIndex> index_snapshot_;
+  bool finished_ = false;
+};
+
+}  // namespace kvtier::cosim

@@ -1,0 +1,171 @@
+#pragma once
+// EngineModel over one Verilated class (plain C++ output, no SystemC): the pin-level glue.
+// Included only by the translation unit that instantiates it for one Verilated prefix.
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include <memory>
+#include <string>
+
+#include "cosim/engine_model.h"
+
+namespace kvtier::cosim {
+
+// Bits [lsb, lsb + width) of a little-endian array of 32-bit words, width <= 64.
+template <typename Words>
+uint64_t extract_bits(const Words& words, uint32_t lsb, uint32_t width) {
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < width; ++i) {
+    const uint32_t bit = lsb + i;
+    if ((words[bit / 32] >> (bit % 32)) & 1u) v |= uint64_t{1} << i;
+  }
+  return v;
+}
+
+template <typename Model>
+class VerilatedEngine final : public EngineModel {
+ public:
+  VerilatedEngine(const EngineParams& params, const char* variant, const std::string& trace_path)
+      : params_(params), variant_(variant), ctx_(std::make_unique<VerilatedContext>()) {
+    ctx_->fatalOnError(false);  // a failed assertion is counted and reported by the caller
+    ctx_->assertOn(true);
+    if (!trace_path.empty()) ctx_->traceEverOn(true);
+    model_ = std::make_unique<Model>(ctx_.get(), "kvdp_engine");
+    if (!trace_path.empty()) {
+      fst_ = std::make_unique<VerilatedFstC>();
+      model_->trace(fst_.get(), 99);
+      fst_->open(trace_path.c_str());
+    }
+  }
+  ~VerilatedEngine() override { final(); }
+
+  const EngineParams& params() const override { return params_; }
+  const char* variant() const override { return variant_; }
+  bool tracing() const override { return fst_ != nullptr; }
+  void set_trace_cycle(uint64_t cycle) override { time_ = 2 * cycle; }
+  int assertion_failures() const override { return ctx_->errorCount(); }
+
+  void reset() override {
+    Model& m = *model_;
+    m.clk_i = 0;
+    m.rst_ni = 0;
+    m.desc_valid_i = 0;
+    m.cpl_ready_i = 0;
+    m.dma_req_ready_i = 0;
+    m.dma_done_valid_i = 0;
+    m.dma_done_id_i = 0;
+    m.cycle_skip_i = 0;
+    m.dbg_set_i = 0;
+    m.eval();
+    for (int i = 0; i < 2; ++i) {
+      m.clk_i = 1;
+      m.eval();
+      m.clk_i = 0;
+      m.eval();
+    }
+    m.rst_ni = 1;
+    m.eval();
+  }
+
+  void evaluate(const EngineInputs& in, EngineOutputs& out) override {
+    Model& m = *model_;
+    m.desc_valid_i = in.desc_valid;
+    if (in.desc_valid) {
+      for (unsigned w = 0; w < cmdset::kDescriptorBytes / 4; ++w) {
+        const uint8_t* b = &in.desc[4 * w];
+        m.desc_i[w] = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+      }
+    }
+    m.cpl_ready_i = in.cpl_ready;
+    m.dma_req_ready_i = in.dma_req_ready;
+    m.dma_done_valid_i = in.dma_done_valid;
+    m.dma_done_id_i = in.dma_done_id;
+    m.eval();
+    if (fst_) fst_->dump(time_);
+    out.desc_ready = m.desc_ready_o;
+    out.cpl_valid = m.cpl_valid_o;
+    if (out.cpl_valid) {
+      for (unsigned w = 0; w < cmdset::kCompletionBytes / 4; ++w)
+        for (unsigned b = 0; b < 4; ++b) out.cpl[4 * w + b] = uint8_t(m.cpl_o[w] >> (8 * b));
+    }
+    out.dma_req_valid = m.dma_req_valid_o;
+    if (out.dma_req_valid) {
+      out.dma_req_id = m.dma_req_id_o;
+      out.dma_req_dir = m.dma_req_dir_o;
+      out.dma_req_src = m.dma_req_src_addr_o;
+      out.dma_req_dst = m.dma_req_dst_addr_o;
+      out.dma_req_length = m.dma_req_length_o;
+      out.dma_req_key = m.dma_req_key_o;
+      out.dma_req_last = m.dma_req_last_o;
+    }
+    out.init_done = m.init_done_o;
+    out.idle = m.idle_o;
+    out.active = m.active_o;
+    out.commit = m.commit_o;
+    out.commit_xfer = m.commit_xfer_o;
+    out.cycle = m.cycle_o;
+  }
+
+  void clock(uint64_t cycle_skip) override {
+    Model& m = *model_;
+    m.cycle_skip_i = cycle_skip;
+    m.clk_i = 1;
+    m.eval();
+    if (fst_) fst_->dump(time_ + 1);
+    m.clk_i = 0;
+    m.cycle_skip_i = 0;
+    m.eval();
+    time_ += 2 * (cycle_skip + 1);
+  }
+
+  void read_set(uint32_t set, std::vector<RawEntry>& ways) override {
+    Model& m = *model_;
+    m.dbg_set_i = set;
+    m.eval();
+    const EngineParams& p = params_;
+    const uint32_t eb = p.entry_bits();
+    ways.assign(p.ways, RawEntry{});
+    for (uint32_t w = 0; w < p.ways; ++w) {
+      // entry_t is packed MSB first: valid, tag, tenant, shareable, pinned, hbm_valid,
+      // hbm_slot, tier_addr, length, format, qos, prio, policy (kvdp_lookup.sv).
+      uint32_t lsb = w * eb;
+      auto take = [&](uint32_t width) {
+        const uint64_t v = extract_bits(m.dbg_entries_o, lsb, width);
+        lsb += width;
+        return v;
+      };
+      RawEntry& e = ways[w];
+      e.policy = take(p.policy_bits);
+      e.prio = static_cast<uint32_t>(take(16));
+      e.qos = static_cast<uint32_t>(take(8));
+      e.format = static_cast<uint32_t>(take(2));
+      e.length = static_cast<uint32_t>(take(p.length_bits));
+      e.tier_addr = take(p.tier_addr_bits);
+      e.hbm_slot = take(p.hbm_slot_bits);
+      e.hbm_valid = take(1);
+      e.pinned = take(1);
+      e.shareable = take(1);
+      e.tenant = static_cast<uint32_t>(take(p.tenant_bits));
+      e.tag = take(p.tag_bits);
+      e.valid = take(1);
+    }
+  }
+
+  void final() override {
+    if (finished_) return;
+    finished_ = true;
+    model_->final();
+    if (fst_) fst_->close();
+  }
+
+ private:
+  EngineParams params_;
+  const char* variant_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<VerilatedFstC> fst_;
+  uint64_t time_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace kvtier::cosim

@@ -1,0 +1,44 @@
+#include <fstream>
+#include <iostream>
+
+#include "platforms/calibration.h"
+#include "platforms/cli_common.h"
+#include "platforms/commands.h"
+
+namespace po = boost::program_options;
+
+namespace kvtier {
+
+int cmd_calibrate(int argc, char** argv) {
+  std::string json_path;
+  bool markdown = false;
+  po::options_description desc(
+      "Every reference figure of the calibration sheet beside the model's own figure, computed by running the\n"
+      "model on the platform files (decode steps, HBM and link streams, host copies). Exits 1 if any figure\n"
+      "is outside its tolerance.\n\nOptions");
+  desc.add_options()("help,h", "show this help")
+      ("json", po::value<std::string>(&json_path)->default_value("")->value_name("FILE"),
+       "also write {\"rows\": [...]} to FILE")
+      ("markdown", po::bool_switch(&markdown), "print the table as Markdown (docs/calibration.md)");
+  po::variables_map vm;
+  if (int status = parse_command_line(argc, argv, desc, vm, "kvtier calibrate [--json FILE] [--markdown]"); status >= 0)
+    return status;
+  return guarded("calibrate", [&]() {
+    prepare_systemc();
+    const std::vector<CalibrationRow> rows = run_calibration();
+    std::cout << (markdown ? calibration_markdown(rows) : format_calibration(rows));
+    if (!json_path.empty()) {
+      std::ofstream f(json_path);
+      f << calibration_json(rows).dump(2) << "\n";
+      if (!f) throw std::runtime_error("cannot write " + json_path);
+    }
+    for (const CalibrationRow& r : rows)
+      if (!r.ok()) {
+        std::cerr << "kvtier calibrate: outside tolerance: " << r.name << "\n";
+        return 1;
+      }
+    return 0;
+  });
+}
+
+}  // namespace kvtier

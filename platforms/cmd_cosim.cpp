@@ -1,0 +1,90 @@
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+
+#include "cosim/engine_model.h"
+#include "cosim/scoreboard.h"
+#include "platforms/cli_common.h"
+#include "platforms/commands.h"
+
+namespace po = boost::program_options;
+
+namespace kvtier {
+
+// kvtier cosim: the TLM reference and the Verilated RTL engine on one descriptor stream,
+// compared descriptor by descriptor (cosim/scoreboard.h). Exit status 1 on the first
+// mismatch, on timing differences beyond ctrl.cosim_timing_tolerance_cycles, or on a failed
+// RTL assertion.
+int cmd_cosim(int argc, char** argv) {
+  RunOptions options;
+  uint64_t random_count = 0;
+  std::string trace, engine_name;
+  po::options_description desc("kvtier cosim options");
+  desc.add_options()("help,h", "show this help");
+  add_run_options(desc, options);
+  desc.add_options()
+      ("random", po::value<uint64_t>(&random_count)->value_name("N"),
+       "N random descriptors from --seed instead of a workload's stream")
+      ("trace", po::value<std::string>(&trace)->default_value("")->value_name("FILE.fst"),
+       "write an FST waveform of the engine (GTKWave opens it)")
+      ("engine", po::value<std::string>(&engine_name)->default_value("rtl")->value_name("NAME"),
+       "rtl, or broken: the engine built with KVDP_BROKEN_SKIP_WRITE_ONCE (shows a first-mismatch report)");
+  po::variables_map vm;
+  const std::string usage = "kvtier cosim [--platform FILE] [--workload SPEC | --random N --seed S] [--trace FILE.fst]";
+  if (int status = parse_command_line(argc, argv, desc, vm, usage); status >= 0) return status;
+  const bool random = vm.count("random") > 0;
+  if (random && !options.workload.empty()) {
+    std::cerr << "kvtier cosim: give either --workload or --random, not both\nusage: " << usage << "\n";
+    return 2;
+  }
+  if (engine_name != "rtl" && engine_name != "broken") {
+    std::cerr << "kvtier cosim: --engine must be rtl or broken, not '" << engine_name << "'\n";
+    return 2;
+  }
+  return guarded("cosim", [&]() {
+    prepare_systemc();
+    // The platform run that produces a workload's stream uses the TLM controller.
+    options.overrides.push_back("ctrl.impl=tlm");
+    const PlatformConfig config = load_platform(options.platform, options.overrides);
+    if (const std::string why = cosim::rtl_config_mismatch(config.ctrl); !why.empty())
+      throw ConfigError(config.source + ": " + why);
+    const cosim::BenchConfig bench_config{config.ctrl, config.link, config.hbm, config.tier};
+    auto engine = engine_name == "broken" ? cosim::make_broken_rtl_engine(trace) : cosim::make_rtl_engine(trace);
+    cosim::CosimResult result;
+    std::string stream;
+    double tlm_run_wall_s = 0.0;
+    if (random) {
+      stream = std::to_string(random_count) + " random descriptors, seed " + std::to_string(options.seed);
+      result = cosim::run_random_cosim(bench_config, random_count, options.seed, std::move(engine));
+    } else {
+      // Record the stream in a normal (TLM) platform run, then replay it into both models,
+      // shifted past the run's end so that every replayed time lies in the future.
+      cosim::CosimBench bench("cosim", bench_config, std::move(engine));
+      set_mmio_observer(bench.recorder());
+      RunResult run = simulate(options);
+      set_mmio_observer(nullptr);
+      stream = "the descriptor stream of workload " + run.workload->source + " (" +
+               std::to_string(bench.recorded().size()) + " MMIO writes)";
+      tlm_run_wall_s = run.wall_time_s - run.setup_wall_s;
+      const sc_core::sc_time cycle(1e3 / config.ctrl.clock_mhz, sc_core::SC_NS);
+      const sc_core::sc_time base = (std::floor(sc_core::sc_time_stamp() / cycle) + 1) * cycle;
+      bench.replay(bench.recorded(), base);
+      result = bench.finish();
+    }
+    std::cout << "kvtier cosim: TLM reference vs RTL engine on " << stream << "\n"
+              << "  platform " << config.source << ", engine " << (engine_name == "broken" ? "broken variant" : "rtl")
+              << (trace.empty() ? "" : ", waveform " + trace) << "\n";
+    std::cout << cosim::format_result(result);
+    const cosim::EngineSpeed& s = result.rtl_speed;
+    std::cout << std::fixed << std::setprecision(0) << "RTL engine: " << s.evaluated_cycles << " cycles evaluated, "
+              << s.covered_cycles << " cycles simulated (quiescent ones skipped); " << std::setprecision(3) << s.wall_s
+              << " s wall in the RTL side\n"
+              << std::setprecision(0) << "  evaluated cycles per wall second " << (s.wall_s > 0 ? s.evaluated_cycles / s.wall_s : 0)
+              << ", simulated cycles per wall second " << (s.wall_s > 0 ? s.covered_cycles / s.wall_s : 0) << "\n";
+    if (tlm_run_wall_s > 0)
+      std::cout << std::setprecision(3) << "  platform run (TLM, stream source) " << tlm_run_wall_s << " s wall\n";
+    return result.mismatch || !result.timing_ok || result.rtl_assertion_failures ? 1 : 0;
+  });
+}
+
+}  // namespace kvtier

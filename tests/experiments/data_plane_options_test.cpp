@@ -1,0 +1,235 @@
+// The data-plane options behind the experiments, against hand-computed expectations:
+// deadline-ordered transfers, the cached index organisation and the compression engine. Every
+// test builds its own platform; gtest_discover_tests runs each in its own process.
+#include <gtest/gtest.h>
+
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "tests/tlm/sc_test_main.h"
+#include "tlm/common/address_router.h"
+#include "tlm/ctrl/address_map.h"
+#include "tlm/ctrl/controller.h"
+#include "tlm/link/link.h"
+#include "tlm/link/simple_protocol.h"
+#include "tlm/link/transact.h"
+#include "tlm/mem/memory_target.h"
+
+using namespace kvtier;
+
+namespace {
+
+constexpr uint64_t kBlock = 1ull << 20;
+
+struct Initiator : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<Initiator> out{"out"};
+  explicit Initiator(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
+};
+
+struct HostMemory : sc_core::sc_module {
+  tlm_utils::simple_target_socket<HostMemory> in{"in"};
+  std::vector<cmdset::Completion> completions;
+  explicit HostMemory(sc_core::sc_module_name n) : sc_core::sc_module(n) {
+    in.register_b_transport(this, &HostMemory::transport);
+  }
+  void transport(tlm::tlm_generic_payload& t, sc_core::sc_time&) {
+    completions.push_back(cmdset::decode_completion(t.get_data_ptr()));
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+
+// Host, link, controller, tier DRAM and HBM, as in the platform. Benches are modules, so two of
+// them can be elaborated side by side and driven with the same stimulus.
+struct Bench : sc_core::sc_module {
+  Initiator host{"host"};
+  Link link;
+  DataPlaneController ctrl;
+  MemoryTarget tier{"tier", 76.8e9, sc_core::sc_time(110, sc_core::SC_NS), 1ull << 38};
+  MemoryTarget hbm{"hbm", 4000e9, sc_core::sc_time(500, sc_core::SC_NS), 141'000'000'000ull};
+  HostMemory host_mem{"host_mem"};
+  AddressRouter bus{"bus"};
+  uint32_t tail = 0;
+
+  static LinkConfig link_config() {
+    LinkConfig c;
+    c.protocol = "simple";
+    return c;
+  }
+  Bench(sc_core::sc_module_name name, const CtrlConfig& cc, bool start = true)
+      : sc_core::sc_module(name), link("link", std::make_unique<SimpleLinkProtocol>(link_config())), ctrl("ctrl", cc) {
+    host.out.bind(link.host_in);
+    link.device_out.bind(ctrl.mmio_in);
+    ctrl.tier_out.bind(tier.in);
+    ctrl.host_out.bind(link.device_in);
+    link.host_out.bind(bus.in);
+    bus.add_window(addr::kHbmBase, hbm.capacity_bytes());
+    bus.out.bind(hbm.in);
+    bus.add_window(addr::kHostMemBase, addr::kHostMemSize);
+    bus.out.bind(host_mem.in);
+    if (start) sc_core::sc_start(sc_core::SC_ZERO_TIME);  // ends elaboration
+  }
+  // Writes the descriptors into the ring and rings one doorbell for all of them at `at`.
+  void post(const std::vector<cmdset::Descriptor>& ds, const sc_core::sc_time& at) {
+    for (const cmdset::Descriptor& d : ds) {
+      uint8_t bytes[64];
+      cmdset::encode(d, bytes);
+      transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + tail * 64ull, bytes, 64, TxnClass::DescriptorWrite, at);
+      ++tail;
+    }
+    uint8_t db[8];
+    cmdset::encode(cmdset::Doorbell{tail}, db);
+    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, db, 8, TxnClass::Doorbell, at);
+  }
+  const cmdset::Completion& by_tag(uint16_t tag) const {
+    for (const auto& c : host_mem.completions)
+      if (c.tag == tag) return c;
+    throw std::runtime_error("no completion for tag " + std::to_string(tag));
+  }
+};
+
+cmdset::Descriptor demote(uint64_t key, uint16_t tag, cmdset::Format format = cmdset::Format::BF16,
+                          uint32_t length = kBlock) {
+  cmdset::Descriptor d;
+  d.opcode = cmdset::Opcode::DEMOTE;
+  d.key = key;
+  d.tag = tag;
+  d.tenant = 1;
+  d.hbm_addr = key * kBlock;
+  d.tier_addr = key * kBlock;
+  d.length = length;
+  d.format = format;
+  return d;
+}
+
+cmdset::Descriptor promote(uint64_t key, uint16_t tag, uint64_t deadline_ns = 0, uint16_t prio = 0) {
+  cmdset::Descriptor d = demote(key, tag);
+  d.opcode = cmdset::Opcode::PROMOTE;
+  d.deadline_ns = deadline_ns;
+  d.prio = prio;
+  return d;
+}
+
+CtrlConfig one_engine() {
+  CtrlConfig cc;
+  cc.dma_engines = 1;
+  cc.max_burst_bytes = kBlock;  // one burst per block: transfers serialise on the one engine
+  return cc;
+}
+
+// Demotes keys 1..3, then promotes them in one doorbell with deadlines (later, earlier, none).
+std::vector<cmdset::Completion> three_promotions(const std::string& order, uint64_t d1, uint64_t d2, uint64_t d3) {
+  CtrlConfig cc = one_engine();
+  cc.transfer_order = order;
+  Bench b("bench", cc);
+  b.post({demote(1, 1), demote(2, 2), demote(3, 3)}, sc_core::SC_ZERO_TIME);
+  b.post({promote(1, 11, d1), promote(2, 12, d2), promote(3, 13, d3)}, sc_core::sc_time(10, sc_core::SC_MS));
+  return {b.by_tag(11), b.by_tag(12), b.by_tag(13)};
+}
+
+}  // namespace
+
+TEST(TransferOrder, DeadlineModeRunsTheEarliestDeadlineFirst) {
+  // Deadlines 30 ms and 20 ms, the third none: EDF moves block 2, then 1, then 3.
+  const auto c = three_promotions("deadline", 30'000'000, 20'000'000, 0);
+  for (const auto& x : c) EXPECT_EQ(x.status, cmdset::Status::OK);
+  EXPECT_LT(c[1].ts_transfer_done, c[0].ts_transfer_done);
+  EXPECT_LT(c[0].ts_transfer_done, c[2].ts_transfer_done);
+  // Intake and lookup stay in ring order.
+  EXPECT_LT(c[0].ts_accepted, c[1].ts_accepted);
+}
+
+TEST(TransferOrder, FifoIgnoresDeadlines) {
+  const auto c = three_promotions("fifo", 30'000'000, 20'000'000, 0);
+  EXPECT_LT(c[0].ts_transfer_done, c[1].ts_transfer_done);
+  EXPECT_LT(c[1].ts_transfer_done, c[2].ts_transfer_done);
+}
+
+TEST(TransferOrder, DeadlineModeWithEqualDeadlinesMatchesFifoExactly) {
+  // Two benches side by side, the same stimulus; equal deadlines: every completion identical.
+  CtrlConfig fifo_cc;  // the platform defaults: 4 engines, 64 KiB bursts
+  CtrlConfig edf_cc = fifo_cc;
+  edf_cc.transfer_order = "deadline";
+  Bench fifo("fifo", fifo_cc, false), edf("edf", edf_cc, false);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  for (Bench* b : {&fifo, &edf}) {
+    b->post({demote(1, 1), demote(2, 2), demote(3, 3)}, sc_core::SC_ZERO_TIME);
+    b->post({promote(1, 11, 7'000'000), promote(2, 12, 7'000'000), promote(3, 13, 7'000'000)},
+            sc_core::sc_time(1, sc_core::SC_MS));
+  }
+  ASSERT_EQ(fifo.host_mem.completions.size(), edf.host_mem.completions.size());
+  for (size_t i = 0; i < fifo.host_mem.completions.size(); ++i) {
+    const auto& a = fifo.host_mem.completions[i];
+    const auto& b = edf.host_mem.completions[i];
+    EXPECT_EQ(a.tag, b.tag);
+    EXPECT_EQ(a.status, b.status);
+    EXPECT_EQ(a.bursts, b.bursts);
+    EXPECT_EQ(a.ts_accepted, b.ts_accepted);
+    EXPECT_EQ(a.ts_lookup_done, b.ts_lookup_done);
+    EXPECT_EQ(a.ts_transfer_done, b.ts_transfer_done);
+  }
+  EXPECT_EQ(edf.ctrl.stats().reordered_batches, 0u);
+}
+
+TEST(CachedIndex, AMissAddsOneTierDramReadToTheLookup) {
+  CtrlConfig cc = one_engine();
+  cc.index_org = "cached";
+  cc.index_cache_entries = 1;  // holds one entry: the second key evicts the first
+  cc.index_dram_read_ns = 110;
+  cc.clock_mhz = 1000;         // 1 ns cycles
+  cc.index_read_cycles = 2;
+  Bench b("bench", cc);
+  b.post({demote(1, 1)}, sc_core::SC_ZERO_TIME);                               // miss (key 1 not cached)
+  b.post({promote(1, 2)}, sc_core::sc_time(1, sc_core::SC_MS));               // hit
+  b.post({demote(2, 3)}, sc_core::sc_time(2, sc_core::SC_MS));                // miss, evicts key 1
+  b.post({promote(1, 4)}, sc_core::sc_time(3, sc_core::SC_MS));               // miss
+  auto lookup = [&](uint16_t tag) { return b.by_tag(tag).ts_lookup_done - b.by_tag(tag).ts_accepted; };
+  EXPECT_EQ(lookup(1), 2u + 110u);
+  EXPECT_EQ(lookup(2), 2u);
+  EXPECT_EQ(lookup(3), 2u + 110u);
+  EXPECT_EQ(lookup(4), 2u + 110u);
+  EXPECT_EQ(b.ctrl.stats().index_cache_hits, 1u);
+  EXPECT_EQ(b.ctrl.stats().index_cache_misses, 3u);
+  EXPECT_EQ(b.ctrl.stats().index_dram_read_bytes, 3u * cc.index_entry_bytes);
+}
+
+TEST(CachedIndex, FullOrganisationNeverReadsDram) {
+  CtrlConfig cc = one_engine();
+  Bench b("bench", cc);
+  b.post({demote(1, 1)}, sc_core::SC_ZERO_TIME);
+  b.post({promote(1, 2)}, sc_core::sc_time(1, sc_core::SC_MS));
+  EXPECT_EQ(b.by_tag(2).ts_lookup_done - b.by_tag(2).ts_accepted, cc.index_read_cycles);
+  EXPECT_EQ(b.ctrl.stats().index_dram_read_bytes, 0u);
+}
+
+TEST(CompressionEngine, Fp8CopyMovesHalfTheBytesAndPaysEngineTime) {
+  CtrlConfig cc = one_engine();
+  cc.compress_gbps = 100;
+  cc.compress_latency_ns = 1000;
+  cc.clock_mhz = 1000;
+  Bench b("bench", cc);
+  b.post({demote(1, 1), demote(2, 2, cmdset::Format::FP8, kBlock / 2)}, sc_core::SC_ZERO_TIME);
+  b.post({promote(1, 3)}, sc_core::sc_time(10, sc_core::SC_MS));
+  b.post({promote(2, 4)}, sc_core::sc_time(20, sc_core::SC_MS));
+  EXPECT_EQ(b.ctrl.stats().bytes_to_tier, kBlock + kBlock / 2);
+  EXPECT_EQ(b.ctrl.stats().bytes_to_hbm, kBlock + kBlock / 2);
+  EXPECT_EQ(b.ctrl.stats().compressed_transfers, 2u);  // the fp8 demotion and its promotion
+  // The engine restores the bf16-equivalent 1 MiB at 100 GB/s plus 1 us of latency.
+  EXPECT_NEAR(b.ctrl.stats().compress_busy_s, 2 * kBlock / 100e9, 1e-12);
+  const auto& bf16 = b.by_tag(3);
+  const auto& fp8 = b.by_tag(4);
+  const double bf16_move = double(bf16.ts_transfer_done - bf16.ts_lookup_done);
+  const double fp8_move = double(fp8.ts_transfer_done - fp8.ts_lookup_done);
+  // Half the bytes over tier DRAM and the link; plus the engine's time.
+  const double engine_ns = kBlock / 100e9 * 1e9 + 1000;
+  const double halved_ns = (bf16_move - 110 - 80 - 500) / 2 + 110 + 80 + 500;
+  EXPECT_NEAR(fp8_move, halved_ns + engine_ns, 0.02 * bf16_move);
+}
+
+TEST(CompressionEngine, OffByDefaultSoFormatsCostNoTime) {
+  CtrlConfig cc = one_engine();
+  Bench b("bench", cc);
+  b.post({demote(2, 1, cmdset::Format::FP8, kBlock / 2)}, sc_core::SC_ZERO_TIME);
+  EXPECT_EQ(b.ctrl.stats().compressed_transfers, 0u);
+  EXPECT_EQ(b.ctrl.stats().compress_busy_s, 0.0);
+}
+
+KVTIER_SC_TEST_MAIN()

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""`kvtier experiment` on a reduced excerpt of the bundled Mooncake trace.
+
+Usage: experiment_checks.py KVTIER TRACE CHECK
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+LIMIT = 200  # requests: each experiment's simulations together stay well under a minute
+
+
+def run(kvtier, *args):
+    return subprocess.run([kvtier, *args], capture_output=True, text=True)
+
+
+def expect(cond, message):
+    if not cond:
+        print("FAILED:", message)
+        sys.exit(1)
+
+
+def experiment(kvtier, trace, name, *extra):
+    with tempfile.TemporaryDirectory() as d:
+        out = pathlib.Path(d) / f"{name}.json"
+        p = run(kvtier, "experiment", name, "--workload", f"mooncake:{trace},limit={LIMIT}", "--json", str(out),
+                "--jobs", "2", *extra)
+        expect(p.returncode == 0, f"{name} exited {p.returncode}: {p.stderr}")
+        for needle in ["measurement that would support it", "measurement that would refute it", "verdict:"]:
+            expect(needle in p.stdout, f"{name}: output lacks '{needle}':\n{p.stdout}")
+        table = json.loads(out.read_text())
+        expect(table["experiment"] == name and table["rows"], f"{name}: JSON has no rows")
+        return p.stdout, table
+
+
+def check_c1(kvtier, trace):
+    out, t = experiment(kvtier, trace, "c1", "--loads", "1,2")
+    expect(len(t["rows"]) == 4, "c1: two loads x two DMA modes")
+    dev = [r for r in t["rows"] if r["dma"] == "device"]
+    host = [r for r in t["rows"] if r["dma"] == "host"]
+    expect(all(r["promotions"] > 0 for r in t["rows"]), "c1: every run promotes")
+    expect(all(h["promotion_latency_p50_s"] > 0 for h in host), "c1: host path has latency")
+    expect(dev[0]["promotions"] == host[0]["promotions"], "c1: same promotions in both modes")
+
+
+def check_c2(kvtier, trace):
+    out, t = experiment(kvtier, trace, "c2", "--index-sizes", "256,65536")
+    cached = [r for r in t["rows"] if r["org"] == "cached"]
+    full = [r for r in t["rows"] if r["org"] == "full"]
+    expect(len(cached) == 2 and len(full) == 2, "c2: both organisations at both sizes")
+    expect(all(r["index_dram_read_bytes"] == 0 for r in full), "c2: a full index never reads DRAM")
+    expect(cached[0]["index_dram_read_bytes"] > 0, "c2: a small cache misses")
+    expect(cached[0]["lookup_share"] > full[1]["lookup_share"], "c2: misses lengthen the lookup")
+
+
+def check_c3(kvtier, trace):
+    out, t = experiment(kvtier, trace, "c3", "--tenants", "1,8")
+    expect(len(t["rows"]) == 4, "c3: two tenant counts x two DMA modes")
+    for r in t["rows"]:
+        expect(r["core_utilisation"] > 0, "c3: CPU time is accounted")
+        if r["dma"] == "host":
+            expect(r["copy_issue_s"] > 0 and r["descriptor_s"] == 0, "c3: host mode pays per-copy calls only")
+
+
+def check_c4(kvtier, trace):
+    out, t = experiment(kvtier, trace, "c4", "--budgets", "8,32")
+    expect(len(t["rows"]) == 4, "c4: two budgets x two policies")
+    expect("+34.15" in out and "+24.85" in out, "c4: the spec's figures are printed beside ours")
+    for r in t["rows"]:
+        expect(0 <= r["hit_rate"] <= 1 and 0 <= r["hit_rate_persistent"] <= 1, "c4: hit rates are fractions")
+
+
+def check_errors(kvtier, trace):
+    cases = [
+        (["experiment"], "name an experiment", 2),
+        (["experiment", "c9"], "unknown experiment 'c9'", 2),
+        (["experiment", "c1", "--loads", "0"], "--loads: '0' is not a positive number", 1),
+        (["experiment", "c3", "--workload", "synthetic:sessions=5"], "synthetic workload", 1),
+        (["experiment", "c2", "--index-sizes", "1000"], "not a power of two", 1),
+        (["experiment", "c1", "--workload", f"mooncake:{trace},limit=5", "--set", "host.bogus=1"], "unknown key 'host.bogus'", 1),
+        (["experiment", "c1", "--workload", "mooncake:/nonexistent.jsonl"], "failed", 1),
+        (["run", "--set", "sched.tenant_qos=0:abc:1"], "sched.tenant_qos", 1),
+        (["run", "--set", "host.dma=host", "--set", "host.tier_format=fp8"], "host.dma = host", 1),
+        (["run", "--set", "ctrl.transfer_order=random"], "ctrl.transfer_order", 1),
+    ]
+    for args, needle, code in cases:
+        p = run(kvtier, *args)
+        expect(p.returncode == code, f"{args} exited {p.returncode}, expected {code}: {p.stderr}")
+        expect(needle in p.stderr, f"{args}: stderr lacks '{needle}': {p.stderr}")
+
+
+def check_deterministic(kvtier, trace):
+    a = experiment(kvtier, trace, "c1")[1]
+    b = experiment(kvtier, trace, "c1")[1]
+    expect(a == b, "c1 twice on the same inputs gave different tables")
+
+
+if __name__ == "__main__":
+    globals()["check_" + sys.argv[3]](sys.argv[1], sys.argv[2])
+    print("ok")

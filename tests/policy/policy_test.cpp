@@ -1,0 +1,442 @@
+// Replacement policies, the offline-optimal bound and the cache-curve replay, against hand-built
+// reference strings and an exhaustive search over every eviction choice.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "tlm/host/policy/admission.h"
+#include "tlm/host/policy/cache_replay.h"
+#include "tlm/host/policy/ema.h"
+#include "tlm/host/policy/lfu.h"
+#include "tlm/host/policy/lru.h"
+#include "tlm/host/policy/priority.h"
+#include "tlm/kv/offline_optimal.h"
+
+using namespace kvtier;
+using kv::BlockReference;
+using kv::ReferenceKind;
+
+namespace {
+
+// One reference through a policy, as the control plane does it: store entry, on_reference, then
+// the block is pinned and goes idle again.
+void touch(ReplacementPolicy& p, kv::PolicyStore& store, uint64_t key, double t, uint32_t tenant = 0) {
+  kv::BlockPolicy& s = store.touch(key);
+  s.tenant = tenant;
+  p.on_reference(key, t, s);
+  p.on_pinned(key);
+  p.on_idle(key, t);
+}
+
+void evict(ReplacementPolicy& p, kv::PolicyStore& store, uint64_t key) {
+  p.on_removed(key);
+  store.on_evict(key);
+}
+
+std::vector<ReplayReference> stream(const std::vector<uint64_t>& keys) {
+  std::vector<ReplayReference> out;
+  for (size_t i = 0; i < keys.size(); ++i) out.push_back({keys[i], static_cast<double>(i), 0, false});
+  return out;
+}
+
+PolicyParams named(const std::string& name) {
+  PolicyParams p;
+  p.name = name;
+  return p;
+}
+
+// ---- exhaustive search over every schedule of the bound's model (offline_optimal.h) ----
+
+struct Exhaustive {
+  uint64_t min_promotions = std::numeric_limits<uint64_t>::max();
+  uint64_t min_demotions = std::numeric_limits<uint64_t>::max();
+  uint64_t min_traffic = std::numeric_limits<uint64_t>::max();
+  uint64_t max_hits = 0;
+};
+
+void search(const std::vector<BlockReference>& refs, const std::vector<bool>& reads, size_t i, uint64_t capacity,
+            std::vector<uint64_t> resident, std::set<uint64_t> tier, uint64_t promotions, uint64_t demotions,
+            uint64_t hits, Exhaustive& best) {
+  if (i == refs.size()) {
+    best.min_promotions = std::min(best.min_promotions, promotions);
+    best.min_demotions = std::min(best.min_demotions, demotions);
+    best.min_traffic = std::min(best.min_traffic, promotions + demotions);
+    best.max_hits = std::max(best.max_hits, hits);
+    return;
+  }
+  const uint64_t key = refs[i].key;
+  if (std::find(resident.begin(), resident.end(), key) != resident.end())
+    return search(refs, reads, i + 1, capacity, resident, tier, promotions, demotions, hits + (reads[i] ? 1 : 0), best);
+  const uint64_t promoted = promotions + (reads[i] ? 1 : 0);
+  if (resident.size() < capacity) {
+    resident.push_back(key);
+    return search(refs, reads, i + 1, capacity, resident, tier, promoted, demotions, hits, best);
+  }
+  for (size_t v = 0; v < resident.size(); ++v) {
+    // Demote iff the victim's next reference reads it and no tier copy exists.
+    const uint64_t victim = resident[v];
+    bool next_is_read = false;
+    for (size_t j = i; j < refs.size(); ++j)
+      if (refs[j].key == victim) {
+        next_is_read = reads[j];
+        break;
+      }
+    auto next_resident = resident;
+    next_resident[v] = key;
+    auto next_tier = tier;
+    uint64_t d = demotions;
+    if (next_is_read && !tier.count(victim)) {
+      ++d;
+      next_tier.insert(victim);
+    }
+    search(refs, reads, i + 1, capacity, next_resident, next_tier, promoted, d, hits, best);
+  }
+}
+
+Exhaustive exhaustive(const std::vector<BlockReference>& refs, uint64_t capacity) {
+  std::vector<bool> reads(refs.size());
+  std::set<uint64_t> seen;
+  for (size_t i = 0; i < refs.size(); ++i) reads[i] = seen.insert(refs[i].key).second ? false : refs[i].kind == ReferenceKind::Read;
+  Exhaustive best;
+  search(refs, reads, 0, capacity, {}, {}, 0, 0, 0, best);
+  return best;
+}
+
+std::vector<BlockReference> random_string(std::mt19937_64& rng, size_t length, uint64_t keys, double produce_share) {
+  std::uniform_int_distribution<uint64_t> key(1, keys);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<BlockReference> refs;
+  for (size_t i = 0; i < length; ++i)
+    refs.push_back({key(rng), u(rng) < produce_share ? ReferenceKind::Produce : ReferenceKind::Read, u(rng) < 0.8});
+  return refs;
+}
+
+// Promotions, demotions and hits of an online policy on the bound's model: it demotes every
+// victim without a tier copy (it cannot know a block is dead).
+struct OnlineCost {
+  uint64_t promotions = 0, demotions = 0, hits = 0;
+};
+
+OnlineCost run_online(const std::vector<BlockReference>& refs, uint64_t capacity, const PolicyParams& params,
+                      bool persistent) {
+  kv::PolicyStore store(persistent);
+  auto policy = make_replacement_policy(params, store);
+  std::vector<uint64_t> resident;
+  std::set<uint64_t> seen, tier;
+  OnlineCost c;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const uint64_t key = refs[i].key;
+    const bool read = !seen.insert(key).second && refs[i].kind == ReferenceKind::Read;
+    kv::BlockPolicy& s = store.touch(key);
+    policy->on_reference(key, static_cast<double>(i), s);
+    if (std::find(resident.begin(), resident.end(), key) != resident.end()) {
+      c.hits += read;
+      policy->on_pinned(key);
+    } else {
+      if (read) ++c.promotions;
+      if (resident.size() == capacity) {
+        const uint64_t v = *policy->victim();
+        policy->on_removed(v);
+        store.on_evict(v);
+        resident.erase(std::find(resident.begin(), resident.end(), v));
+        if (!tier.count(v)) {
+          ++c.demotions;
+          tier.insert(v);
+        }
+      }
+      resident.push_back(key);
+    }
+    policy->on_idle(key, static_cast<double>(i));
+  }
+  return c;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- policies, hand-built cases
+
+TEST(LfuPolicy, EvictsTheLeastCountedThenTheOldest) {
+  kv::PolicyStore store(false);
+  LfuPolicy lfu(store);
+  touch(lfu, store, 1, 0);
+  touch(lfu, store, 2, 1);
+  touch(lfu, store, 3, 2);
+  touch(lfu, store, 1, 3);  // 1: two references, 2 and 3: one each
+  EXPECT_EQ(lfu.victim(), 2u);  // tie between 2 and 3: 2 went idle first
+  touch(lfu, store, 2, 4);
+  EXPECT_EQ(lfu.victim(), 3u);
+  lfu.on_pinned(3);             // pinned blocks are never offered
+  EXPECT_EQ(lfu.victim(), 1u);  // 1 and 2 both at two references; 1 is older
+  EXPECT_EQ(lfu.evictable(), 2u);
+}
+
+TEST(LfuPolicy, PersistentCountsChangeTheVictimAfterReadmission) {
+  // Block 1 is referenced three times, evicted, and comes back; block 2 has two references.
+  // Counting only while cached, the returning block 1 has one reference and is the victim; with
+  // persistent state it has four, and block 2 goes instead.
+  for (bool persistent : {false, true}) {
+    kv::PolicyStore store(persistent);
+    LfuPolicy lfu(store);
+    touch(lfu, store, 1, 0);
+    touch(lfu, store, 1, 1);
+    touch(lfu, store, 1, 2);
+    evict(lfu, store, 1);
+    touch(lfu, store, 2, 3);
+    touch(lfu, store, 2, 4);
+    touch(lfu, store, 1, 5);  // re-admitted
+    EXPECT_EQ(lfu.victim(), persistent ? 2u : 1u) << "persistent=" << persistent;
+  }
+}
+
+TEST(LfuPolicy, PersistentStateChangesHitsInAReplay) {
+  // Capacity 2: A A A B B B B C A D A. C evicts A (3 < 4). A returns: counted only while cached
+  // it has one reference and D evicts it again, so the last A misses; with persistent state it
+  // has four, ties with B, and D evicts B (idle longer), so the last A hits.
+  const auto refs = stream({1, 1, 1, 2, 2, 2, 2, 3, 1, 4, 1});
+  EXPECT_EQ(replay(refs, named("lfu"), false, 2).hits, 5u);
+  EXPECT_EQ(replay(refs, named("lfu"), true, 2).hits, 6u);
+  // LRU keeps no state: persistence changes nothing.
+  EXPECT_EQ(replay(refs, named("lru"), false, 2).hits, replay(refs, named("lru"), true, 2).hits);
+}
+
+TEST(EmaPolicy, ScoreFollowsTheDefinition) {
+  kv::PolicyStore store(false);
+  EmaPolicy ema(store, 0.5, EmaPolicy::Clock::Reference);
+  touch(ema, store, 1, 0);  // T=1: s1 = 0.5
+  touch(ema, store, 2, 0);  // T=2: s2 = 0.5
+  touch(ema, store, 1, 0);  // T=3: s1 = 0.5 + 0.25 * 0.5 = 0.625
+  EXPECT_DOUBLE_EQ(store.find(1)->reuse_score, 0.625);
+  EXPECT_DOUBLE_EQ(ema.score_at(*store.find(2), 3), 0.25);
+  // Now s1 = 0.625 > s2 = 0.25: 2 goes first although it is not the least recent.
+  EXPECT_EQ(ema.victim(), 2u);
+  touch(ema, store, 2, 0);  // T=4: s2 = 0.5 + 0.5 * 0.25 = 0.625; s1 = 0.3125
+  EXPECT_EQ(ema.victim(), 1u);
+}
+
+TEST(EmaPolicy, AlphaOneIsLruAndSecondsClockDecaysWithTime) {
+  kv::PolicyStore store(false);
+  EmaPolicy recency(store, 1.0, EmaPolicy::Clock::Reference);
+  touch(recency, store, 1, 0);
+  touch(recency, store, 1, 0);
+  touch(recency, store, 2, 0);
+  EXPECT_EQ(recency.victim(), 1u);  // frequency ignored at alpha = 1
+
+  kv::PolicyStore timed_store(false);
+  EmaPolicy timed(timed_store, 0.5, EmaPolicy::Clock::Second);
+  touch(timed, timed_store, 1, 0.0);
+  touch(timed, timed_store, 1, 0.0);   // same second: s1 = 0.5 + 0.5 = 1.0
+  touch(timed, timed_store, 2, 2.0);   // s2 = 0.5; s1 now 1.0 * 0.25 = 0.25
+  EXPECT_DOUBLE_EQ(timed_store.find(1)->reuse_score, 1.0);
+  EXPECT_EQ(timed.victim(), 1u);
+  touch(timed, timed_store, 1, 2.0);   // s1 = 0.5 + 0.25 = 0.75 > 0.5
+  EXPECT_EQ(timed.victim(), 2u);
+  EXPECT_THROW(EmaPolicy(store, 0.0), std::invalid_argument);
+  EXPECT_THROW(EmaPolicy(store, 1.5), std::invalid_argument);
+}
+
+TEST(PriorityPolicy, LowestQosFirstThenLru) {
+  kv::PolicyStore store(false);
+  PriorityPolicy pri(store, {0, 2, 1});  // tenant 0: class 0, tenant 1: class 2, tenant 2: class 1
+  touch(pri, store, 10, 0, 1);
+  touch(pri, store, 20, 1, 2);
+  touch(pri, store, 30, 2, 0);
+  touch(pri, store, 31, 3, 0);
+  EXPECT_EQ(pri.victim(), 30u);  // class 0, older of the two
+  pri.on_removed(30);
+  EXPECT_EQ(pri.victim(), 31u);
+  pri.on_removed(31);
+  EXPECT_EQ(pri.victim(), 20u);  // class 1 before class 2
+  // A shared block keeps the highest class of its readers.
+  touch(pri, store, 20, 4, 1);
+  EXPECT_EQ(store.find(20)->qos, 2u);
+  EXPECT_EQ(pri.victim(), 10u);  // both class 2: 10 went idle first
+  // Tenants beyond the table are class 0; equal classes are LRU.
+  kv::PolicyStore plain_store(false);
+  PriorityPolicy plain(plain_store, {});
+  touch(plain, plain_store, 1, 0, 7);
+  touch(plain, plain_store, 2, 1, 7);
+  touch(plain, plain_store, 1, 2, 7);
+  EXPECT_EQ(plain.victim(), 2u);
+}
+
+TEST(AdmissionPolicy, MarginFollowsTheDefinition) {
+  kv::PolicyStore store(false);
+  AdmissionPolicy adm(store, 10.0, 20.0, {0, 1});
+  touch(adm, store, 1, 0.0);  // seen once: no evidence of reuse, P = 0
+  EXPECT_DOUBLE_EQ(adm.margin(*store.find(1)), -10.0);
+  EXPECT_FALSE(adm.admitted(*store.find(1)));
+  touch(adm, store, 1, 5.0);  // mean gap 5 s: E = 10/5 = 2, P = 1 - e^-2
+  EXPECT_NEAR(adm.margin(*store.find(1)), 20.0 * (1 - std::exp(-2.0)) - 10.0, 1e-12);
+  EXPECT_TRUE(adm.admitted(*store.find(1)));
+  touch(adm, store, 1, 20.0);  // gaps 5 and 15: mean 10, E = 1
+  EXPECT_NEAR(store.find(1)->reuse_score, 10.0, 1e-12);
+  EXPECT_NEAR(adm.margin(*store.find(1)), 20.0 * (1 - std::exp(-1.0)) - 10.0, 1e-12);
+  // Scheduler intent adds one expected reference; QoS class 1 doubles the value.
+  kv::BlockPolicy intent;
+  intent.continues = true;
+  EXPECT_NEAR(adm.margin(intent), 20.0 * (1 - std::exp(-1.0)) - 10.0, 1e-12);
+  intent.qos = 1;
+  EXPECT_NEAR(adm.margin(intent), 40.0 * (1 - std::exp(-1.0)) - 10.0, 1e-12);
+  // Eviction follows from admission: the one-off block 2 goes before the reused block 1.
+  touch(adm, store, 2, 21.0);
+  EXPECT_EQ(adm.victim(), 2u);
+  EXPECT_THROW(AdmissionPolicy(store, 0.0, 1.0, {}), std::invalid_argument);
+}
+
+TEST(PolicyFactory, NamesParametersAndErrors) {
+  kv::PolicyStore store(false);
+  for (const auto& name : replacement_policy_names()) EXPECT_EQ(make_replacement_policy(named(name), store)->name(), name);
+  EXPECT_THROW(make_replacement_policy(named("random"), store), std::invalid_argument);
+  PolicyParams bad = named("ema");
+  bad.ema_clock = "minute";
+  EXPECT_THROW(make_replacement_policy(bad, store), std::invalid_argument);
+  EXPECT_EQ(parse_tenant_qos("0,3,255"), (std::vector<uint32_t>{0, 3, 255}));
+  EXPECT_TRUE(parse_tenant_qos("").empty());
+  EXPECT_THROW(parse_tenant_qos("1,256"), std::invalid_argument);
+  EXPECT_THROW(parse_tenant_qos("1,,2"), std::invalid_argument);
+  EXPECT_THROW(parse_tenant_qos("a"), std::invalid_argument);
+  EXPECT_THROW(parse_tenant_qos("1,"), std::invalid_argument);
+  HostConfig host;
+  host.tenant_qos = "x";
+  try {
+    policy_params(host);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("host.tenant_qos"), std::string::npos);
+  }
+}
+
+// ---------------------------------------------------------------- the offline-optimal bound
+
+TEST(OfflineOptimal, HandComputedMinWithDeadBlockDiscard) {
+  // Capacity 2: a b c a b, all reads after the first. MIN at c evicts b (next use 4 > 3)...
+  const std::vector<BlockReference> refs = {{1, ReferenceKind::Produce, true}, {2, ReferenceKind::Produce, true},
+                                            {3, ReferenceKind::Produce, true}, {1, ReferenceKind::Read, true},
+                                            {2, ReferenceKind::Read, true}};
+  const auto r = kv::offline_optimal(refs, 2);
+  EXPECT_EQ(r.promotions, 1u);           // only b comes back from the tier
+  EXPECT_EQ(r.hits, 1u);                 // a
+  EXPECT_EQ(r.belady_demotions, 1u);     // b written out once; c is dead, dropped
+  EXPECT_EQ(r.demotions_lower_bound, 1u);
+  EXPECT_EQ(r.traffic_lower_bound(), 2u);
+  EXPECT_EQ(r.blocks, 3u);
+  // A block produced anew is not read from the tier: its old copy was dead.
+  const std::vector<BlockReference> produced = {{1, ReferenceKind::Produce, true}, {2, ReferenceKind::Produce, true},
+                                                {1, ReferenceKind::Produce, true}};
+  const auto p = kv::offline_optimal(produced, 1);
+  EXPECT_EQ(p.promotions, 0u);
+  EXPECT_EQ(p.traffic_lower_bound(), 0u);
+  EXPECT_EQ(p.belady_demotions, 0u);
+  EXPECT_THROW(kv::offline_optimal(refs, 0), std::invalid_argument);
+}
+
+TEST(OfflineOptimal, MinIsNotTrafficOptimalSoTheFloorIsALowerBound) {
+  // Capacity 2 with x (tier copy exists) and y (none) resident, then z, x, y. MIN evicts y at z
+  // (farther), paying a demotion and a promotion; evicting the clean x costs one promotion.
+  const std::vector<BlockReference> refs = {
+      {1, ReferenceKind::Produce, true}, {2, ReferenceKind::Produce, true}, {3, ReferenceKind::Produce, true},
+      {1, ReferenceKind::Read, true},    {2, ReferenceKind::Read, true},    {4, ReferenceKind::Produce, true},
+      {5, ReferenceKind::Produce, true}, {1, ReferenceKind::Read, true},    {2, ReferenceKind::Read, true}};
+  const auto r = kv::offline_optimal(refs, 2);
+  const Exhaustive e = exhaustive(refs, 2);
+  EXPECT_EQ(r.promotions, e.min_promotions);
+  EXPECT_LE(r.traffic_lower_bound(), e.min_traffic);
+  EXPECT_GE(r.promotions + r.belady_demotions, e.min_traffic);
+}
+
+TEST(OfflineOptimal, EqualsExhaustiveSearchOnRandomStrings) {
+  std::mt19937_64 rng(20240601);
+  int tight = 0, cases = 0;
+  for (int n = 0; n < 400; ++n) {
+    const size_t length = 4 + n % 8;
+    const uint64_t keys = 2 + n % 4;
+    const uint64_t capacity = 1 + n % 3;
+    const auto refs = random_string(rng, length, keys, n % 2 ? 0.2 : 0.0);
+    const auto r = kv::offline_optimal(refs, capacity);
+    const Exhaustive e = exhaustive(refs, capacity);
+    ASSERT_EQ(r.promotions, e.min_promotions) << "case " << n;
+    ASSERT_EQ(r.hits, e.max_hits) << "case " << n;
+    ASSERT_LE(r.demotions_lower_bound, e.min_demotions) << "case " << n;
+    ASSERT_LE(r.traffic_lower_bound(), e.min_traffic) << "case " << n;
+    ASSERT_GE(r.promotions + r.belady_demotions, e.min_traffic) << "case " << n;  // MIN's own schedule
+    tight += r.traffic_lower_bound() == e.min_traffic;
+    ++cases;
+  }
+  // The floor is a bound, and on most small strings it is the optimum itself.
+  EXPECT_GT(tight, cases * 3 / 4);
+}
+
+TEST(OfflineOptimal, EveryPolicyIsAtOrAboveTheBound) {
+  std::mt19937_64 rng(7);
+  for (int n = 0; n < 300; ++n) {
+    const uint64_t capacity = 1 + n % 4;
+    const auto refs = random_string(rng, 30, 6, n % 3 == 0 ? 0.15 : 0.0);
+    const auto opt = kv::offline_optimal(refs, capacity);
+    for (const std::string name : {"lru", "lfu", "ema", "priority", "admission"})
+      for (bool persistent : {false, true}) {
+        PolicyParams p = named(name);
+        p.ema_alpha = 0.3;
+        p.ema_clock = "reference";
+        const OnlineCost c = run_online(refs, capacity, p, persistent);
+        ASSERT_GE(c.promotions, opt.promotions) << name << " case " << n;
+        ASSERT_GE(c.promotions + c.demotions, opt.traffic_lower_bound()) << name << " case " << n;
+        ASSERT_LE(c.hits, opt.hits) << name << " case " << n;
+      }
+  }
+}
+
+TEST(OfflineOptimal, LargeStringRunsInLinearithmicTime) {
+  std::mt19937_64 rng(3);
+  std::vector<BlockReference> refs;
+  std::uniform_int_distribution<uint64_t> key(0, 200000);
+  for (int i = 0; i < 1000000; ++i) refs.push_back({key(rng), ReferenceKind::Read, true});
+  const auto r = kv::offline_optimal(refs, 1000);
+  EXPECT_GT(r.hits, 0u);
+  EXPECT_EQ(r.references, 1000000u);
+}
+
+// ---------------------------------------------------------------- cache-curve replay
+
+TEST(CacheReplay, SemanticsOnHandBuiltStrings) {
+  // LRU, capacity 2: a b a c b -> hit a; c evicts b (LRU); b misses.
+  const auto refs = stream({1, 2, 1, 3, 2});
+  EXPECT_EQ(replay(refs, named("lru"), false, 2).hits, 1u);
+  // Belady, capacity 2: at c, evict a (never used again), keep b: two hits.
+  EXPECT_EQ(replay(refs, named("belady"), false, 2).hits, 2u);
+  // LFU: a twice, b once at c: b is evicted, then b misses.
+  EXPECT_EQ(replay(refs, named("lfu"), false, 2).hits, 1u);
+  EXPECT_EQ(replay_infinite(refs).hits, 2u);
+  // Capacity one: only immediate repeats hit.
+  EXPECT_EQ(replay(stream({1, 1, 2, 1, 1}), named("lru"), false, 1).hits, 2u);
+  EXPECT_THROW(replay(refs, named("lru"), false, 0), std::invalid_argument);
+  EXPECT_THROW(replay(refs, named("nope"), false, 2), std::invalid_argument);
+}
+
+TEST(CacheReplay, BeladyReachesTheReuseFractionOnceLiveBlocksFitAndBoundsEveryPolicy) {
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> keys;
+  std::geometric_distribution<uint64_t> g(0.01);
+  for (int i = 0; i < 20000; ++i) keys.push_back(g(rng));
+  const auto refs = stream(keys);
+  const ReplayResult infinite = replay_infinite(refs);
+  EXPECT_EQ(replay(refs, named("belady"), false, 100000).hits, infinite.hits);
+  for (uint64_t size : {4u, 16u, 64u, 256u}) {
+    const uint64_t best = replay(refs, named("belady"), false, size).hits;
+    for (const auto& name : replacement_policy_names())
+      for (bool persistent : {false, true}) EXPECT_LE(replay(refs, named(name), persistent, size).hits, best) << name;
+  }
+}
+
+TEST(CacheReplay, DeterministicAcrossRuns) {
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back(rng() % 700);
+  const auto refs = stream(keys);
+  for (const auto& name : replacement_policy_names())
+    EXPECT_EQ(replay(refs, named(name), true, 50).hits, replay(refs, named(name), true, 50).hits);
+}

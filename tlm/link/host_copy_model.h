@@ -1,0 +1,36 @@
+#pragma once
+// Host-issued copies between pinned host memory and GPU memory (cudaMemcpyAsync-like), the
+// PCIe offload baseline of claim C1 (spec §M.3.2). One copy of n bytes takes
+//   T(n) = t0 + n / B_inf
+// with t0 the per-call cost (driver, launch, completion) and B_inf the copy engine's asymptotic
+// bandwidth (CALIBRATION.md §4). Copies submitted as a batch pay a smaller per-call cost.
+// When a link model is at hand, the caller may bound n / B_inf by the link's own transfer time.
+// Plain C++, no SystemC.
+#include <cstdint>
+
+namespace kvtier {
+
+struct HostCopyConfig {
+  double bandwidth_gbps = 52.0;          // B_inf, GB/s (1e9 B/s), pinned host <-> device
+  double call_overhead_us = 3.75;        // t0 of one copy call
+  double batched_call_overhead_us = 2.4; // t0 of each copy in a batched submission
+};
+
+class HostCopyModel {
+ public:
+  explicit HostCopyModel(const HostCopyConfig& config);
+
+  // Seconds for one copy of `bytes`; `batched`: submitted with others in one batch.
+  double copy_time_s(uint64_t bytes, bool batched) const;
+  // Achieved bandwidth of one copy, bytes/s.
+  double bandwidth_bytes_per_s(uint64_t bytes, bool batched) const;
+  // Copy size at which half of B_inf is reached: n_1/2 = t0 * B_inf.
+  double half_bandwidth_bytes(bool batched) const;
+  const HostCopyConfig& config() const { return config_; }
+
+ private:
+  HostCopyConfig config_;
+  double bytes_per_s_;
+};
+
+}  // namespace kvtier
