@@ -304,6 +304,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                  {"discards", h.discards},
                  {"frees", h.frees},
                  {"dropped_no_tier_space", h.dropped_no_tier_space},
+                 {"tier_evictions", h.tier_evictions},
                  {"dropped_index_full", h.dropped_index_full},
                  {"budget", host_->budget_blocks()},
                  {"peak_resident", h.peak_resident_blocks},

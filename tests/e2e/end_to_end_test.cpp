@@ -79,6 +79,20 @@ TEST(EndToEnd, PerLayerBlocksMoveEightyTimesMoreSmallerTransfers) {
   EXPECT_LE(r.platform->host().stats().peak_resident_blocks, r.platform->host().budget_blocks());
 }
 
+TEST(EndToEnd, AFullTierFreesItsLeastRecentlyEvictedCopies) {
+  // 4 GiB of tier holds 819 blocks of 5 MiB: far fewer than the run demotes. (A tier smaller
+  // than the blocks that concurrently admitted requests need promoted still drops some.)
+  RunResult r = run_small({"tier.capacity_gib=4"});
+  const HostStats& h = r.platform->host().stats();
+  EXPECT_EQ(r.platform->scheduler().stats().requests_completed, r.workload->requests.size());
+  EXPECT_GT(h.tier_evictions, 0u);
+  EXPECT_EQ(h.dropped_no_tier_space, 0u);
+  EXPECT_GT(h.demotions, 819u);
+  EXPECT_LE(r.platform->host().ledger().max_demotions_per_block(), 1u);
+  // The device index never holds more entries than the tier has slots.
+  EXPECT_LE(r.platform->controller().index().valid_entries(), 819u);
+}
+
 TEST(EndToEnd, AmpleBudgetNeverTouchesTheTier) {
   RunResult r = run_small({"hbm.kv_budget_gib=60", "hbm.activation_reserve_gib=1"});
   EXPECT_EQ(r.platform->host().stats().demotions, 0u);

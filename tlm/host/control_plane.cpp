@@ -373,9 +373,31 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
   if (!queue_.empty()) flush(now_s);
 }
 
+bool HostControlPlane::reclaim_tier_slot(double now_s) {
+  // Queued demotions finish (and stop being in flight) once posted.
+  if (!queue_.empty()) flush(now_s);
+  while (!tier_lru_.empty()) {
+    const auto [key, epoch] = tier_lru_.front();
+    tier_lru_.pop_front();
+    auto it = blocks_.find(key);
+    if (it == blocks_.end()) continue;
+    Block& v = it->second;
+    if (v.tier_epoch != epoch || v.mech.in_hbm || !v.mech.tier_valid || v.mech.in_flight || v.mech.pins) continue;
+    enqueue(descriptor(Opcode::FREE, v), Opcode::FREE, key, now_s);
+    free_tier_slots_.push_back(v.mech.tier_slot);
+    ++stats_.tier_evictions;
+    ledger_.retire(key);
+    policy_store_.on_free(key);
+    blocks_.erase(it);
+    return true;
+  }
+  return false;
+}
+
 double HostControlPlane::make_room(uint64_t slots, double now_s) {
   if (free_hbm_slots_.size() >= slots) return now_s;
   bool demoted = false;
+  last_demotion_done_s_ = now_s;
   while (free_hbm_slots_.size() < slots) {
     const auto victim = policy_->victim();
     if (!victim) SC_REPORT_FATAL("kvtier/host", "no evictable block although the admission check passed");
@@ -386,6 +408,10 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
     b.prefetched_unused = false;  // fetched and never used
     free_hbm_slots_.push_back(b.hbm_slot);
     --resident_;
+    // The tier is finite too: when it is full, the copy of the block that left HBM longest
+    // ago is freed to make room (never a pinned or in-flight one).
+    if (!b.mech.tier_valid && free_tier_slots_.empty()) reclaim_tier_slot(now_s);
+    if (b.mech.tier_valid || !free_tier_slots_.empty()) tier_lru_.emplace_back(b.id.key, b.tier_epoch = ++tier_epochs_);
     if (b.mech.tier_valid) {
       // Write-once: the tier copy is still valid, so eviction moves nothing (spec §M.1).
       enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
@@ -409,7 +435,6 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
       ++stats_.dropped_no_tier_space;  // lost: the next reference recomputes it
     }
   }
-  last_demotion_done_s_ = now_s;
   flush(now_s);
   // A demoted block's slot is reusable once the device has read it out.
   return demoted ? std::max(now_s, last_demotion_done_s_) : now_s;

@@ -7,6 +7,7 @@
 // Residency is tracked with counters and per-block state touched only on events (admission,
 // block fill, release, eviction), never by rescanning the decode set per step.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -38,6 +39,7 @@ struct HostStats {
   uint64_t discards = 0;          // clean evictions of blocks with a valid tier copy
   uint64_t frees = 0;             // dead blocks released
   uint64_t dropped_no_tier_space = 0;
+  uint64_t tier_evictions = 0;    // tier-only blocks FREEd, least recently evicted first, to make tier room
   uint64_t dropped_index_full = 0;
   uint64_t descriptors = 0;
   uint64_t doorbells = 0;
@@ -159,6 +161,7 @@ class HostControlPlane : public sc_core::sc_module {
     bool multi_session = false;  // referenced by more than one session: never freed as private
     uint16_t owner_tenant = 0;   // tenant that created it: owns its device index entry
     bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
+    uint64_t tier_epoch = 0;         // which tier_lru_ entry is current (older ones are stale)
   };
   struct Prefetch {
     std::vector<uint64_t> keys;  // blocks pinned for the request
@@ -214,6 +217,12 @@ class HostControlPlane : public sc_core::sc_module {
   std::unordered_map<uint64_t, Running> running_;
   std::vector<uint64_t> free_hbm_slots_;
   std::vector<uint64_t> free_tier_slots_;
+  // Blocks that left HBM with a valid tier copy, oldest first, each tagged with the epoch it
+  // was entered at; an entry whose block has moved on since is skipped when it comes up.
+  std::deque<std::pair<uint64_t, uint64_t>> tier_lru_;
+  uint64_t tier_epochs_ = 0;
+  // Frees the tier copy of the tier-only block that left HBM longest ago; false if none can go.
+  bool reclaim_tier_slot(double now_s);
   uint64_t resident_ = 0, pinned_ = 0, reserved_ = 0;
   double last_integrate_s_ = 0.0;
 
