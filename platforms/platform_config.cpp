@@ -61,21 +61,6 @@ class KeyRegistry {
                        return os.str();
                      }});
   }
-  void choice(const std::string& name, std::string* field, const std::vector<std::string>& allowed,
-              const std::string& description) {
-    std::string range = "one of";
-    for (const auto& a : allowed) range += " " + a;
-    keys_.push_back({name, description, range,
-                     [=](const std::string& value, const std::string& where) {
-                       for (const auto& a : allowed)
-                         if (value == a) {
-                           *field = value;
-                           return;
-                         }
-                       throw ConfigError(where + ": key '" + name + "' = '" + value + "' is not " + range);
-                     },
-                     [=]() { return *field; }});
-  }
   // A choice stored as an enum: `names` pairs each accepted word with its value.
   template <typename E>
   void choice_enum(const std::string& name, E* field, const std::vector<std::pair<std::string, E>>& names,
@@ -96,6 +81,13 @@ class KeyRegistry {
                          if (*field == n.second) return n.first;
                        return std::string("?");
                      }});
+  }
+  // A choice stored as the word itself.
+  void choice(const std::string& name, std::string* field, const std::vector<std::string>& allowed,
+              const std::string& description) {
+    std::vector<std::pair<std::string, std::string>> names;
+    for (const auto& a : allowed) names.emplace_back(a, a);
+    choice_enum(name, field, names, description);
   }
   void text(const std::string& name, std::string* field, const std::string& description) {
     keys_.push_back({name, description, "text", [=](const std::string& value, const std::string&) { *field = value; },

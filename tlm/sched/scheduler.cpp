@@ -121,17 +121,15 @@ void Scheduler::run() {
     stats_.exposed_stall_s += stall;
     stats_.stall_token_s += stall * static_cast<double>(step_tokens);
     stats_.busy_s += end - now;
-    const double kv_s_before = stats_.decode_kv_s, weights_s_before = stats_.decode_weights_s;
     if (decode_tokens) {
+      // The cost model has already split this step's decode time; reuse its parts.
+      const double weights_and_overhead_s = step_time.weights_s + step_time.overhead_s;
       stats_.kv_read_bytes += static_cast<double>(context_total) * cost_.kv_bytes_per_token();
-      stats_.decode_kv_s += cost_.decode_step_s(context_total) - cost_.decode_step_s(0);
-      stats_.decode_weights_s += cost_.decode_step_s(0);
+      stats_.decode_kv_s += step_time.kv_s;
+      stats_.decode_weights_s += weights_and_overhead_s;
       stats_.itl_samples.emplace_back(end - now, decode_tokens);
-    }
-
-    if (decode_tokens) {
       ++stats_.decode_steps;
-      if (stats_.decode_kv_s - kv_s_before > stats_.decode_weights_s - weights_s_before) ++stats_.kv_bound_steps;
+      if (step_time.kv_s > weights_and_overhead_s) ++stats_.kv_bound_steps;
     }
 
     // One token for every running request.
