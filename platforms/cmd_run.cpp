@@ -16,7 +16,7 @@ int cmd_run(int argc, char** argv) {
   desc.add_options()("help,h", "show this help");
   add_run_options(desc, options);
   desc.add_options()("out", po::value<std::string>(&out)->default_value("")->value_name("DIR"),
-                     "write DIR/stats.json (created if missing); empty: print only");
+                     "write DIR/stats.json and DIR/requests.jsonl (created if missing); empty: print only");
   po::variables_map vm;
   if (int status = parse_command_line(argc, argv, desc, vm, "kvtier run [options]"); status >= 0) return status;
   return guarded("run", [&]() {
@@ -30,6 +30,11 @@ int cmd_run(int argc, char** argv) {
       f << result.platform->report(result.wall_time_s, options.seed).dump(2) << "\n";
       if (!f) throw std::runtime_error("cannot write " + path);
       std::cout << "\nwrote " << path << "\n";
+      const std::string per_request = (std::filesystem::path(out) / "requests.jsonl").string();
+      std::ofstream r(per_request);
+      result.platform->write_requests(r);
+      if (!r) throw std::runtime_error("cannot write " + per_request);
+      std::cout << "wrote " << per_request << "\n";
     }
     return 0;
   });

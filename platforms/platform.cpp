@@ -72,6 +72,30 @@ uint64_t Platform::boundary_transactions() const {
   return n;
 }
 
+void Platform::write_requests(std::ostream& os) const {
+  for (const RequestRecord& r : sched_->stats().requests) {
+    nlohmann::ordered_json j;
+    auto time = [](double t) -> nlohmann::json { return t < 0 ? nlohmann::json(nullptr) : nlohmann::json(t); };
+    j["id"] = r.id;
+    j["tenant"] = r.tenant;
+    j["session"] = r.session;
+    j["arrival_s"] = r.arrival_s;
+    j["admitted_s"] = time(r.admitted_s);
+    j["first_token_s"] = time(r.first_token_s);
+    j["finish_s"] = time(r.finish_s);
+    j["prompt_tokens"] = r.prompt_tokens;
+    j["output_tokens"] = r.output_tokens;
+    j["generated_tokens"] = r.generated_tokens;
+    j["cached_tokens"] = r.cached_tokens;
+    j["preemptions"] = r.preemptions;
+    j["load_wait_s"] = r.load_wait_s;
+    j["stall_s"] = r.stall_s;
+    j["max_itl_s"] = r.max_itl_s;
+    j["rejected"] = r.rejected.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.rejected);
+    os << j.dump() << "\n";
+  }
+}
+
 std::vector<Metric> Platform::metrics(double wall_time_s) const {
   const HostStats& h = host_->stats();
   const SchedStats& s = sched_->stats();
@@ -87,7 +111,9 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
   const double promotions = static_cast<double>(h.promotions);
   return {
       {"requests_completed", s.requests_completed, "requests", "requests that generated all their output tokens"},
-      {"requests_rejected", s.requests_rejected, "requests", "requests whose KV alone exceeds the whole HBM KV budget"},
+      {"requests_rejected", s.requests_rejected, "requests",
+       "requests that can never run: prompt KV beyond the whole budget, or (pinned residency) a context that outgrew it"},
+      {"preemptions", s.preemptions, "preemptions", "running requests preempted because KV ran out (sched.preemption)"},
       {"tokens_generated", s.tokens_generated, "tokens", "output tokens generated"},
       {"sim_time_s", s.end_s, "s", "simulated time at the last token"},
       {"hbm_byte_time_gib_s_per_request", ratio(h.hbm_block_seconds * block_bytes_ / kGiB, completed), "GiB*s",
@@ -104,7 +130,12 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
       {"reuse_per_moved_byte", ratio(s.kv_read_bytes, moved_blocks * block_bytes_), "x",
        "attention KV bytes read from HBM per byte moved across the tier boundary (spec §M.5.2); null: nothing moved"},
       {"exposed_stall_per_token_s", ratio(s.stall_token_s, tokens), "s/token",
-       "mean stall in the step that produced a token, waiting for promotions (HIDING)"},
+       "mean stall in the step that produced a token, waiting for transfers (HIDING)"},
+      {"hiding_met_fraction",
+       ratio(static_cast<double>(s.hiding_transfers - s.hiding_missed), static_cast<double>(s.hiding_transfers)),
+       "fraction", "transfers usable by their deadline: the planned start of the layer group that reads them (HIDING)"},
+      {"load_wait_per_request_s", ratio(s.load_wait_s, completed), "s",
+       "mean time a request waited outside the batch for its KV to arrive (sched.kv_load = async)"},
       {"hit_rate", ratio(static_cast<double>(h.hbm_hits), static_cast<double>(h.references)), "fraction",
        "prompt block references found resident in HBM"},
       {"hit_rate_opt",
@@ -202,6 +233,10 @@ nlohmann::ordered_json Platform::constraints() const {
                      "that was not"},
       {"transfers", s.hiding_transfers},
       {"missed", s.hiding_missed},
+      {"missed_stalling_step", s.hiding_missed_stalling},
+      {"missed_delaying_request", s.hiding_missed_delaying},
+      {"streamed_transfers", s.hiding_streamed},
+      {"streamed_missed", s.hiding_streamed_missed},
       {"met_fraction", s.hiding_transfers ? 1.0 - static_cast<double>(s.hiding_missed) / s.hiding_transfers : 1.0},
       {"lateness_mean_s", s.hiding_missed ? s.hiding_lateness_s / s.hiding_missed : 0.0},
       {"lateness_max_s", s.hiding_lateness_max_s},
@@ -291,6 +326,26 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
   j["stalled_steps"] = s.stalled_steps;
   j["steps"] = s.steps;
   j["capacity_waits"] = s.capacity_waits;
+  j["serving"] = {{"kv_load", config_.sched.kv_load == KvLoad::Async       ? "async"
+                              : config_.sched.kv_load == KvLoad::Layerwise ? "layerwise"
+                                                                           : "blocking"},
+                  {"preemption", config_.sched.preemption == Preemption::Swap ? "swap" : "recompute"},
+                  {"decode_residency", config_.host.decode_residency == DecodeResidency::Pinned ? "pinned" : "streamed"},
+                  {"max_batched_tokens", config_.sched.max_batched_tokens},
+                  {"preemptions", s.preemptions},
+                  {"resumed", s.resumed},
+                  {"prefill_chunks", s.prefill_chunks},
+                  {"prefill_tokens", s.prefill_tokens},
+                  {"cached_prompt_tokens", s.cached_prompt_tokens},
+                  {"rejected_prompt_exceeds_kv_budget", s.rejected_prompt_too_large},
+                  {"rejected_context_outgrew_kv_budget", s.rejected_context_outgrew},
+                  {"load_wait_total_s", s.load_wait_s},
+                  {"streamed_steps", s.streamed_steps},
+                  {"spilled_blocks", h.spills},
+                  {"streamed_promotions", h.streamed_promotions},
+                  {"unstreamed_blocks", h.unstreamed},
+                  {"peak_staging_slots", h.peak_staging_slots},
+                  {"peak_decode_set", s.peak_decode_set}};
   j["hbm_kv_read_share"] = s.busy_s > 0 ? s.decode_kv_s / s.busy_s : 0.0;
   j["host_cpu_kv_s"] = h.host_cpu_kv_s;
   j["promotion_latency_max_s"] = h.promotion_latency_max_s;

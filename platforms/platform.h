@@ -7,6 +7,7 @@
 //   Controller.tier_out -> tier DRAM
 //   Controller.host_out -> Link.device_in ... Link.host_out -> host bus -> HBM | host memory (completions)
 #include <memory>
+#include <ostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <systemc>
@@ -48,6 +49,8 @@ class Platform : public sc_core::sc_module {
   std::string constraints_summary() const;
   uint64_t block_bytes() const { return block_bytes_; }
   uint64_t boundary_transactions() const;
+  // requests.jsonl: one JSON object per request, in arrival order (docs/model.md lists the fields).
+  void write_requests(std::ostream& os) const;
 
   const HostControlPlane& host() const { return *host_; }
   const Scheduler& scheduler() const { return *sched_; }

@@ -247,11 +247,23 @@ void declare_host_keys(KeyRegistry& r, HostConfig& c) {
   r.number("host.doorbell_cpu_ns", &c.doorbell_cpu_ns, 0, 1e7, "CPU time of one doorbell write, ns (accounted, C3)");
   r.number("host.completion_cpu_ns", &c.completion_cpu_ns, 0, 1e7, "CPU time to handle one completion, ns (accounted, C3)");
   r.number("host.sustain_window_s", &c.sustain_window_s, 1e-6, 1e6, "SUSTAINABILITY: demand window, s");
+  r.choice_enum("host.decode_residency", &c.decode_residency,
+                {{"pinned", DecodeResidency::Pinned}, {"streamed", DecodeResidency::Streamed}},
+                "running requests' KV: pinned in HBM (preempt when it runs out), or streamed from the tier each step");
+  r.flag("host.prefetch_next_turn", &c.prefetch_next_turn,
+         "prefetch a finished request's context for its session's next turn, predicted from inter-turn gaps seen so far");
 }
 
 void declare_sched_keys(KeyRegistry& r, SchedConfig& c) {
   r.number("sched.max_decode_set", &c.max_decode_set, 1, 65536, "largest decode set (continuous batch)");
   r.number("sched.max_prefill_tokens", &c.max_prefill_tokens, 1, kMaxU32, "prompt tokens prefilled per step");
+  r.number("sched.max_batched_tokens", &c.max_batched_tokens, 1, kMaxU32,
+           "tokens per step: every decode token first, then prefill chunks (chunked prefill)");
+  r.choice_enum("sched.preemption", &c.preemption, {{"swap", Preemption::Swap}, {"recompute", Preemption::Recompute}},
+                "preempted request's KV: swap (kept, demoted as needed, promoted on resume) or recompute (prefilled again)");
+  r.choice_enum("sched.kv_load", &c.kv_load,
+                {{"async", KvLoad::Async}, {"layerwise", KvLoad::Layerwise}, {"blocking", KvLoad::Blocking}},
+                "a loading request: waits outside the batch (async), joins with per-layer waits, or stalls the step");
   r.number("sched.layer_overhead_us", &c.layer_overhead_us, 0, 1e5, "launch and sync overhead per layer per step, us");
   r.number("sched.prefill_tflops", &c.prefill_tflops, 1, 1e6, "peak dense throughput for prefill, TFLOP/s");
   r.number("sched.prefill_utilization", &c.prefill_utilization, 0.01, 1, "fraction of peak prefill achieves");
@@ -430,6 +442,11 @@ void validate(const PlatformConfig& c) {
   if (m.layers % layers_per_block)
     throw ConfigError(src + ": key 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
                       " must divide the model's " + std::to_string(m.layers) + " layers");
+  if (c.host.decode_residency == DecodeResidency::Streamed && m.layers / layers_per_block < 3)
+    throw ConfigError(src + ": key 'host.decode_residency' = streamed needs at least 3 layer groups (double-buffered "
+                      "staging streams group g while group g-1 computes), but host.layers_per_block = " +
+                      std::to_string(c.host.layers_per_block) + " gives " + std::to_string(m.layers / layers_per_block) +
+                      "; set host.layers_per_block to at most " + std::to_string(m.layers / 3));
   const double block_bytes = static_cast<double>(m.kv_bytes_per_token(c.model.kv_dtype_bytes) / tp) /
                              (m.layers / layers_per_block) * c.host.block_tokens;
   if (block_bytes > std::ldexp(1.0, static_cast<int>(c.ctrl.length_bits)) - 1 || block_bytes > kMaxU32)

@@ -52,6 +52,7 @@ TEST(EndToEnd, DefaultPlatformSmallWorkloadInvariants) {
   // Nothing is left pinned or reserved after the last request.
   EXPECT_EQ(r.platform->host().pinned_slots(), 0u);
   EXPECT_EQ(r.platform->host().reserved_slots(), 0u);
+  EXPECT_EQ(r.platform->host().verify_accounting(), "");
 }
 
 TEST(EndToEnd, ReportHasEveryDocumentedKey) {

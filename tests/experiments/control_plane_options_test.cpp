@@ -23,9 +23,9 @@ RunResult run(std::vector<std::string> overrides, const std::string& workload =
 }  // namespace
 
 TEST(Constraints, HidingFailsWhileTheAggregateHolds) {
-  // All-layer 5 MiB blocks promoted at admission: the link carries far less than it could in
+  // All-layer 5 MiB blocks loaded in blocking mode: the link carries far less than it could in
   // every window, yet a promotion issued when its step starts is late for layer 0 of that step.
-  RunResult r = run({});
+  RunResult r = run({"sched.kv_load=blocking"});
   const auto j = r.platform->report(r.wall_time_s, 7);
   const auto& c = j["constraints"];
   for (const char* name : {"capacity", "hbm_bandwidth", "sustainability", "hiding", "qos"})
@@ -33,7 +33,10 @@ TEST(Constraints, HidingFailsWhileTheAggregateHolds) {
   EXPECT_EQ(c["sustainability"]["violations"].get<uint64_t>(), 0u);
   EXPECT_LT(c["sustainability"]["peak_utilisation"].get<double>(), 1.0);
   EXPECT_GT(c["hiding"]["violations"].get<uint64_t>(), 0u);
-  EXPECT_EQ(c["hiding"]["transfers"].get<uint64_t>(), r.platform->host().stats().promotions);
+  // Every promotion is judged once; a second reader of a block still in flight is judged too.
+  EXPECT_GE(c["hiding"]["transfers"].get<uint64_t>(), r.platform->host().stats().promotions);
+  EXPECT_LE(c["hiding"]["transfers"].get<uint64_t>(),
+            r.platform->host().stats().promotions + r.platform->host().stats().hbm_hits);
   EXPECT_NE(c["verdict"].get<std::string>().find("HIDING failure, not a bandwidth one"), std::string::npos);
   EXPECT_GT(j["exposed_stall_per_token_s"].get<double>(), 0.0);
   // The printed summary says it too.

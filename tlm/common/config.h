@@ -119,6 +119,12 @@ struct CtrlConfig {
   double cosim_timing_tolerance_cycles = 8192;
 };
 
+// Where a running request's KV lives (docs/model.md, "Decode residency"). pinned: every block of
+// the decode set stays in HBM; a request that needs a block when none is free preempts another.
+// streamed: blocks of the decode set may live in the tier; each step streams them back, layer
+// group by layer group, into staging slots (needs at least three layer groups).
+enum class DecodeResidency { Pinned, Streamed };
+
 struct HostConfig {
   std::string policy = "lru";
   uint32_t block_tokens = 16;
@@ -149,11 +155,26 @@ struct HostConfig {
   double doorbell_cpu_ns = 100.0;           // device: CPU time of one doorbell write (accounted, C3)
   double completion_cpu_ns = 200.0;         // CPU time to handle one completion (accounted, C3)
   double sustain_window_s = 1.0;            // SUSTAINABILITY: length of one demand window
+  DecodeResidency decode_residency = DecodeResidency::Pinned;
+  // Prefetch of a session's next turn, predicted online from the inter-turn gaps seen so far in
+  // the run (never from the workload's own future arrivals). Needs prefetch_horizon_steps > 0.
+  bool prefetch_next_turn = true;
 };
+
+// What happens to a running request's KV when it is preempted (vLLM's two modes).
+enum class Preemption { Swap, Recompute };
+// How a request whose KV is still arriving from the tier joins the batch.
+//   async: it waits outside the batch until its load is done; the wait shows in its own TTFT.
+//   layerwise: it joins at once; layer group g of the step waits only for the group's blocks.
+//   blocking: it joins at once; the whole step waits before its first layer for every block.
+enum class KvLoad { Async, Layerwise, Blocking };
 
 struct SchedConfig {
   uint32_t max_decode_set = 64;
-  uint32_t max_prefill_tokens = 8192;   // per step
+  uint32_t max_prefill_tokens = 8192;   // prompt tokens per step (a cap within max_batched_tokens)
+  uint32_t max_batched_tokens = 8192;   // tokens per step: decode tokens first, then prefill chunks
+  Preemption preemption = Preemption::Swap;
+  KvLoad kv_load = KvLoad::Async;
   double layer_overhead_us = 20.0;      // launch and sync overhead per layer per step
   double prefill_tflops = 1979.0;
   double prefill_utilization = 0.5;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "tlm/ctrl/address_map.h"
@@ -56,15 +57,22 @@ uint64_t HostControlPlane::group_key(uint64_t position_key, uint32_t group) cons
   return groups_ == 1 ? position_key : workload::decode_block_key(position_key, group);
 }
 
-uint64_t HostControlPlane::slots_needed(const workload::Request& r) const {
-  const uint64_t tokens = uint64_t(r.prompt_tokens) + r.output_tokens;
-  return (tokens + config_.block_tokens - 1) / config_.block_tokens * groups_;
+uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const {
+  const uint32_t bt = config_.block_tokens;
+  return (uint64_t(r.prompt_tokens) + bt - 1) / bt * groups_;
 }
 
-bool HostControlPlane::can_admit(const workload::Request& r) const {
-  // Conservative: shared prefix blocks already pinned by others are counted again. Blocks
-  // prefetched for this very request are already pinned for it: admission moves those pins.
-  return pinned_ + reserved_ + slots_needed(r) - prefetch_pins(r.id) <= budget_;
+uint64_t HostControlPlane::available_slots() const {
+  const uint64_t held = pinned_ + staging_.size();
+  return held >= budget_ ? 0 : budget_ - held;
+}
+
+bool HostControlPlane::can_admit(const workload::Request& r, uint64_t tokens, uint64_t watermark) const {
+  // Conservative: prompt blocks that another running request pins already are counted again.
+  // Blocks prefetched for this very request are pinned for it already: admission moves those pins.
+  const uint32_t bt = config_.block_tokens;
+  const uint64_t need = (tokens + bt - 1) / bt * groups_;
+  return need + watermark <= available_slots() + prefetch_pins(r.id);
 }
 
 uint64_t HostControlPlane::stored_bytes(kv::Format format) const {
@@ -88,6 +96,51 @@ void HostControlPlane::end_prefetch(uint64_t request_id) {
   prefetch_.erase(it);
 }
 
+void HostControlPlane::on_arrival(const workload::Request& r, double arrival_s) {
+  // The predictor learns only from what has happened: a session's turn that finished earlier in
+  // this run and the arrival of its next turn now.
+  auto it = last_finish_s_.find(r.session);
+  if (it != last_finish_s_.end()) {
+    gap_sum_s_ += std::max(0.0, arrival_s - it->second);
+    ++gap_count_;
+    last_finish_s_.erase(it);
+  }
+  sessions_.erase(r.session);
+}
+
+double HostControlPlane::next_prediction_s(double lead_s) const {
+  if (!config_.prefetch_horizon_steps || !config_.prefetch_next_turn || gap_count_ == 0) return kNever;
+  const double gap = gap_sum_s_ / static_cast<double>(gap_count_);
+  double t = kNever;
+  for (const auto& [session, ctx] : sessions_) t = std::min(t, ctx.finished_s + gap - lead_s);
+  return t;
+}
+
+void HostControlPlane::prefetch_blocks(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
+                                       uint32_t steps_ahead, uint32_t horizon, std::vector<Block*>& to_promote,
+                                       std::vector<std::pair<double, uint16_t>>& due) {
+  std::vector<Block*> mine;
+  std::unordered_set<const Block*> seen;
+  for (uint64_t key : keys) {
+    auto it = blocks_.find(key);
+    if (it == blocks_.end()) continue;
+    Block& b = it->second;
+    if (b.mech.in_hbm || !b.mech.tier_valid || b.mech.in_flight || b.streamed_by) continue;
+    if (seen.insert(&b).second) mine.push_back(&b);
+  }
+  if (mine.empty()) return;
+  Prefetch& p = prefetch_[owner];
+  p.expires_s = start_s + static_cast<double>(horizon) * step_s;
+  // The nearer the start, the higher the priority; deadline: the start of the layer that reads it.
+  const uint16_t prio = static_cast<uint16_t>(std::max<int64_t>(1, int64_t(kAdmissionPriority) - 1 - steps_ahead));
+  for (Block* b : mine) {
+    pin(*b);
+    p.keys.push_back(b->id.key);
+    to_promote.push_back(b);
+    due.emplace_back(start_s + step_s * b->id.layer_group / groups_, prio);
+  }
+}
+
 void HostControlPlane::prefetch(const SchedulerIntent& intent) {
   const double now_s = intent.now_s;
   integrate(now_s);
@@ -106,7 +159,7 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
   const uint32_t bt = config_.block_tokens;
   std::vector<Block*> to_promote;
   std::vector<std::pair<double, uint16_t>> due;  // per block: deadline, priority
-  uint64_t new_pins = 0;
+  auto room_left = [&]() { return available_slots() > to_promote.size() ? available_slots() - to_promote.size() : 0; };
   for (const SchedulerIntent::Upcoming& u : intent.upcoming) {
     if (u.steps_ahead == 0 || u.steps_ahead > horizon) continue;
     const workload::Request& r = *u.request;
@@ -114,38 +167,45 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
     // with requests and the transfers they cause, not with steps x blocks.
     if (running_.count(r.id) || prefetch_scanned_.count(r.id)) continue;
     // Only as many pins as the request would hold at admission anyway, and only while it fits.
-    if (pinned_ + reserved_ + new_pins + slots_needed(r) > budget_) break;
+    if (prompt_slots(r) > room_left()) break;
     prefetch_scanned_.insert(r.id);
     const uint64_t full = r.prompt_tokens / bt;
-    std::vector<Block*> mine;
-    std::unordered_set<const Block*> seen;
+    std::vector<uint64_t> keys;
+    keys.reserve(full * groups_);
     for (uint64_t i = 0; i < full; ++i) {
       const uint64_t pk = i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
-      for (uint32_t g = 0; g < groups_; ++g) {
-        auto it = blocks_.find(group_key(pk, g));
-        if (it == blocks_.end()) continue;
-        Block& b = it->second;
-        if (b.mech.in_hbm || !b.mech.tier_valid || b.mech.in_flight) continue;
-        if (seen.insert(&b).second) mine.push_back(&b);
-      }
+      for (uint32_t g = 0; g < groups_; ++g) keys.push_back(group_key(pk, g));
     }
-    if (mine.empty()) continue;
-    Prefetch& p = prefetch_[r.id];
-    p.expires_s = u.expected_start_s + static_cast<double>(horizon) * intent.step_s;
-    // The nearer the start, the higher the priority; deadline: the start of the layer that reads it.
-    const uint16_t prio = static_cast<uint16_t>(std::max<int64_t>(1, int64_t(kAdmissionPriority) - 1 - u.steps_ahead));
-    for (Block* b : mine) {
-      pin(*b);
-      p.keys.push_back(b->id.key);
-      to_promote.push_back(b);
-      due.emplace_back(u.expected_start_s + intent.step_s * b->id.layer_group / groups_, prio);
+    prefetch_blocks(r.id, keys, u.expected_start_s, intent.step_s, u.steps_ahead, horizon, to_promote, due);
+  }
+  if (config_.prefetch_next_turn && gap_count_ > 0) {
+    // Next turns predicted online: a session's next turn is expected one mean observed gap after
+    // its last turn finished. Each finished turn is looked at once, when it comes within the horizon.
+    const double gap = gap_sum_s_ / static_cast<double>(gap_count_);
+    const double until = now_s + static_cast<double>(horizon) * intent.step_s;
+    std::vector<uint64_t> due_sessions, stale;
+    for (const auto& [session, ctx] : sessions_) {
+      const double expected = ctx.finished_s + gap;
+      if (expected <= until) due_sessions.push_back(session);
     }
-    new_pins += mine.size();
+    std::sort(due_sessions.begin(), due_sessions.end());  // deterministic order
+    for (uint64_t session : due_sessions) {
+      SessionContext& ctx = sessions_.at(session);
+      const double start = std::max(now_s, ctx.finished_s + gap);
+      const uint32_t ahead = 1 + static_cast<uint32_t>((start - now_s) / std::max(intent.step_s, 1e-9));
+      if (ctx.keys.size() <= room_left())
+        prefetch_blocks(kSessionPrefetch | session, ctx.keys, start, intent.step_s, std::min(ahead, horizon), horizon,
+                        to_promote, due);
+      sessions_.erase(session);
+    }
   }
   if (to_promote.empty()) return;
-  const double room_ready_s = make_room(to_promote.size(), now_s);
+  // Two upcoming requests may share a prefix block: it is pinned for each, promoted once.
+  std::unordered_set<const Block*> distinct(to_promote.begin(), to_promote.end());
+  const double room_ready_s = make_room(distinct.size(), now_s);
   for (size_t i = 0; i < to_promote.size(); ++i) {
     Block* b = to_promote[i];
+    if (b->mech.in_hbm) continue;
     b->hbm_slot = take_hbm_slot();
     b->mech.in_hbm = true;
     b->mech.in_flight = true;
@@ -157,6 +217,29 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
     enqueue(d, Opcode::PROMOTE, b->id.key, now_s);
   }
   flush(room_ready_s);
+}
+
+std::string HostControlPlane::verify_accounting() const {
+  uint64_t idle = 0, pinned = 0, resident = staging_.size();
+  for (const auto& [key, b] : blocks_) {
+    if (b.mech.in_hbm) ++resident;
+    if (b.mech.in_hbm && b.mech.pins == 0) ++idle;
+    if (b.mech.pins > 0 && !b.streamed_by) ++pinned;
+  }
+  for (const auto& [id, r] : running_) {
+    pinned += r.private_ids.size();
+    resident += r.private_ids.size();
+  }
+  std::string why;
+  if (pinned != pinned_) why += "pinned slots " + std::to_string(pinned_) + " but blocks say " + std::to_string(pinned) + "; ";
+  if (resident != resident_)
+    why += "resident slots " + std::to_string(resident_) + " but blocks say " + std::to_string(resident) + "; ";
+  if (idle != policy_->evictable())
+    why += "idle blocks " + std::to_string(idle) + " but the policy offers " + std::to_string(policy_->evictable()) + "; ";
+  if (resident_ + free_hbm_slots_.size() != budget_)
+    why += "resident + free slots " + std::to_string(resident_ + free_hbm_slots_.size()) + " != budget " +
+           std::to_string(budget_) + "; ";
+  return why;
 }
 
 void HostControlPlane::integrate(double now_s) {
@@ -174,6 +257,13 @@ void HostControlPlane::pin(Block& b) {
 }
 
 void HostControlPlane::unpin(Block& b, double now_s) {
+  if (b.streamed_by) {
+    // A streamed block is pinned without holding a slot: it goes back to being a tier copy.
+    b.streamed_by = 0;
+    if (--b.mech.pins == 0 && !b.mech.in_hbm && b.mech.tier_valid)
+      tier_lru_.emplace_back(b.id.key, b.tier_epoch = ++tier_epochs_);
+    return;
+  }
   if (--b.mech.pins == 0) {
     --pinned_;
     if (b.mech.in_hbm) policy_->on_idle(b.id.key, now_s);
@@ -190,132 +280,217 @@ uint64_t HostControlPlane::take_hbm_slot() {
   return s;
 }
 
-AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s) {
+HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group,
+                                                       uint64_t pk, uint32_t tenant) {
+  auto [it, inserted] = blocks_.try_emplace(key);
+  Block& b = it->second;
+  if (inserted) {
+    b.id = kv::BlockIdentity{key, session, static_cast<uint32_t>(position), static_cast<uint16_t>(group), pk};
+    b.owner_tenant = static_cast<uint16_t>(tenant);
+    ++stats_.unique_blocks;
+  } else if (b.id.session != session) {
+    b.multi_session = true;
+  }
+  if (b.streamed_by) {
+    // Another running request streams this block; it is about to be resident again, so that
+    // request reads the resident copy from now on.
+    Running& other = running_.at(b.streamed_by - 1);
+    auto& list = other.streamed[b.id.layer_group];
+    list.erase(std::find(list.begin(), list.end(), key));
+    b.streamed_by = 0;
+    ++stats_.unstreamed;
+    // Still pinned by the other request; the slot it is about to take is counted as pinned.
+    ++pinned_;
+  }
+  return b;
+}
+
+void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted) {
+  kv::BlockPolicy& pol = policy_store_.touch(b.id.key);
+  pol.tenant = tenant;
+  pol.last_use_s = now_s;
+  if (counted) ++pol.uses;
+  pol.continues = continues;
+  policy_->on_reference(b.id.key, now_s, pol);
+}
+
+AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, const LoadPlan& plan) {
   integrate(now_s);
   Running& run = running_[r.id];
+  run = Running{};
+  run.session = r.session;
+  run.tenant = r.tenant;
+  run.continues = !r.last_turn;
+  run.streamed.assign(groups_, {});
   AdmitResult res;
   res.ready_s.assign(groups_, now_s);
   const uint32_t bt = config_.block_tokens;
   const uint64_t full = r.prompt_tokens / bt;
-  std::vector<Block*> to_promote, to_compute;
+  run.prompt_pk.resize(full);
+  run.prompt_cached.assign(full, 0);
+  std::vector<Block*> to_promote;
+  std::vector<Block*> group_blocks(groups_);
   uint64_t cached_positions = 0;
+  auto deadline_of = [&](uint32_t g) { return plan.step_start_s + plan.step_s * g / groups_; };
 
-  // Classify and pin first, so that making room never evicts a block this request reads.
+  // A position is served from cache only when every layer group of it is in HBM or the tier;
+  // otherwise prefill recomputes the position (all its layers) and grow() gives it slots.
   for (uint64_t i = 0; i < full; ++i) {
     const uint64_t pk = i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
+    run.prompt_pk[i] = pk;
     bool position_cached = true;
     for (uint32_t g = 0; g < groups_; ++g) {
-      const uint64_t key = group_key(pk, g);
-      auto [it, inserted] = blocks_.try_emplace(key);
-      Block& b = it->second;
-      if (inserted) {
-        b.id = kv::BlockIdentity{key, r.session, static_cast<uint32_t>(i), static_cast<uint16_t>(g), pk};
-        b.owner_tenant = static_cast<uint16_t>(r.tenant);
-        ++stats_.unique_blocks;
-      } else if (b.id.session != r.session) {
-        b.multi_session = true;
-      }
-      kv::BlockPolicy& pol = policy_store_.touch(key);
-      pol.tenant = r.tenant;
-      pol.last_use_s = now_s;
-      ++pol.uses;
-      pol.continues = !r.last_turn;
-      policy_->on_reference(key, now_s, pol);
-      references_.push_back({key, b.mech.in_hbm || b.mech.tier_valid ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true});
+      Block& b = keyed_block(group_key(pk, g), r.session, i, g, pk, r.tenant);
+      group_blocks[g] = &b;
+      reference(b, r.tenant, now_s, !r.last_turn, true);
+      const bool readable = b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier);
+      references_.push_back({b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true});
       ++stats_.references;
+      position_cached = position_cached && readable;
+    }
+    if (!position_cached) {
+      stats_.misses += groups_;
+      res.misses += groups_;
+      continue;
+    }
+    ++cached_positions;
+    run.prompt_cached[i] = 1;
+    for (uint32_t g = 0; g < groups_; ++g) {
+      Block& b = *group_blocks[g];
       if (b.mech.in_hbm) {
         ++res.hbm_hits;
         res.ready_s[g] = std::max(res.ready_s[g], b.mech.ready_s);
         if (b.prefetched_unused) {
-          // A prefetched block read for the first time: its transfer is judged by this step.
+          // A prefetched block read for the first time: its transfer is judged against this use.
           b.prefetched_unused = false;
           ++stats_.prefetch_used;
-          res.transfers.emplace_back(g, b.mech.ready_s);
+          res.transfers.push_back({g, b.mech.ready_s, deadline_of(g)});
+        } else if (b.mech.ready_s > now_s) {
+          // Still arriving for another reader (a promotion or prefetch already in flight).
+          res.transfers.push_back({g, b.mech.ready_s, deadline_of(g)});
         }
-      } else if (b.mech.tier_valid) {
+      } else {
         ++res.tier_hits;
         to_promote.push_back(&b);
-      } else {
-        ++res.misses;
-        position_cached = false;
-        to_compute.push_back(&b);
       }
       pin(b);
-      run.keys.push_back(key);
+      run.keys.push_back(b.id.key);
     }
-    cached_positions += position_cached;
   }
-  // The request's own pins now hold what its prefetch pinned.
+  // The request's own pins now hold what its prefetch pinned (its own, or its session's).
   end_prefetch(r.id);
+  end_prefetch(kSessionPrefetch | r.session);
   prefetch_scanned_.erase(r.id);
   stats_.hbm_hits += res.hbm_hits;
   stats_.tier_hits += res.tier_hits;
-  stats_.misses += res.misses;
   res.cached_tokens = static_cast<uint32_t>(cached_positions * bt);
 
-  run.continues = !r.last_turn;
-  const uint32_t private_slots = r.prompt_tokens % bt ? groups_ : 0;
-  run.reserved = slots_needed(r) - full * groups_ - private_slots;
-  reserved_ += run.reserved;
-  pinned_ += private_slots;
-
-  const double room_ready_s = make_room(to_promote.size() + to_compute.size() + private_slots, now_s);
-  for (uint32_t g = 0; g < private_slots; ++g) run.private_ids.push_back(take_hbm_slot());
-  for (Block* b : to_compute) {
-    if (b->mech.in_hbm) continue;  // named twice in this prompt
-    // Prefill writes these in this step; they are never a reason to stall it.
-    b->hbm_slot = take_hbm_slot();
-    b->mech.in_hbm = true;
-    b->mech.ready_s = now_s;
-  }
-  for (Block* b : to_promote) {
-    if (b->mech.in_hbm) continue;
+  // Promotions in layer-major order: layer group 0 of every position first, so the first layer
+  // the request reads arrives first (a block named twice in the prompt is one transfer).
+  std::stable_sort(to_promote.begin(), to_promote.end(), [](const Block* a, const Block* b) {
+    return a->id.layer_group < b->id.layer_group;
+  });
+  to_promote.erase(std::unique(to_promote.begin(), to_promote.end()), to_promote.end());
+  std::vector<Block*> issued;
+  for (Block* b : to_promote)
+    if (!b->mech.in_hbm && std::find(issued.begin(), issued.end(), b) == issued.end()) issued.push_back(b);
+  const double room_ready_s = make_room(issued.size(), now_s);
+  for (Block* b : issued) {
     b->hbm_slot = take_hbm_slot();
     b->mech.in_hbm = true;
     b->mech.in_flight = true;
     cmdset::Descriptor d = descriptor(Opcode::PROMOTE, *b);
-    if (config_.prefetch_horizon_steps) {
-      // Deadline: the start of the layer group that reads the block in the step starting now.
-      d.deadline_ns = static_cast<uint64_t>(std::llround((now_s + step_estimate_s_ * b->id.layer_group / groups_) * 1e9));
-      d.prio = kAdmissionPriority;
-    }
+    // Deadline: the planned start of the layer group that reads the block in its step.
+    d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_of(b->id.layer_group) * 1e9));
+    d.prio = kAdmissionPriority;
     enqueue(d, Opcode::PROMOTE, b->id.key, now_s);
   }
   flush(room_ready_s);
-  std::unordered_set<const Block*> judged;  // a block named twice in the prompt is one transfer
-  for (Block* b : to_promote) {
+  for (Block* b : issued) {
     res.ready_s[b->id.layer_group] = std::max(res.ready_s[b->id.layer_group], b->mech.ready_s);
-    if (judged.insert(b).second) res.transfers.emplace_back(b->id.layer_group, b->mech.ready_s);
+    res.transfers.push_back({b->id.layer_group, b->mech.ready_s, deadline_of(b->id.layer_group)});
   }
+  for (const Transfer& t : res.transfers) res.load_ready_s = std::max(res.load_ready_s, t.ready_s);
   return res;
 }
 
-void HostControlPlane::on_token(uint64_t id, uint64_t session, uint32_t tenant, uint64_t context, double now_s) {
+uint64_t HostControlPlane::growth_slots(uint64_t id, uint64_t kv_tokens) const {
+  const Running& run = running_.at(id);
   const uint32_t bt = config_.block_tokens;
-  Running& run = running_.at(id);
-  if (run.private_ids.empty()) {
-    // The token starts a new block: its slots come out of the request's reservation.
-    integrate(now_s);
-    run.reserved -= groups_;
-    reserved_ -= groups_;
-    pinned_ += groups_;
-    make_room(groups_, now_s);
-    for (uint32_t g = 0; g < groups_; ++g) run.private_ids.push_back(take_hbm_slot());
-  }
-  if (context % bt != 0) return;
-  // The block is full: it becomes a keyed block a later turn can reuse.
-  integrate(now_s);
-  const uint64_t pk = workload::decode_block_key(session, context / bt - 1);
-  for (uint32_t g = 0; g < groups_; ++g) {
-    const uint64_t key = group_key(pk, g);
-    const uint64_t slot = run.private_ids[g];
-    auto [it, inserted] = blocks_.try_emplace(key);
-    Block& b = it->second;
-    if (inserted) {
-      b.id = kv::BlockIdentity{key, session, static_cast<uint32_t>(context / bt - 1), static_cast<uint16_t>(g), pk};
-      b.owner_tenant = static_cast<uint16_t>(tenant);
-      ++stats_.unique_blocks;
+  const uint64_t have = (run.kv_tokens + bt - 1) / bt, want = (kv_tokens + bt - 1) / bt;
+  uint64_t slots = 0;
+  for (uint64_t p = have; p < want; ++p)
+    if (p >= run.prompt_cached.size() || !run.prompt_cached[p]) slots += groups_;
+  return slots;
+}
+
+uint64_t HostControlPlane::prefill_reach(uint64_t id, uint64_t kv_tokens, uint64_t budget, uint64_t prompt_tokens,
+                                         uint64_t* computed) const {
+  *computed = 0;
+  const Running& run = running_.at(id);
+  const uint32_t bt = config_.block_tokens;
+  uint64_t at = kv_tokens;
+  while (at < prompt_tokens) {
+    const uint64_t p = at / bt;
+    const uint64_t position_end = std::min<uint64_t>((p + 1) * bt, prompt_tokens);
+    if (p < run.prompt_cached.size() && run.prompt_cached[p]) {
+      at = position_end;  // loaded, not computed
+      continue;
     }
+    if (budget == 0) break;
+    const uint64_t take = std::min<uint64_t>(budget, position_end - at);
+    at += take;
+    budget -= take;
+    *computed += take;
+  }
+  return at;
+}
+
+void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
+  Running& run = running_.at(id);
+  if (kv_tokens <= run.kv_tokens) return;
+  integrate(now_s);
+  const uint32_t bt = config_.block_tokens;
+  const uint64_t full = run.prompt_cached.size();
+  const uint64_t have = (run.kv_tokens + bt - 1) / bt, want = (kv_tokens + bt - 1) / bt;
+  const uint64_t slots = growth_slots(id, kv_tokens);
+  if (slots > available_slots())
+    SC_REPORT_FATAL("kvtier/host", "KV growth beyond the budget: the scheduler must preempt or spill first");
+  make_room(slots, now_s);
+  for (uint64_t p = have; p < want; ++p) {
+    if (p < full) {
+      if (run.prompt_cached[p]) continue;
+      // A prompt block prefill computes in this step: keyed now, usable when the step writes it.
+      const uint64_t pk = run.prompt_pk[p];
+      for (uint32_t g = 0; g < groups_; ++g) {
+        Block& b = keyed_block(group_key(pk, g), run.session, p, g, pk, run.tenant);
+        reference(b, run.tenant, now_s, run.continues, false);
+        if (!b.mech.in_hbm) {
+          b.hbm_slot = take_hbm_slot();
+          b.mech.in_hbm = true;
+          b.mech.ready_s = now_s;
+          pin(b);
+        } else {
+          // Resident already under this identity (another reader made it): share that copy and
+          // give back the slot counted for it.
+          pin(b);
+        }
+        run.keys.push_back(b.id.key);
+      }
+    } else {
+      // A block decode (or the prompt's partial tail) starts filling: private until it is full.
+      for (uint32_t g = 0; g < groups_; ++g) run.private_ids.push_back(take_hbm_slot());
+      pinned_ += groups_;
+    }
+  }
+  run.kv_tokens = kv_tokens;
+  // A private block that is now full becomes a keyed block a later turn can reuse.
+  if (run.private_ids.empty() || kv_tokens % bt != 0) return;
+  const uint64_t position = kv_tokens / bt - 1;
+  const uint64_t pk = workload::decode_block_key(run.session, position);
+  for (uint32_t g = 0; g < groups_; ++g) {
+    const uint64_t slot = run.private_ids[g];
+    Block& b = keyed_block(group_key(pk, g), run.session, position, g, pk, run.tenant);
     if (b.mech.in_hbm) {
       // Already resident under this identity: keep that copy, give the slot back.
       free_hbm_slots_.push_back(slot);
@@ -327,15 +502,24 @@ void HostControlPlane::on_token(uint64_t id, uint64_t session, uint32_t tenant, 
     }
     --pinned_;  // the private slot's pin moves to the keyed block
     pin(b);
-    run.keys.push_back(key);
-    kv::BlockPolicy& pol = policy_store_.touch(key);
-    pol.tenant = tenant;
-    pol.last_use_s = now_s;
-    pol.continues = run.continues;
-    policy_->on_reference(key, now_s, pol);
-    references_.push_back({key, kv::ReferenceKind::Produce, false});
+    run.keys.push_back(b.id.key);
+    reference(b, run.tenant, now_s, run.continues, false);
+    references_.push_back({b.id.key, kv::ReferenceKind::Produce, false});
   }
   run.private_ids.clear();
+}
+
+void HostControlPlane::preempt(uint64_t id, double now_s) {
+  integrate(now_s);
+  auto node = running_.find(id);
+  Running& run = node->second;
+  for (uint64_t key : run.keys) unpin(blocks_.at(key), now_s);
+  for (uint64_t slot : run.private_ids) free_hbm_slots_.push_back(slot);
+  resident_ -= run.private_ids.size();
+  pinned_ -= run.private_ids.size();
+  ++stats_.preemptions;
+  running_.erase(node);
+  if (!queue_.empty()) flush(now_s);
 }
 
 void HostControlPlane::release(uint64_t id, const workload::Request& r, double now_s) {
@@ -346,7 +530,10 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
   for (uint64_t slot : run.private_ids) free_hbm_slots_.push_back(slot);
   resident_ -= run.private_ids.size();
   pinned_ -= run.private_ids.size();
-  reserved_ -= run.reserved;
+  // What the next turn of this session will read: its context (no knowledge of whether it comes).
+  last_finish_s_[r.session] = now_s;
+  if (config_.prefetch_horizon_steps && config_.prefetch_next_turn)
+    sessions_[r.session] = SessionContext{run.keys, now_s, r.tenant};
   if (r.last_turn && config_.free_dead_blocks) {
     // The conversation is over: its own blocks are dead. Shared prefixes stay.
     for (uint64_t key : run.keys) {
@@ -372,6 +559,151 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
   running_.erase(node);
   if (!queue_.empty()) flush(now_s);
 }
+
+bool HostControlPlane::spill(uint64_t id, double now_s) {
+  if (!streaming_possible()) return false;
+  Running& run = running_.at(id);
+  for (; run.spill_cursor < run.keys.size(); ++run.spill_cursor) {
+    Block& b = blocks_.at(run.keys[run.spill_cursor]);
+    // Only a block this request alone holds: another reader would lose its resident copy.
+    if (!b.mech.in_hbm || b.mech.pins != 1 || b.mech.in_flight || b.streamed_by || b.mech.ready_s > now_s) continue;
+    if (!b.mech.tier_valid) {
+      if (free_tier_slots_.empty()) reclaim_tier_slot(now_s);
+      if (free_tier_slots_.empty()) return false;  // the tier is full of blocks that cannot go
+      b.mech.tier_slot = free_tier_slots_.back();
+      free_tier_slots_.pop_back();
+      b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
+      b.mech.in_flight = true;
+      b.mech.format = tier_format_;
+      demand_.add(demand_.to_tier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
+      enqueue(descriptor(Opcode::DEMOTE, b), Opcode::DEMOTE, b.id.key, now_s);
+    } else {
+      // Write-once: the tier copy is valid, so leaving HBM moves nothing (spec §M.1).
+      enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
+      ++stats_.discards;
+    }
+    integrate(now_s);
+    policy_store_.on_evict(b.id.key);
+    b.mech.in_hbm = false;
+    free_hbm_slots_.push_back(b.hbm_slot);
+    --resident_;
+    --pinned_;
+    b.streamed_by = id + 1;
+    run.streamed[b.id.layer_group].push_back(b.id.key);
+    ++stats_.spills;
+    flush(now_s);
+    if (!b.mech.tier_valid) {
+      // The device index had no room for it (NO_SPACE): it cannot live in the tier, so it stays
+      // resident (the slot it just gave back is the one it takes again) and the next block is tried.
+      b.hbm_slot = take_hbm_slot();
+      b.mech.in_hbm = true;
+      ++pinned_;
+      b.streamed_by = 0;
+      run.streamed[b.id.layer_group].pop_back();
+      --stats_.spills;
+      continue;
+    }
+    ++run.spill_cursor;
+    return true;
+  }
+  return false;
+}
+
+uint64_t HostControlPlane::streamed_blocks(const std::vector<uint64_t>& ids, uint32_t g) const {
+  uint64_t n = 0;
+  for (uint64_t id : ids) {
+    auto it = running_.find(id);
+    if (it != running_.end() && !it->second.streamed.empty()) n += it->second.streamed[g].size();
+  }
+  return n;
+}
+
+uint64_t HostControlPlane::streamed_blocks_total(uint64_t id) const {
+  auto it = running_.find(id);
+  if (it == running_.end()) return 0;
+  uint64_t n = 0;
+  for (const auto& list : it->second.streamed) n += list.size();
+  return n;
+}
+
+bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
+  integrate(now_s);
+  if (slots > staging_.size()) {
+    const uint64_t more = slots - staging_.size();
+    if (more > available_slots()) return false;
+    make_room(more, now_s);
+    for (uint64_t i = 0; i < more; ++i) staging_.push_back(take_hbm_slot());
+  } else {
+    while (staging_.size() > slots) {
+      free_hbm_slots_.push_back(staging_.back());
+      staging_.pop_back();
+      --resident_;
+    }
+  }
+  stats_.peak_staging_slots = std::max<uint64_t>(stats_.peak_staging_slots, staging_.size());
+  return true;
+}
+
+StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s) {
+  StreamResult res;
+  post_staged_discards(issue_s);
+  std::vector<Block*> sent;
+  for (uint64_t id : ids) {
+    auto it = running_.find(id);
+    if (it == running_.end() || it->second.streamed.empty()) continue;
+    for (uint64_t key : it->second.streamed[g]) {
+      if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
+      Block& b = blocks_.at(key);
+      cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
+      d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
+      d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
+      d.prio = kAdmissionPriority;
+      b.mech.in_flight = true;
+      enqueue(d, Opcode::PROMOTE, key, issue_s);
+      sent.push_back(&b);
+    }
+  }
+  if (sent.empty()) return res;
+  flush(issue_s);
+  stats_.streamed_promotions += sent.size();
+  res.blocks = sent.size();
+  res.ready_each_s.reserve(sent.size());
+  for (Block* b : sent) {
+    // promotion_done marked it usable; a streamed block still lives in the tier, not in a slot.
+    res.ready_s = std::max(res.ready_s, b->mech.ready_s);
+    res.ready_each_s.push_back(b->mech.ready_s);
+  }
+  return res;
+}
+
+void HostControlPlane::stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s) {
+  // The staging copies are dropped when group g has computed; the tier copies stay valid
+  // (write-once). Their DISCARDs are posted later, with the next group's promotions: posted now,
+  // at a later time than those promotions, they would hold the host CPU's busy-until timeline and
+  // push the earlier promotions behind them (loosely-timed calls are served in call order).
+  for (uint64_t id : ids) {
+    auto it = running_.find(id);
+    if (it == running_.end() || it->second.streamed.empty()) continue;
+    for (uint64_t key : it->second.streamed[g]) staged_discards_.push_back({key, done_s});
+  }
+}
+
+void HostControlPlane::post_staged_discards(double upto_s) {
+  size_t n = 0;
+  double last = 0.0;
+  for (; n < staged_discards_.size() && staged_discards_[n].second <= upto_s + 1e-12; ++n) {
+    const auto& [key, done] = staged_discards_[n];
+    auto it = blocks_.find(key);
+    if (it != blocks_.end()) enqueue(descriptor(Opcode::DISCARD, it->second), Opcode::DISCARD, key, done);
+    last = std::max(last, done);
+  }
+  if (!n) return;
+  staged_discards_.erase(staged_discards_.begin(), staged_discards_.begin() + static_cast<std::ptrdiff_t>(n));
+  flush(upto_s == std::numeric_limits<double>::infinity() ? last : upto_s);
+}
+
+void HostControlPlane::stream_finish() { post_staged_discards(std::numeric_limits<double>::infinity()); }
+
 
 bool HostControlPlane::reclaim_tier_slot(double now_s) {
   // Queued demotions finish (and stop being in flight) once posted.
@@ -400,7 +732,13 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
   last_demotion_done_s_ = now_s;
   while (free_hbm_slots_.size() < slots) {
     const auto victim = policy_->victim();
-    if (!victim) SC_REPORT_FATAL("kvtier/host", "no evictable block although the admission check passed");
+    if (!victim)
+      SC_REPORT_FATAL("kvtier/host", ("no evictable block although the admission check passed (need " +
+                                      std::to_string(slots) + " free slots, have " +
+                                      std::to_string(free_hbm_slots_.size()) + "; resident " + std::to_string(resident_) +
+                                      ", pinned " + std::to_string(pinned_) + ", staging " +
+                                      std::to_string(staging_.size()) + ")")
+                                         .c_str());
     Block& b = blocks_.at(*victim);
     policy_->on_removed(b.id.key);
     policy_store_.on_evict(b.id.key);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <string>
 #include <memory>
 #include <optional>
 #include <systemc>
@@ -58,6 +59,12 @@ struct HostStats {
   uint64_t recompressions = 0, recompressed_bytes = 0;
   // Prefetch with deadlines: promotions issued ahead of admission, and those a request read.
   uint64_t prefetched = 0, prefetch_used = 0, prefetch_expired = 0;
+  // Serving dynamics: preemptions, and the streamed decode residency.
+  uint64_t preemptions = 0;
+  uint64_t spills = 0;                  // decode-set blocks moved to the tier to make room
+  uint64_t unstreamed = 0;              // streamed blocks made resident again by another reader
+  uint64_t streamed_promotions = 0;     // per-step promotions of streamed blocks into staging
+  uint64_t peak_staging_slots = 0;
   // Promotion latency per promotion, from the control plane's decision to the block being usable.
   std::vector<double> promotion_latency_s;
 };
@@ -87,14 +94,38 @@ struct DemandWindows {
   }
 };
 
+// One transfer a request (or a step) waits for, with the deadline it was issued with: the planned
+// start of the layer group that reads it in the step it is meant for (HIDING, spec §M.4.3).
+struct Transfer {
+  uint32_t group = 0;
+  double ready_s = 0.0;     // when the block is usable in HBM
+  double deadline_s = 0.0;  // when the layer group that reads it is planned to start
+};
+
+// When the blocks a request is about to read are meant to be used: the step they are meant for
+// starts at `step_start_s` and lasts `step_s`; layer group g starts at step_start_s + step_s*g/G.
+struct LoadPlan {
+  double step_start_s = 0.0;
+  double step_s = 0.0;
+  bool promote_from_tier = true;  // false: recompute what is not in HBM (preemption = recompute)
+};
+
 // What admitting one request found and started.
 struct AdmitResult {
   uint32_t hbm_hits = 0, tier_hits = 0, misses = 0;
   uint32_t cached_tokens = 0;          // prompt tokens whose KV need not be recomputed
   std::vector<double> ready_s;         // per layer group: when its promoted blocks are usable
   // Every transfer this request waits for (promotions issued now, and prefetched blocks read
-  // for the first time): its layer group and when it is usable (HIDING is judged per transfer).
-  std::vector<std::pair<uint32_t, double>> transfers;
+  // for the first time): HIDING is judged per transfer against its deadline.
+  std::vector<Transfer> transfers;
+  double load_ready_s = 0.0;           // when the last of them is usable (0 with none)
+};
+
+// Blocks of the decode set streamed from the tier for one layer group of one step.
+struct StreamResult {
+  uint64_t blocks = 0;
+  double ready_s = 0.0;                // when the last one is usable
+  std::vector<double> ready_each_s;    // per block, for HIDING
 };
 
 class HostControlPlane : public sc_core::sc_module {
@@ -109,17 +140,66 @@ class HostControlPlane : public sc_core::sc_module {
                    uint64_t block_bytes, uint64_t budget_blocks, uint32_t layer_groups, uint64_t hbm_kv_base,
                    uint64_t tier_blocks, double cycle_s);
 
-  // Slots a request holds at its peak: every block of prompt and output, in every layer group.
-  uint64_t slots_needed(const workload::Request& r) const;
-  // Whether the request fits beside the pinned and reserved slots of the running set.
-  bool can_admit(const workload::Request& r) const;
+  // ---- Admission (on demand: only the prompt, never the output length) ----
+  // Slots the prompt's KV occupies (every position, every layer group).
+  uint64_t prompt_slots(const workload::Request& r) const;
+  // Slots free now or held by idle blocks: what the decode set may still grow into.
+  uint64_t available_slots() const;
+  // Whether the request's first `tokens` prompt tokens fit beside the running set now, leaving
+  // `watermark` slots free.
+  bool can_admit(const workload::Request& r, uint64_t tokens, uint64_t watermark = 0) const;
+  // Pins the prompt's blocks found in HBM, promotes those found in the tier (layer-major issue
+  // order, deadlines from `plan`), and notes the rest for prefill. No slot is taken for blocks
+  // prefill computes until grow() reaches them.
+  AdmitResult admit(const workload::Request& r, double now_s, const LoadPlan& plan);
+  // ---- Growth: prefill chunks and decode tokens ----
+  // Slots running request `id` needs so that `kv_tokens` tokens of its context have KV.
+  uint64_t growth_slots(uint64_t id, uint64_t kv_tokens) const;
+  // How far prefill of request `id` reaches from `kv_tokens` when it may compute at most `budget`
+  // tokens: positions admission found cached cost nothing. Never beyond `prompt_tokens`.
+  uint64_t prefill_reach(uint64_t id, uint64_t kv_tokens, uint64_t budget, uint64_t prompt_tokens,
+                         uint64_t* computed) const;
+  // Takes those slots (evicting idle blocks); a block that fills becomes a keyed block a later
+  // turn can reuse. The caller has made sure growth_slots() <= available_slots().
+  void grow(uint64_t id, uint64_t kv_tokens, double now_s);
+  // ---- Preemption and release ----
+  // The request leaves HBM's decode set: its blocks go idle (the policy demotes or discards them
+  // when room is needed) and its partial last block is dropped (recomputed on resume).
+  void preempt(uint64_t id, double now_s);
+  // The request finished: its blocks go idle; after a session's last turn its private blocks are freed.
+  void release(uint64_t id, const workload::Request& r, double now_s);
+  // ---- Streamed decode residency (host.decode_residency = streamed) ----
+  bool streaming_possible() const { return config_.decode_residency == DecodeResidency::Streamed && groups_ >= 3; }
+  // Moves one resident block of running request `id` to the tier (write-once: a block with a
+  // valid tier copy is a clean discard); from now on every step streams it back. False: none can go.
+  bool spill(uint64_t id, double now_s);
+  // Blocks of layer group g that the listed requests stream each step.
+  uint64_t streamed_blocks(const std::vector<uint64_t>& ids, uint32_t g) const;
+  uint64_t streamed_blocks_total(uint64_t id) const;
+  // Staging slots held for streaming (counted as resident and against the budget).
+  uint64_t staging_slots() const { return staging_.size(); }
+  // Holds exactly `slots` staging slots from now on (evicting idle blocks for more). False when
+  // they cannot be had.
+  bool set_staging(uint64_t slots, double now_s);
+  // Promotes group g's streamed blocks of the listed requests into staging slots, posted at
+  // `issue_s`, each with `deadline_s`; then, at `done_s` from stream_done(), discards them.
+  StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s);
+  void stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s);
+  // Posts the step's remaining staging discards (after its last group).
+  void stream_finish();
+  // ---- Prefetch ----
   // Prefetch with deadlines: promotes the tier-resident prompt blocks of requests expected to
-  // start within host.prefetch_horizon_steps, with their expected start as deadline. A
-  // prefetched block is pinned for its request until it is admitted or the prefetch expires.
+  // start within host.prefetch_horizon_steps, with their expected start as deadline, and the
+  // context of sessions whose next turn the online predictor expects within the horizon. A
+  // prefetched block is pinned until its request is admitted or the prefetch expires.
   void prefetch(const SchedulerIntent& intent);
   uint32_t prefetch_horizon_steps() const { return config_.prefetch_horizon_steps; }
-  // The scheduler's current step time: deadlines of a step's promotions by layer group.
-  void set_step_estimate(double step_s) { step_estimate_s_ = step_s; }
+  // When the next-turn predictor next expects a session `lead_s` from now (kNever: none): an idle
+  // scheduler wakes then to let prefetch run.
+  static constexpr double kNever = 1e300;
+  double next_prediction_s(double lead_s) const;
+  // A new turn of `session` arrived at `arrival_s`: one more observed inter-turn gap.
+  void on_arrival(const workload::Request& r, double arrival_s);
   // host.dma = host: the time of one host-issued copy of `bytes` (the host copy model).
   void set_host_copy_time(std::function<double(uint64_t bytes, bool batched)> copy_time) {
     host_copy_time_ = std::move(copy_time);
@@ -127,17 +207,14 @@ class HostControlPlane : public sc_core::sc_module {
   const DemandWindows& demand() const { return demand_; }
   // Payload bytes of one tier copy in `format`.
   uint64_t stored_bytes(kv::Format format) const;
-  // Pins (and, when needed, promotes or allocates) every block of the request's prompt.
-  AdmitResult admit(const workload::Request& r, double now_s);
-  // One more token in the context of running request `id` (after the token, `context` tokens).
-  void on_token(uint64_t id, uint64_t session, uint32_t tenant, uint64_t context, double now_s);
-  // The request finished: its blocks go idle; after a session's last turn its private blocks are freed.
-  void release(uint64_t id, const workload::Request& r, double now_s);
 
   const HostStats& stats() const { return stats_; }
+  // Recounts residency from the blocks themselves (O(blocks): for tests and end-of-run checks)
+  // and returns what disagrees with the event-maintained counters; empty when all agree.
+  std::string verify_accounting() const;
   uint64_t resident_blocks() const { return resident_; }
   uint64_t pinned_slots() const { return pinned_; }
-  uint64_t reserved_slots() const { return reserved_; }
+  uint64_t reserved_slots() const { return 0; }  // admission reserves nothing ahead (KV on demand)
   uint64_t budget_blocks() const { return budget_; }
   uint64_t block_bytes() const { return block_bytes_; }
   const kv::WriteOnceLedger& ledger() const { return ledger_; }
@@ -162,16 +239,28 @@ class HostControlPlane : public sc_core::sc_module {
     uint16_t owner_tenant = 0;   // tenant that created it: owns its device index entry
     bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
     uint64_t tier_epoch = 0;         // which tier_lru_ entry is current (older ones are stale)
+    uint64_t streamed_by = 0;        // 1 + id of the running request that streams it (0: none)
   };
   struct Prefetch {
     std::vector<uint64_t> keys;  // blocks pinned for the request
     double expires_s = 0.0;
   };
   struct Running {
-    std::vector<uint64_t> keys;  // keyed blocks the request pins
+    uint64_t session = 0;
+    uint32_t tenant = 0;
+    std::vector<uint64_t> keys;  // keyed blocks the request pins, position-major
     std::vector<uint64_t> private_ids;  // HBM slots of the partial tail block, one per layer group
-    uint64_t reserved = 0;       // slots promised for blocks not yet started
+    std::vector<uint64_t> prompt_pk;    // position key of each full prompt block
+    std::vector<uint8_t> prompt_cached; // ... 1 when admission found all its groups in HBM or the tier
+    uint64_t kv_tokens = 0;      // tokens of the context that have KV slots
     bool continues = false;      // not the session's last turn (scheduler intent for the policy)
+    size_t spill_cursor = 0;     // next entry of `keys` spill() looks at
+    std::vector<std::vector<uint64_t>> streamed;  // per layer group: blocks streamed every step
+  };
+  struct SessionContext {  // what a finished turn left for the session's next one
+    std::vector<uint64_t> keys;
+    double finished_s = 0.0;
+    uint32_t tenant = 0;
   };
   struct Pending {
     uint64_t key;
@@ -181,6 +270,7 @@ class HostControlPlane : public sc_core::sc_module {
   };
 
   uint64_t group_key(uint64_t position_key, uint32_t group) const;
+
   void integrate(double now_s);
   void pin(Block& b);
   void unpin(Block& b, double now_s);
@@ -194,6 +284,7 @@ class HostControlPlane : public sc_core::sc_module {
   void demotion_done(Block& b, double done_s);
   void end_prefetch(uint64_t request_id);
   uint64_t prefetch_pins(uint64_t request_id) const;
+  static constexpr uint64_t kSessionPrefetch = 1ull << 63;  // prefetch_ key bit: a session's next turn
   // Writes the queued descriptors and rings the doorbell at `at_s`; completions come back
   // before it returns (loosely timed: their timestamps lie in the future).
   void flush(double at_s);
@@ -223,7 +314,21 @@ class HostControlPlane : public sc_core::sc_module {
   uint64_t tier_epochs_ = 0;
   // Frees the tier copy of the tier-only block that left HBM longest ago; false if none can go.
   bool reclaim_tier_slot(double now_s);
-  uint64_t resident_ = 0, pinned_ = 0, reserved_ = 0;
+  uint64_t resident_ = 0, pinned_ = 0;
+  std::vector<uint64_t> staging_;     // HBM slots held for streamed blocks
+  std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
+  void post_staged_discards(double upto_s);
+  size_t staging_next_ = 0;
+  // Online next-turn predictor: the inter-turn gaps observed so far, and finished turns waiting.
+  std::unordered_map<uint64_t, SessionContext> sessions_;  // session -> its last finished turn
+  double gap_sum_s_ = 0.0;
+  uint64_t gap_count_ = 0;
+  std::unordered_map<uint64_t, double> last_finish_s_;     // session -> end of its last turn
+  void prefetch_blocks(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
+                       uint32_t steps_ahead, uint32_t horizon, std::vector<Block*>& to_promote,
+                       std::vector<std::pair<double, uint16_t>>& due);
+  Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk, uint32_t tenant);
+  void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
   double last_integrate_s_ = 0.0;
 
   // Descriptor path.

@@ -1,10 +1,14 @@
 #include "tlm/sched/scheduler.h"
 
 #include <algorithm>
-#include <deque>
+#include <limits>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
 namespace kvtier {
+
+namespace {
+constexpr double kEps = 1e-12;  // simulated time has picosecond resolution
+}
 
 Scheduler::Scheduler(sc_core::sc_module_name name, const SchedConfig& config, const workload::Workload& workload,
                      HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups)
@@ -22,198 +26,493 @@ Scheduler::Scheduler(sc_core::sc_module_name name, const SchedConfig& config, co
   set_stack_size(8 * 1024 * 1024);
 }
 
+const workload::Request& Scheduler::view(const Seq& s) const {
+  return s.resume ? *s.resume : workload_.requests[s.index];
+}
+
 void Scheduler::run() {
-  struct Active {
-    size_t index;          // into workload_.requests
-    uint64_t context;      // tokens whose KV exists
-    uint32_t generated;
-  };
   tlm_utils::tlm_quantumkeeper qk;
   tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_core::sc_time(config_.quantum_us, sc_core::SC_US));
   qk.reset();
 
   const auto& reqs = workload_.requests;
   const size_t n = reqs.size();
-  size_t next = 0;
-  std::deque<size_t> waiting;
-  std::vector<Active> running;
-  uint64_t context_total = 0;  // sum of running contexts: the KV the next decode step reads
-
-  struct Joining {
-    size_t index;
-    AdmitResult admit;
-  };
-  std::vector<Joining> joining;
+  seqs_.resize(n);
+  stats_.requests.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    seqs_[i].index = i;
+    seqs_[i].target_tokens = reqs[i].prompt_tokens;
+    RequestRecord& rec = stats_.requests[i];
+    rec.id = reqs[i].id;
+    rec.session = reqs[i].session;
+    rec.tenant = reqs[i].tenant;
+    rec.arrival_s = reqs[i].arrival_s;
+    rec.prompt_tokens = reqs[i].prompt_tokens;
+    rec.output_tokens = reqs[i].output_tokens;
+  }
 
   while (stats_.requests_completed + stats_.requests_rejected < n) {
     const double now = qk.get_current_time().to_seconds();
-    // Simulated time has picosecond resolution: an arrival within 1 ns of now has arrived.
-    while (next < n && reqs[next].arrival_s <= now + 1e-9) waiting.push_back(next++);
-    if (running.empty() && waiting.empty()) {
-      qk.inc(seconds(reqs[next].arrival_s - now));
+    // Arrivals up to now (an arrival within 1 ns of now has arrived).
+    while (next_arrival_ < n && reqs[next_arrival_].arrival_s <= now + 1e-9) {
+      host_.on_arrival(reqs[next_arrival_], reqs[next_arrival_].arrival_s);
+      waiting_.push_back(next_arrival_++);
+    }
+    // Async loads that have arrived join the batch.
+    for (size_t k = 0; k < loading_.size();) {
+      Seq& s = seqs_[loading_[k]];
+      if (s.load_ready_s <= now + kEps) {
+        stats_.requests[s.index].load_wait_s += s.load_ready_s - s.load_start_s;
+        stats_.load_wait_s += s.load_ready_s - s.load_start_s;
+        s.phase = Phase::Prefill;
+        running_.push_back(loading_[k]);
+        loading_.erase(loading_.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        ++k;
+      }
+    }
+
+    admit(now);
+
+    Plan p;
+    const uint64_t settled = stats_.requests_completed + stats_.requests_rejected;
+    const bool runnable = plan(now, p);
+    if (!runnable && stats_.requests_completed + stats_.requests_rejected != settled) continue;  // admit again
+    if (!runnable) {
+      // Nothing can step: wait for the next arrival or the next async load to land.
+      double t = std::numeric_limits<double>::infinity();
+      if (next_arrival_ < n) t = reqs[next_arrival_].arrival_s;
+      for (size_t i : loading_) t = std::min(t, seqs_[i].load_ready_s);
+      // An idle GPU still prefetches: wake when the next-turn predictor expects a session within
+      // the prefetch horizon, before the next arrival.
+      const double lead = host_.prefetch_horizon_steps() * std::max(step_estimate_s_, 1e-6);
+      const double predicted = host_.next_prediction_s(lead);
+      if (predicted < t && predicted > now + kEps) {
+        qk.inc(seconds(predicted - now));
+        qk.sync();
+        intent(predicted, step_estimate_s_);
+        continue;
+      }
+      if (t == std::numeric_limits<double>::infinity()) {
+        if (stats_.requests_completed + stats_.requests_rejected >= n) break;
+        SC_REPORT_FATAL("kvtier/sched", ("nothing runs and nothing can be admitted: KV accounting is inconsistent ("
+                                         + std::to_string(waiting_.size()) + " waiting, " +
+                                         std::to_string(host_.pinned_slots()) + " slots pinned, " +
+                                         std::to_string(host_.available_slots()) + " available; head prompt " +
+                                         (waiting_.empty() ? std::string("-") : std::to_string(view(seqs_[waiting_.front()]).prompt_tokens)) +
+                                         ", " + std::to_string(running_.size()) + " running, " + std::to_string(loading_.size()) + " loading)").c_str());
+      }
+      qk.inc(seconds(std::max(0.0, t - now)));
       qk.sync();
       continue;
     }
 
-    // Admission: FCFS while the decode set, the prefill budget and the KV budget allow.
-    joining.clear();
-    uint64_t new_tokens = 0, attended_pairs = 0;
-    while (!waiting.empty() && running.size() + joining.size() < config_.max_decode_set) {
-      const workload::Request& r = reqs[waiting.front()];
-      if (host_.slots_needed(r) > host_.budget_blocks()) {
-        ++stats_.requests_rejected;
-        waiting.pop_front();
-        continue;
-      }
-      if (!host_.can_admit(r)) {
-        ++stats_.capacity_waits;
-        break;
-      }
-      if (!joining.empty() && new_tokens + r.prompt_tokens > config_.max_prefill_tokens) break;
-      AdmitResult a = host_.admit(r, now);
-      const uint64_t computed = r.prompt_tokens - std::min<uint64_t>(a.cached_tokens, r.prompt_tokens);
-      new_tokens += computed;
-      attended_pairs += computed * (r.prompt_tokens - computed) + computed * (computed + 1) / 2;
-      stats_.prefill_tokens += computed;
-      stats_.cached_prompt_tokens += r.prompt_tokens - computed;
-      joining.push_back({waiting.front(), std::move(a)});
-      waiting.pop_front();
-    }
+    const StepOutcome o = load_and_step(now, p);
+    account(p, o, now);
+    emit(p, o, now);
+    step_estimate_s_ = o.t_step;
+    intent(o.end_s, o.t_step);
 
-    if (running.empty() && joining.empty())
-      SC_REPORT_FATAL("kvtier/sched", "nothing runs and nothing can be admitted: KV accounting is inconsistent");
-
-    // Step time from the cost model; the stall comes from promotions still in flight when the
-    // layer group that reads them starts.
-    const StepTime step_time = cost_.step(!running.empty(), context_total, new_tokens, attended_pairs);
-    const double t_decode = step_time.decode_s();
-    const double t_prefill = step_time.prefill_s;
-    const double t_step = t_decode + t_prefill;
-    double stall = 0.0;
-    for (uint32_t g = 0; g < groups_; ++g) {
-      const double planned = now + stall + t_step * g / groups_;
-      double latest = 0.0;
-      for (const Joining& j : joining) latest = std::max(latest, j.admit.ready_s[g]);
-      if (latest > planned) stall += latest - planned;
-    }
-    // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
-    const double t_hbm = cost_.hbm_contention_s(step_time, now + stall);
-    const double end = now + stall + t_step + t_hbm;
-
-    // HIDING, per transfer: a promotion (or a prefetched block read for the first time) must be
-    // usable when the layer group that reads it starts in the unstalled plan of this step.
-    for (const Joining& j : joining)
-      for (const auto& [g, ready] : j.admit.transfers) {
-        const double deadline = now + t_step * g / groups_;
-        ++stats_.hiding_transfers;
-        if (ready > deadline + 1e-12) {
-          ++stats_.hiding_missed;
-          stats_.hiding_lateness_s += ready - deadline;
-          stats_.hiding_lateness_max_s = std::max(stats_.hiding_lateness_max_s, ready - deadline);
-        }
-      }
-
-    // Accounting for the step.
-    const uint64_t decode_tokens = running.size();
-    const uint64_t step_tokens = decode_tokens + joining.size();
-    ++stats_.steps;
-    if (stall > 0) ++stats_.stalled_steps;
-    stats_.exposed_stall_s += stall;
-    stats_.stall_token_s += stall * static_cast<double>(step_tokens);
-    stats_.busy_s += end - now;
-    if (decode_tokens) {
-      // The cost model has already split this step's decode time; reuse its parts.
-      const double weights_and_overhead_s = step_time.weights_s + step_time.overhead_s;
-      stats_.kv_read_bytes += static_cast<double>(context_total) * cost_.kv_bytes_per_token();
-      stats_.decode_kv_s += step_time.kv_s;
-      stats_.decode_weights_s += weights_and_overhead_s;
-      stats_.itl_samples.emplace_back(end - now, decode_tokens);
-      ++stats_.decode_steps;
-      if (step_time.kv_s > weights_and_overhead_s) ++stats_.kv_bound_steps;
-    }
-
-    // One token for every running request.
-    for (size_t i = 0; i < running.size();) {
-      Active& a = running[i];
-      const workload::Request& r = reqs[a.index];
-      TenantQos& q = stats_.qos[r.tenant];
-      ++q.tokens;
-      if (end - now <= qos_targets_.of(r.tenant).itl_s) ++q.itl_met;
-      ++a.context;
-      ++a.generated;
-      ++context_total;
-      ++stats_.tokens_generated;
-      host_.on_token(r.id, r.session, r.tenant, a.context, end);
-      if (a.generated >= r.output_tokens) {
-        host_.release(r.id, r, end);
-        context_total -= a.context;
-        ++stats_.requests_completed;
-        running[i] = running.back();
-        running.pop_back();
-      } else {
-        ++i;
-      }
-    }
-    // Joining requests produce their first token at the end of their prefill.
-    for (const Joining& j : joining) {
-      const workload::Request& r = reqs[j.index];
-      stats_.ttft_s.push_back(end - r.arrival_s);
-      TenantQos& q = stats_.qos[r.tenant];
-      ++q.requests;
-      if (end - r.arrival_s <= qos_targets_.of(r.tenant).ttft_s) ++q.ttft_met;
-      ++stats_.tokens_generated;
-      Active a{j.index, uint64_t(r.prompt_tokens) + 1, 1};
-      host_.on_token(r.id, r.session, r.tenant, a.context, end);
-      if (a.generated >= r.output_tokens) {
-        host_.release(r.id, r, end);
-        ++stats_.requests_completed;
-      } else {
-        context_total += a.context;
-        running.push_back(a);
-      }
-    }
-    stats_.peak_decode_set = std::max<uint64_t>(stats_.peak_decode_set, running.size());
-
-    // Execution intent for the control plane: who is expected to start within the horizon.
-    const uint32_t horizon = host_.prefetch_horizon_steps();
-    host_.set_step_estimate(t_step);
-    if (horizon) {
-      SchedulerIntent intent;
-      intent.now_s = end;
-      intent.step_s = std::max(t_step, 1e-6);
-      // Queued requests, FCFS: each step admits up to the free decode seats and the prefill budget.
-      const uint64_t seats = config_.max_decode_set > running.size() ? config_.max_decode_set - running.size() : 0;
-      uint64_t queued_tokens = 0, position = 0;
-      for (size_t index : waiting) {
-        const workload::Request& r = reqs[index];
-        const uint64_t by_tokens = queued_tokens / config_.max_prefill_tokens;
-        const uint64_t by_seats = seats ? position / seats : position;
-        const uint64_t ahead = 1 + std::max(by_tokens, by_seats);
-        if (ahead > horizon) break;
-        intent.upcoming.push_back({&r, end + static_cast<double>(ahead - 1) * intent.step_s, static_cast<uint32_t>(ahead)});
-        queued_tokens += r.prompt_tokens;
-        ++position;
-      }
-      // Sessions whose next turn is due within the horizon (later turns only: a conversation's
-      // first request is not predictable, its continuation is).
-      const double until = end + horizon * intent.step_s;
-      for (size_t k = next; k < n && reqs[k].arrival_s <= until; ++k) {
-        const workload::Request& r = reqs[k];
-        if (r.turn == 0) continue;
-        const double start = std::max(r.arrival_s, end);
-        const uint32_t ahead = 1 + static_cast<uint32_t>((start - end) / intent.step_s);
-        intent.upcoming.push_back({&r, start, ahead});
-      }
-      host_.prefetch(intent);
-    }
-
-    qk.inc(seconds(end - now));
+    qk.inc(seconds(o.end_s - now));
     if (qk.need_sync()) qk.sync();
   }
   qk.sync();
   stats_.end_s = sc_core::sc_time_stamp().to_seconds();
   host_.finish(stats_.end_s);
   done_ = true;
+}
+
+// ---- admit ----------------------------------------------------------------------------------
+
+void Scheduler::admit(double now) {
+  // vLLM schedules waiting requests only in a step that preempted nobody: admitting right after a
+  // preemption would only take back the room the preemption made.
+  if (preempted_last_step_) {
+    preempted_last_step_ = false;
+    return;
+  }
+  const bool streaming = host_.streaming_possible();
+  // vLLM's watermark: leave 1 % of the budget free at admission so that running requests can grow
+  // a little before anyone has to be preempted.
+  const uint64_t watermark = host_.budget_blocks() / 100;
+  // Prompts already admitted but not yet fully prefilled will take their slots first (running
+  // requests are scheduled before waiting ones): a newcomer fits only beside them. The prompt is
+  // known at arrival; only the output length is not.
+  uint64_t pending = 0;
+  for (size_t k : running_)
+    if (seqs_[k].phase == Phase::Prefill) pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
+  for (size_t k : loading_) pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
+  while (!waiting_.empty() && running_.size() + loading_.size() < config_.max_decode_set) {
+    const size_t i = waiting_.front();
+    Seq& s = seqs_[i];
+    const workload::Request& v = view(s);
+    RequestRecord& rec = stats_.requests[i];
+    // Never runnable: its prompt (plus the block its first token opens, or the watermark) exceeds
+    // the whole budget and nothing may move to the tier. The output length is never consulted.
+    if (!streaming && host_.prompt_slots(v) + std::max<uint64_t>(groups_, watermark) > host_.budget_blocks()) {
+      waiting_.pop_front();
+      reject(i, "prompt_exceeds_kv_budget", now);
+      ++stats_.rejected_prompt_too_large;
+      continue;
+    }
+    const uint64_t first = streaming ? std::min<uint64_t>(v.prompt_tokens, config_.max_batched_tokens) : v.prompt_tokens;
+    if (!host_.can_admit(v, first, watermark + pending)) {
+      ++stats_.capacity_waits;
+      break;
+    }
+    waiting_.pop_front();
+    LoadPlan lp;
+    lp.step_s = step_estimate_s_;
+    // async: the step a load is meant for is the next one; inline modes: the one starting now.
+    lp.step_start_s = config_.kv_load == KvLoad::Async ? now + step_estimate_s_ : now;
+    lp.promote_from_tier = !(rec.preemptions > 0 && config_.preemption == Preemption::Recompute);
+    const AdmitResult a = host_.admit(v, now, lp);
+    if (!streaming) pending += host_.growth_slots(v.id, v.prompt_tokens);
+    const bool first_admission = rec.admitted_s < 0;
+    if (first_admission) {
+      rec.admitted_s = now;
+      rec.cached_tokens = a.cached_tokens;
+    } else {
+      ++stats_.resumed;
+    }
+    stats_.cached_prompt_tokens += std::min<uint64_t>(a.cached_tokens, v.prompt_tokens);
+    s.kv_tokens = 0;
+    s.target_tokens = v.prompt_tokens;
+    s.joining.clear();
+    if (config_.kv_load == KvLoad::Async && a.load_ready_s > now + kEps) {
+      // Waits outside the batch; lateness only delays this request (its TTFT or resume).
+      for (const Transfer& t : a.transfers) judge(t, t.deadline_s, false);
+      s.phase = Phase::Loading;
+      s.load_ready_s = a.load_ready_s;
+      s.load_start_s = now;
+      loading_.push_back(i);
+    } else {
+      if (config_.kv_load == KvLoad::Async)
+        for (const Transfer& t : a.transfers) judge(t, t.deadline_s, false);  // all in time
+      else
+        s.joining = a.transfers;  // judged by the step it joins
+      s.phase = Phase::Prefill;
+      running_.push_back(i);
+    }
+  }
+}
+
+// ---- plan -----------------------------------------------------------------------------------
+
+Scheduler::Plan Scheduler::draft(double) const {
+  Plan p;
+  uint64_t budget = config_.max_batched_tokens;
+  uint64_t prefill_cap = config_.max_prefill_tokens;
+  // Decode tokens first: every decoding request makes one token.
+  for (size_t i : running_) {
+    const Seq& s = seqs_[i];
+    if (s.phase != Phase::Decode) continue;
+    p.decode.push_back(i);
+    p.context_tokens += s.kv_tokens + 1;  // the step writes and reads the new token's KV too
+    p.slots += host_.growth_slots(view(s).id, s.kv_tokens + 1);
+    budget = budget > 0 ? budget - 1 : 0;
+  }
+  // Then prefill chunks, in admission order, within what the token budget leaves.
+  for (size_t i : running_) {
+    const Seq& s = seqs_[i];
+    if (s.phase != Phase::Prefill) continue;
+    const uint64_t room = std::min(budget, prefill_cap);
+    if (room == 0) break;
+    const uint64_t id = view(s).id;
+    // Positions admission found cached are loaded, not computed. A fully cached prompt still
+    // computes its last token to produce the next output token.
+    uint64_t computed = 0;
+    const uint64_t to = host_.prefill_reach(id, s.kv_tokens, room, s.target_tokens, &computed);
+    if (to >= s.target_tokens && computed == 0) computed = 1;
+    p.prefill.push_back({i, s.kv_tokens, to, computed});
+    p.new_tokens += computed;
+    // Attention of the chunk: each computed token attends to everything before it.
+    p.attended_pairs += computed * (to - computed) + computed * (computed + 1) / 2;
+    p.slots += host_.growth_slots(id, to);
+    budget -= std::min(budget, computed);
+    prefill_cap -= std::min(prefill_cap, computed);
+    if (budget == 0 || prefill_cap == 0) break;
+  }
+  for (size_t i : p.decode) p.ids.push_back(view(seqs_[i]).id);
+  for (const Chunk& c : p.prefill) p.ids.push_back(view(seqs_[c.seq]).id);
+  if (host_.streaming_possible()) {
+    // Double buffering: layer group g streams into staging while group g-1 computes, so staging
+    // holds the two largest consecutive groups' streamed blocks (2 x the largest group).
+    uint64_t largest = 0;
+    for (uint32_t g = 0; g < groups_; ++g) largest = std::max(largest, host_.streamed_blocks(p.ids, g));
+    p.staging = 2 * largest;
+  }
+  return p;
+}
+
+bool Scheduler::make_room(double now, const Plan& p) {
+  // Streamed residency: the decode set's own blocks go to the tier, a whole position at a time,
+  // from the request holding the most context. Otherwise: preempt the latest arrival (vLLM).
+  if (host_.streaming_possible()) {
+    std::vector<size_t> order;
+    for (size_t i : p.decode) order.push_back(i);
+    for (const Chunk& c : p.prefill) order.push_back(c.seq);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return seqs_[a].kv_tokens > seqs_[b].kv_tokens; });
+    for (size_t i : order) {
+      uint32_t spilled = 0;
+      while (spilled < groups_ && host_.spill(view(seqs_[i]).id, now)) ++spilled;
+      if (spilled) return true;
+    }
+  }
+  if (running_.empty()) return false;
+  // Victim: the latest arrival among the running requests and those still loading.
+  size_t victim = running_.front();
+  auto later = [&](size_t a, size_t b) {
+    const auto& x = workload_.requests[a];
+    const auto& y = workload_.requests[b];
+    return x.arrival_s > y.arrival_s || (x.arrival_s == y.arrival_s && x.id > y.id);
+  };
+  for (size_t i : running_)
+    if (later(i, victim)) victim = i;
+  for (size_t i : loading_)
+    if (later(i, victim)) victim = i;
+  if (running_.size() == 1 && loading_.empty()) {
+    // Alone and still out of room: its context can never fit.
+    reject(victim, "context_outgrew_kv_budget", now);
+    ++stats_.rejected_context_outgrew;
+    return true;
+  }
+  preempt(victim, now);
+  return true;
+}
+
+bool Scheduler::plan(double now, Plan& p) {
+  for (;;) {
+    if (running_.empty()) return false;
+    p = draft(now);
+    if (p.decode.empty() && p.prefill.empty()) return false;
+    const uint64_t held = host_.staging_slots();
+    const uint64_t extra_staging = p.staging > held ? p.staging - held : 0;
+    if (p.slots + extra_staging <= host_.available_slots()) break;
+    if (!make_room(now, p)) return false;
+  }
+  if (host_.streaming_possible() && !host_.set_staging(p.staging, now))
+    SC_REPORT_FATAL("kvtier/sched", "staging slots checked free could not be taken");
+  // KV grows on demand: the slots this step writes are taken now.
+  for (size_t i : p.decode) host_.grow(view(seqs_[i]).id, seqs_[i].kv_tokens + 1, now);
+  for (const Chunk& c : p.prefill) host_.grow(view(seqs_[c.seq]).id, c.to, now);
+  return true;
+}
+
+void Scheduler::preempt(size_t i, double now) {
+  Seq& s = seqs_[i];
+  RequestRecord& rec = stats_.requests[i];
+  const workload::Request& base = workload_.requests[i];
+  host_.preempt(view(s).id, now);
+  // Its context to rebuild on resume: what it had with KV (a decode request: prompt + generated).
+  // A decoding request also feeds its last generated token, whose KV was not written yet.
+  const uint64_t context = s.phase == Phase::Decode ? s.kv_tokens + 1 : base.prompt_tokens;
+  auto r = std::make_unique<workload::Request>(base);
+  r->prompt_tokens = static_cast<uint32_t>(std::max<uint64_t>(context, base.prompt_tokens));
+  s.resume = std::move(r);
+  s.kv_tokens = 0;
+  s.joining.clear();
+  ++rec.preemptions;
+  ++stats_.preemptions;
+  preempted_last_step_ = true;
+  auto& list = s.phase == Phase::Loading ? loading_ : running_;
+  list.erase(std::find(list.begin(), list.end(), i));
+  s.phase = Phase::Waiting;
+  waiting_.push_front(i);  // resumes first (vLLM prepends preempted requests)
+}
+
+void Scheduler::reject(size_t i, const char* reason, double now) {
+  Seq& s = seqs_[i];
+  if (s.phase == Phase::Prefill || s.phase == Phase::Decode) {
+    host_.preempt(view(s).id, now);
+    running_.erase(std::find(running_.begin(), running_.end(), i));
+  }
+  s.phase = Phase::Done;
+  stats_.requests[i].rejected = reason;
+  ++stats_.requests_rejected;
+}
+
+void Scheduler::finish(size_t i, double now) {
+  Seq& s = seqs_[i];
+  host_.release(view(s).id, workload_.requests[i], now);
+  s.phase = Phase::Done;
+  s.resume.reset();
+  stats_.requests[i].finish_s = now;
+  ++stats_.requests_completed;
+}
+
+// ---- load and step --------------------------------------------------------------------------
+
+Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
+  StepOutcome o;
+  o.time = cost_.step(!p.decode.empty(), p.context_tokens, p.new_tokens, p.attended_pairs);
+  o.t_step = o.time.total_s();
+  const double tg = o.t_step / groups_;
+  double start = now;
+  if (config_.kv_load == KvLoad::Blocking) {
+    // The whole step waits before its first layer for every joining request's transfers.
+    for (const Chunk& c : p.prefill)
+      for (const Transfer& t : seqs_[c.seq].joining) {
+        judge(t, now, true);
+        start = std::max(start, t.ready_s);
+      }
+  }
+  const bool streamed = p.staging > 0;
+  if (streamed) ++stats_.streamed_steps;
+  std::vector<double> group_end(groups_, 0.0);
+  double prev_end = start;
+  for (uint32_t g = 0; g < groups_; ++g) {
+    // Without any transfer of its own, group g starts when group g-1 ends (prev_end, which is
+    // never before its unstalled plan): that is the deadline HIDING judges its transfers by.
+    const double could_start = prev_end;
+    double ready = could_start;
+    if (config_.kv_load == KvLoad::Layerwise)
+      for (const Chunk& c : p.prefill)
+        for (const Transfer& t : seqs_[c.seq].joining)
+          if (t.group == g) {
+            judge(t, could_start, true);
+            ready = std::max(ready, t.ready_s);
+          }
+    if (streamed) {
+      // Group g's staging slots free up when group g-2 has computed (double buffering).
+      const double issue = g >= 2 ? group_end[g - 2] : now;
+      const StreamResult r = host_.stream(p.ids, g, issue, could_start);
+      for (double t : r.ready_each_s) {
+        ++stats_.hiding_streamed;
+        if (t > could_start + kEps) ++stats_.hiding_streamed_missed;
+        judge(Transfer{g, t, could_start}, could_start, true);
+      }
+      if (r.blocks) ready = std::max(ready, r.ready_s);
+    }
+    group_end[g] = ready + tg;
+    prev_end = group_end[g];
+    if (streamed) host_.stream_done(p.ids, g, group_end[g]);
+  }
+  if (streamed) host_.stream_finish();
+  o.stall_s = prev_end - (now + o.t_step);
+  if (o.stall_s < kEps) o.stall_s = 0.0;
+  // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
+  const double t_hbm = cost_.hbm_contention_s(o.time, now + o.stall_s);
+  o.end_s = now + o.stall_s + o.t_step + t_hbm;
+  return o;
+}
+
+void Scheduler::judge(const Transfer& t, double deadline_s, bool stalls) {
+  ++stats_.hiding_transfers;
+  if (t.ready_s <= deadline_s + kEps) return;
+  ++stats_.hiding_missed;
+  ++(stalls ? stats_.hiding_missed_stalling : stats_.hiding_missed_delaying);
+  stats_.hiding_lateness_s += t.ready_s - deadline_s;
+  stats_.hiding_lateness_max_s = std::max(stats_.hiding_lateness_max_s, t.ready_s - deadline_s);
+}
+
+// ---- account --------------------------------------------------------------------------------
+
+void Scheduler::account(const Plan& p, const StepOutcome& o, double now) {
+  ++stats_.steps;
+  stats_.prefill_chunks += p.prefill.size();
+  stats_.prefill_tokens += p.new_tokens;
+  if (o.stall_s > 0) ++stats_.stalled_steps;
+  stats_.exposed_stall_s += o.stall_s;
+  stats_.busy_s += o.end_s - now;
+  for (size_t i : p.decode) stats_.requests[i].stall_s += o.stall_s;
+  for (const Chunk& c : p.prefill) stats_.requests[c.seq].stall_s += o.stall_s;
+  if (!p.decode.empty()) {
+    // The cost model has already split this step's decode time; reuse its parts.
+    const double weights_and_overhead_s = o.time.weights_s + o.time.overhead_s;
+    stats_.kv_read_bytes += static_cast<double>(p.context_tokens) * cost_.kv_bytes_per_token();
+    stats_.decode_kv_s += o.time.kv_s;
+    stats_.decode_weights_s += weights_and_overhead_s;
+    stats_.itl_samples.emplace_back(o.end_s - now, p.decode.size());
+    ++stats_.decode_steps;
+    if (o.time.kv_s > weights_and_overhead_s) ++stats_.kv_bound_steps;
+  }
+}
+
+// ---- emit -----------------------------------------------------------------------------------
+
+void Scheduler::emit(const Plan& p, const StepOutcome& o, double) {
+  const double end = o.end_s;
+  uint64_t tokens = 0;
+  std::vector<size_t> finished;
+  for (size_t i : p.decode) {
+    Seq& s = seqs_[i];
+    const workload::Request& r = workload_.requests[i];
+    RequestRecord& rec = stats_.requests[i];
+    TenantQos& q = stats_.qos[r.tenant];
+    ++q.tokens;
+    if (end - s.last_token_s <= qos_targets_.of(r.tenant).itl_s) ++q.itl_met;
+    rec.max_itl_s = std::max(rec.max_itl_s, end - s.last_token_s);
+    s.last_token_s = end;
+    ++s.kv_tokens;
+    ++s.generated;
+    ++tokens;
+    if (s.generated >= r.output_tokens) finished.push_back(i);
+  }
+  for (const Chunk& c : p.prefill) {
+    Seq& s = seqs_[c.seq];
+    s.kv_tokens = c.to;
+    s.joining.clear();  // judged by this step
+    if (s.kv_tokens < s.target_tokens) continue;
+    // Prefill done: the step's last computed position produces the next token.
+    const workload::Request& r = workload_.requests[c.seq];
+    RequestRecord& rec = stats_.requests[c.seq];
+    ++s.generated;
+    ++tokens;
+    if (rec.first_token_s < 0) {
+      rec.first_token_s = end;
+      stats_.ttft_s.push_back(end - r.arrival_s);
+      TenantQos& q = stats_.qos[r.tenant];
+      ++q.requests;
+      if (end - r.arrival_s <= qos_targets_.of(r.tenant).ttft_s) ++q.ttft_met;
+    } else {
+      rec.max_itl_s = std::max(rec.max_itl_s, end - s.last_token_s);  // the resume gap
+    }
+    s.last_token_s = end;
+    s.phase = Phase::Decode;
+    if (s.generated >= r.output_tokens) finished.push_back(c.seq);
+  }
+  stats_.tokens_generated += tokens;
+  stats_.stall_token_s += o.stall_s * static_cast<double>(tokens);
+  for (size_t i : finished) {
+    running_.erase(std::find(running_.begin(), running_.end(), i));
+    finish(i, end);
+  }
+  for (size_t i : running_) stats_.requests[i].generated_tokens = seqs_[i].generated;
+  for (size_t i : finished) stats_.requests[i].generated_tokens = seqs_[i].generated;
+  uint64_t decoding = 0;
+  for (size_t i : running_) decoding += seqs_[i].phase == Phase::Decode;
+  stats_.peak_decode_set = std::max<uint64_t>(stats_.peak_decode_set, decoding);
+}
+
+void Scheduler::intent(double end, double t_step) {
+  // Execution intent for the control plane: who is expected to start within the horizon.
+  // Waiting requests (preempted ones first, as they resume first), FCFS: each step admits up to
+  // the free decode seats and the token budget. Next turns of sessions are the control plane's
+  // own online prediction; the workload's future arrivals are never looked at.
+  const uint32_t horizon = host_.prefetch_horizon_steps();
+  if (!horizon) {
+    host_.prefetch(SchedulerIntent{end, std::max(t_step, 1e-6), {}});
+    return;
+  }
+  SchedulerIntent in;
+  in.now_s = end;
+  in.step_s = std::max(t_step, 1e-6);
+  const size_t busy = running_.size() + loading_.size();
+  const uint64_t seats = config_.max_decode_set > busy ? config_.max_decode_set - busy : 0;
+  uint64_t queued_tokens = 0, position = 0;
+  for (size_t i : waiting_) {
+    const workload::Request& r = view(seqs_[i]);
+    const uint64_t by_tokens = queued_tokens / config_.max_batched_tokens;
+    const uint64_t by_seats = seats ? position / seats : position;
+    const uint64_t ahead = 1 + std::max(by_tokens, by_seats);
+    if (ahead > horizon) break;
+    in.upcoming.push_back({&r, end + static_cast<double>(ahead - 1) * in.step_s, static_cast<uint32_t>(ahead)});
+    queued_tokens += r.prompt_tokens;
+    ++position;
+  }
+  host_.prefetch(in);
 }
 
 }  // namespace kvtier

@@ -1,11 +1,23 @@
 #pragma once
-// The serving scheduler: continuous batching over an arrival queue. Each step admits waiting
-// requests (FCFS, bounded by the decode-set size, the prefill token budget and the KV budget),
-// prefills them, and decodes one token for every running request. A block the step reads that
-// is not yet resident when its layer group starts stalls the step (lossless attention, spec
-// §M.4.2): that wait is the exposed stall.
+// The serving scheduler: continuous batching as vLLM does it, written as named phases that run
+// once per step (docs/model.md, "The scheduler"):
+//   admit    waiting requests join in arrival order while seats and KV allow; their cached
+//            prompt blocks are pinned or start loading from the tier;
+//   plan     the step's tokens: every decode token first, then prefill chunks, within
+//            sched.max_batched_tokens; KV grows on demand, and when it runs out a running request
+//            is preempted (latest arrival first) or, with streamed residency, decode-set blocks
+//            move to the tier;
+//   load     per layer group: the transfers the step waits for (joining requests' loads in
+//            layerwise / blocking mode, streamed decode-set blocks) against its compute;
+//   step     the fused step time from the cost model, stalls and HBM contention;
+//   account  constraint counters, HIDING per transfer against its deadline;
+//   emit     tokens, first tokens, completions, per-request records, prefetch intent.
+// Admission never reads a request's output length: it is only the stopping rule.
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
+#include <string>
 #include <systemc>
 #include <utility>
 #include <vector>
@@ -24,16 +36,37 @@ struct TenantQos {
   uint64_t tokens = 0, itl_met = 0;
 };
 
+// One request's life, written to requests.jsonl. Times are simulated seconds; -1: did not happen.
+struct RequestRecord {
+  uint64_t id = 0, session = 0;
+  uint32_t tenant = 0;
+  double arrival_s = 0.0, admitted_s = -1.0, first_token_s = -1.0, finish_s = -1.0;
+  uint32_t prompt_tokens = 0, output_tokens = 0, generated_tokens = 0;
+  uint64_t cached_tokens = 0;   // prompt tokens served from HBM or the tier at first admission
+  uint32_t preemptions = 0;
+  double load_wait_s = 0.0;     // time spent outside the batch waiting for its KV (async load)
+  double stall_s = 0.0;         // stalls of the steps it was in
+  double max_itl_s = 0.0;       // largest gap between two of its tokens
+  std::string rejected;         // empty, or why it could not run
+};
+
 struct SchedStats {
   uint64_t requests_completed = 0;
-  uint64_t requests_rejected = 0;      // larger than the whole KV budget: can never run
+  uint64_t requests_rejected = 0;      // could never run: see rejected_* for the reasons
+  uint64_t rejected_prompt_too_large = 0;   // the prompt's KV alone exceeds the whole budget
+  uint64_t rejected_context_outgrew = 0;    // alone in the batch, its context outgrew the budget
   uint64_t tokens_generated = 0;
   uint64_t steps = 0;
   uint64_t stalled_steps = 0;
   uint64_t capacity_waits = 0;         // steps where the queue head waited for KV budget
-  uint64_t prefill_tokens = 0;         // prompt tokens recomputed
+  uint64_t prefill_tokens = 0;         // prompt tokens computed (recomputation after preemption included)
   uint64_t cached_prompt_tokens = 0;   // prompt tokens served from HBM or the tier
   uint64_t peak_decode_set = 0;
+  uint64_t preemptions = 0;
+  uint64_t resumed = 0;
+  uint64_t prefill_chunks = 0;         // prefill pieces scheduled (a prompt split over steps counts each)
+  uint64_t streamed_steps = 0;         // steps that streamed decode-set blocks from the tier
+  double load_wait_s = 0.0;            // sum over requests of their async load waits
   double exposed_stall_s = 0.0;        // sum of step stalls
   double stall_token_s = 0.0;          // sum over tokens of the stall in the step that made them
   double decode_kv_s = 0.0;            // decode time spent reading KV
@@ -46,11 +79,17 @@ struct SchedStats {
   // Constraint report (DESIGN.md §6).
   uint64_t decode_steps = 0;
   uint64_t kv_bound_steps = 0;         // HBM bandwidth: decode steps whose KV reads outlast the weights
-  uint64_t hiding_transfers = 0;       // HIDING: transfers a step waited for (promotions, first use of prefetches)
-  uint64_t hiding_missed = 0;          // ... usable only after the start of the layer group that reads them
+  // HIDING, per transfer against its deadline (tlm/constraints/hiding.h).
+  uint64_t hiding_transfers = 0;
+  uint64_t hiding_missed = 0;
+  uint64_t hiding_missed_stalling = 0; // late inside a step: the whole batch waited
+  uint64_t hiding_missed_delaying = 0; // late for an async load: only that request waited
+  uint64_t hiding_streamed = 0;        // of the transfers, streamed decode-set blocks
+  uint64_t hiding_streamed_missed = 0;
   double hiding_lateness_s = 0.0;      // sum over missed transfers of how late they were
   double hiding_lateness_max_s = 0.0;
   std::map<uint32_t, TenantQos> qos;   // per tenant
+  std::vector<RequestRecord> requests; // one per workload request, in arrival order
 };
 
 class Scheduler : public sc_core::sc_module {
@@ -63,7 +102,53 @@ class Scheduler : public sc_core::sc_module {
   bool done() const { return done_; }
 
  private:
+  enum class Phase { Waiting, Loading, Prefill, Decode, Done };
+  struct Seq {
+    size_t index = 0;                 // into workload_.requests
+    Phase phase = Phase::Waiting;
+    std::unique_ptr<workload::Request> resume;  // after a preemption: the context to rebuild
+    uint64_t kv_tokens = 0;           // tokens of the context with KV (prefill progress, then context)
+    uint64_t target_tokens = 0;       // the prompt (or resumed context) prefill must cover
+    uint32_t generated = 0;
+    double load_start_s = 0.0, load_ready_s = 0.0;
+    double last_token_s = 0.0;
+    std::vector<Transfer> joining;    // transfers judged in the step it joins (layerwise, blocking)
+  };
+  struct Chunk {
+    size_t seq;
+    uint64_t from, to;                // kv_tokens before and after the chunk
+    uint64_t computed;                // tokens the chunk computes
+  };
+  struct Plan {
+    std::vector<size_t> decode;       // seqs decoding one token
+    std::vector<Chunk> prefill;       // prefill chunks, admission order
+    std::vector<uint64_t> ids;        // request ids in the batch (streaming)
+    uint64_t context_tokens = 0;      // KV the decode tokens attend to
+    uint64_t new_tokens = 0, attended_pairs = 0;
+    uint64_t slots = 0;               // KV growth the step needs
+    uint64_t staging = 0;             // staging slots the step streams through
+  };
+  struct StepOutcome {
+    double end_s = 0.0, stall_s = 0.0, t_step = 0.0;
+    StepTime time;
+  };
+
   void run();
+  const workload::Request& view(const Seq& s) const;
+  // The phases, in the order they run each step.
+  void admit(double now_s);
+  bool plan(double now_s, Plan& p);
+  StepOutcome load_and_step(double now_s, const Plan& p);
+  void account(const Plan& p, const StepOutcome& o, double now_s);
+  void emit(const Plan& p, const StepOutcome& o, double now_s);
+  void intent(double end_s, double step_s);
+  // Helpers of the phases.
+  Plan draft(double now_s) const;
+  bool make_room(double now_s, const Plan& p);
+  void preempt(size_t seq, double now_s);
+  void reject(size_t seq, const char* reason, double now_s);
+  void finish(size_t seq, double now_s);
+  void judge(const Transfer& t, double deadline_s, bool stalls);
 
   const SchedConfig config_;
   const workload::Workload& workload_;
@@ -73,6 +158,14 @@ class Scheduler : public sc_core::sc_module {
   const kv::QosTargets qos_targets_;
   SchedStats stats_;
   bool done_ = false;
+
+  std::vector<Seq> seqs_;
+  std::deque<size_t> waiting_;
+  std::vector<size_t> loading_;
+  std::vector<size_t> running_;       // prefill and decode phases, in admission order
+  size_t next_arrival_ = 0;
+  double step_estimate_s_ = 0.0;      // the last step's length: when the next step will start
+  bool preempted_last_step_ = false;
 };
 
 }  // namespace kvtier
