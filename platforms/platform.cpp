@@ -48,12 +48,16 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
   HostConfig host_config = config.host;  // the tier-copy formats are the compression engine's
   host_config.fp8_bytes_ratio = config.ctrl.fp8_bytes_ratio;
   host_config.int4_bytes_ratio = config.ctrl.int4_bytes_ratio;
+  constraints_ = std::make_unique<Constraints>(
+      kv::parse_qos_targets(config.sched.tenant_qos, {config.sched.ttft_target_s, config.sched.itl_target_s}),
+      config.sched.qos_goal, config.host.sustain_window_s);
   host_ = std::make_unique<HostControlPlane>("host", host_config, config.ctrl.ring_entries, block_bytes_, budget_blocks,
                                              groups_, kv_base, tier_blocks, ctrl_->cycle().to_seconds());
   host_->set_host_copy_time([copy = HostCopyModel(config.host_copy)](uint64_t bytes, bool batched) {
     return copy.copy_time_s(bytes, batched);
   });
-  sched_ = std::make_unique<Scheduler>("sched", config.sched, workload, *host_, cost_, groups_);
+  host_->report_demand_to(constraints_->sustainability);
+  sched_ = std::make_unique<Scheduler>("sched", config.sched, workload, *host_, cost_, groups_, *constraints_);
 
   host_->mmio_out.bind(link_->host_in);
   link_->device_out.bind(ctrl_->mmio_in());
@@ -132,7 +136,8 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
       {"exposed_stall_per_token_s", ratio(s.stall_token_s, tokens), "s/token",
        "mean stall in the step that produced a token, waiting for transfers (HIDING)"},
       {"hiding_met_fraction",
-       ratio(static_cast<double>(s.hiding_transfers - s.hiding_missed), static_cast<double>(s.hiding_transfers)),
+       ratio(static_cast<double>(constraints_->hiding.transfers() - constraints_->hiding.missed()),
+             static_cast<double>(constraints_->hiding.transfers())),
        "fraction", "transfers usable by their deadline: the planned start of the layer group that reads them (HIDING)"},
       {"load_wait_per_request_s", ratio(s.load_wait_s, completed), "s",
        "mean time a request waited outside the batch for its KV to arrive (sched.kv_load = async)"},
@@ -173,143 +178,25 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
 nlohmann::ordered_json Platform::constraints() const {
   const HostStats& h = host_->stats();
   const SchedStats& s = sched_->stats();
-  nlohmann::ordered_json c;
-  const double budget = static_cast<double>(host_->budget_blocks());
-  c["capacity"] = {
-      {"definition", "sum of resident KV bytes <= the HBM KV budget; the model never exceeds it, so a violation is a "
-                     "step whose queue head waited for KV budget (the decode set held smaller than it could be) or a "
-                     "request larger than the whole budget"},
-      {"budget_bytes", host_->budget_blocks() * block_bytes_},
-      {"peak_resident_bytes", h.peak_resident_blocks * block_bytes_},
-      {"peak_occupancy", budget > 0 ? h.peak_resident_blocks / budget : 0.0},
-      {"time_weighted_occupancy", budget > 0 && s.end_s > 0 ? h.hbm_block_seconds / s.end_s / budget : 0.0},
-      {"capacity_waits", s.capacity_waits},
-      {"requests_rejected", s.requests_rejected},
-      {"violations", s.capacity_waits + s.requests_rejected}};
-  c["hbm_bandwidth"] = {
-      {"definition", "attention re-reads the decode set's KV from HBM every step; reported as the KV read share of step "
-                     "time; a violation is a decode step whose KV read time exceeds its weight streaming time"},
-      {"kv_read_share", s.busy_s > 0 ? s.decode_kv_s / s.busy_s : 0.0},
-      {"decode_steps", s.decode_steps},
-      {"violations", s.kv_bound_steps}};
+  ConstraintContext x;
+  x.end_s = s.end_s;
+  x.budget_blocks = host_->budget_blocks();
+  x.block_bytes = block_bytes_;
+  x.peak_resident_blocks = h.peak_resident_blocks;
+  x.resident_block_seconds = h.hbm_block_seconds;
   // B_tier: what the boundary can carry per direction, payload only: the link's raw rate times
   // the payload efficiency its payload transactions achieved in this run, and the tier DRAM.
   const LinkStats& ls = link_->stats();
   const LinkClassStats& pw = ls.per_class[static_cast<size_t>(TxnClass::PayloadWrite)];
   const double payload_efficiency = pw.wire_bytes ? static_cast<double>(pw.payload_bytes) / pw.wire_bytes : 1.0;
-  const double b_tier = std::min(config_.link.bytes_per_s() * payload_efficiency, config_.tier.bw_gbps * 1e9);
-  const DemandWindows& d = host_->demand();
-  const size_t windows = std::max<size_t>(1, static_cast<size_t>(std::ceil(s.end_s / d.window_s)));
-  uint64_t over = 0;
-  double peak_hbm = 0, peak_tier = 0, sum_hbm = 0, sum_tier = 0;
-  for (size_t w = 0; w < windows; ++w) {
-    const double to_hbm = w < d.to_hbm.size() ? d.to_hbm[w] / d.window_s : 0.0;
-    const double to_tier = w < d.to_tier.size() ? d.to_tier[w] / d.window_s : 0.0;
-    peak_hbm = std::max(peak_hbm, to_hbm);
-    peak_tier = std::max(peak_tier, to_tier);
-    sum_hbm += to_hbm;
-    sum_tier += to_tier;
-    over += to_hbm > b_tier || to_tier > b_tier;
-  }
-  c["sustainability"] = {
-      {"definition", "per window of window_s: sum over the decode set of R_KV,i <= B_tier, where R_KV,i is the KV payload "
-                     "sequence i's admission and prefetch require across the boundary in the window (as stored) divided "
-                     "by the window, per direction (to HBM: promotions; to the tier: demotions); B_tier = min(link raw "
-                     "rate x payload efficiency of this run's payload writes, tier DRAM bandwidth); a violation is a "
-                     "window where either direction's demand exceeds B_tier"},
-      {"window_s", d.window_s},
-      {"windows", windows},
-      {"b_tier_bytes_per_s", b_tier},
-      {"peak_demand_to_hbm_bytes_per_s", peak_hbm},
-      {"peak_demand_to_tier_bytes_per_s", peak_tier},
-      {"mean_demand_to_hbm_bytes_per_s", sum_hbm / windows},
-      {"mean_demand_to_tier_bytes_per_s", sum_tier / windows},
-      {"peak_utilisation", b_tier > 0 ? std::max(peak_hbm, peak_tier) / b_tier : 0.0},
-      {"violations", over}};
-  const double tokens = static_cast<double>(s.tokens_generated);
-  c["hiding"] = {
-      {"definition", "per transfer: a promotion (or a prefetched block read for the first time) must be usable by the "
-                     "start of the layer group that reads it in the step's unstalled plan; a violation is a transfer "
-                     "that was not"},
-      {"transfers", s.hiding_transfers},
-      {"missed", s.hiding_missed},
-      {"missed_stalling_step", s.hiding_missed_stalling},
-      {"missed_delaying_request", s.hiding_missed_delaying},
-      {"streamed_transfers", s.hiding_streamed},
-      {"streamed_missed", s.hiding_streamed_missed},
-      {"met_fraction", s.hiding_transfers ? 1.0 - static_cast<double>(s.hiding_missed) / s.hiding_transfers : 1.0},
-      {"lateness_mean_s", s.hiding_missed ? s.hiding_lateness_s / s.hiding_missed : 0.0},
-      {"lateness_max_s", s.hiding_lateness_max_s},
-      {"stalled_steps", s.stalled_steps},
-      {"exposed_stall_per_token_s", tokens > 0 ? s.stall_token_s / tokens : 0.0},
-      {"violations", s.hiding_missed}};
-  nlohmann::ordered_json tenants = nlohmann::ordered_json::array();
-  uint64_t missed_tenants = 0;
-  const double goal = config_.sched.qos_goal;
-  for (const auto& [tenant, q] : s.qos) {
-    const kv::QosTarget& t = sched_->qos_targets().of(tenant);
-    const double ttft = q.requests ? static_cast<double>(q.ttft_met) / q.requests : 1.0;
-    const double itl = q.tokens ? static_cast<double>(q.itl_met) / q.tokens : 1.0;
-    const bool attained = ttft >= goal && itl >= goal;
-    missed_tenants += !attained;
-    tenants.push_back({{"tenant", tenant},
-                       {"ttft_target_s", t.ttft_s},
-                       {"itl_target_s", t.itl_s},
-                       {"requests", q.requests},
-                       {"ttft_attainment", ttft},
-                       {"tokens", q.tokens},
-                       {"itl_attainment", itl},
-                       {"attained", attained}});
-  }
-  c["qos"] = {{"definition", "per tenant j: TTFT_j <= tau_j for at least `goal` of its requests and ITL_j <= iota_j for "
-                             "at least `goal` of its decode tokens; a violation is a tenant that misses either"},
-              {"goal", goal},
-              {"tenants", tenants},
-              {"violations", missed_tenants}};
-  std::string verdict;
-  const uint64_t sustain = c["sustainability"]["violations"].get<uint64_t>();
-  if (sustain == 0 && s.hiding_missed > 0)
-    verdict = "aggregate demand within B_tier in every window, yet " + std::to_string(s.hiding_missed) + " of " +
-              std::to_string(s.hiding_transfers) + " transfers were late for the layer that reads them: a HIDING failure, "
-              "not a bandwidth one";
-  else if (sustain > 0 && s.hiding_missed > 0)
-    verdict = "aggregate demand exceeded B_tier in " + std::to_string(sustain) + " windows and " +
-              std::to_string(s.hiding_missed) + " transfers were late";
-  else if (sustain > 0)
-    verdict = "aggregate demand exceeded B_tier in " + std::to_string(sustain) + " windows, yet every transfer was in time";
-  else
-    verdict = "aggregate demand within B_tier in every window and every transfer in time";
-  c["verdict"] = verdict;
-  return c;
+  x.b_tier_bytes_per_s = std::min(config_.link.bytes_per_s() * payload_efficiency, config_.tier.bw_gbps * 1e9);
+  x.tokens = static_cast<double>(s.tokens_generated);
+  x.stall_token_s = s.stall_token_s;
+  x.stalled_steps = s.stalled_steps;
+  return constraint_report(*constraints_, x);
 }
 
-std::string Platform::constraints_summary() const {
-  const nlohmann::ordered_json c = constraints();
-  std::ostringstream os;
-  os << std::setprecision(4);
-  os << "constraints (DESIGN.md §6), each on its own:\n";
-  os << "  CAPACITY        peak occupancy " << c["capacity"]["peak_occupancy"].get<double>() << ", time-weighted "
-     << c["capacity"]["time_weighted_occupancy"].get<double>() << "; violations "
-     << c["capacity"]["violations"].get<uint64_t>() << " (steps waiting for KV budget + rejected requests)\n";
-  os << "  HBM bandwidth   KV read share of step time " << c["hbm_bandwidth"]["kv_read_share"].get<double>()
-     << "; violations " << c["hbm_bandwidth"]["violations"].get<uint64_t>() << " (KV-bound decode steps of "
-     << c["hbm_bandwidth"]["decode_steps"].get<uint64_t>() << ")\n";
-  os << "  SUSTAINABILITY  peak demand " << c["sustainability"]["peak_utilisation"].get<double>() << " of B_tier "
-     << c["sustainability"]["b_tier_bytes_per_s"].get<double>() / 1e9 << " GB/s; violations "
-     << c["sustainability"]["violations"].get<uint64_t>() << " of " << c["sustainability"]["windows"].get<uint64_t>()
-     << " windows of " << c["sustainability"]["window_s"].get<double>() << " s\n";
-  os << "  HIDING          " << c["hiding"]["missed"].get<uint64_t>() << " of " << c["hiding"]["transfers"].get<uint64_t>()
-     << " transfers late (max " << c["hiding"]["lateness_max_s"].get<double>() << " s); exposed stall per token "
-     << c["hiding"]["exposed_stall_per_token_s"].get<double>() << " s\n";
-  os << "  QoS             " << c["qos"]["violations"].get<uint64_t>() << " of " << c["qos"]["tenants"].size()
-     << " tenants below goal " << c["qos"]["goal"].get<double>() << " (TTFT/ITL attainment:";
-  for (const auto& t : c["qos"]["tenants"])
-    os << " t" << t["tenant"].get<uint32_t>() << " " << t["ttft_attainment"].get<double>() << "/"
-       << t["itl_attainment"].get<double>();
-  os << ")\n";
-  os << "  verdict: " << c["verdict"].get<std::string>() << "\n";
-  return os.str();
-}
+std::string Platform::constraints_summary() const { return constraint_summary(constraints()); }
 
 nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const {
   nlohmann::ordered_json j;
@@ -346,7 +233,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                   {"unstreamed_blocks", h.unstreamed},
                   {"peak_staging_slots", h.peak_staging_slots},
                   {"peak_decode_set", s.peak_decode_set}};
-  j["hbm_kv_read_share"] = s.busy_s > 0 ? s.decode_kv_s / s.busy_s : 0.0;
+  j["hbm_kv_read_share"] = constraints_->hbm_bandwidth.kv_read_share();
   j["host_cpu_kv_s"] = h.host_cpu_kv_s;
   j["promotion_latency_max_s"] = h.promotion_latency_max_s;
   j["blocks"] = {{"block_bytes", block_bytes_},

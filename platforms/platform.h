@@ -70,6 +70,7 @@ class Platform : public sc_core::sc_module {
   std::unique_ptr<Link> link_;
   std::unique_ptr<DataPlane> ctrl_;  // ctrl.impl: the TLM model or the RTL engine
   std::unique_ptr<AddressRouter> host_bus_;
+  std::unique_ptr<Constraints> constraints_;  // fed by the scheduler and the control plane
   std::unique_ptr<HostControlPlane> host_;
   std::unique_ptr<Scheduler> sched_;
 };

@@ -45,7 +45,6 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
   recompress_ = config.recompress_format != "none";
   recompress_format_ = format_of(config.recompress_format);
   host_dma_ = config.dma == "host";
-  demand_.window_s = config.sustain_window_s;
   // Free lists are stacks handing out the lowest slot first.
   free_hbm_slots_.reserve(budget_);
   for (uint64_t s = budget_; s-- > 0;) free_hbm_slots_.push_back(s);
@@ -575,7 +574,7 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
       b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
       b.mech.in_flight = true;
       b.mech.format = tier_format_;
-      demand_.add(demand_.to_tier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
+      demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
       enqueue(descriptor(Opcode::DEMOTE, b), Opcode::DEMOTE, b.id.key, now_s);
     } else {
       // Write-once: the tier copy is valid, so leaving HBM moves nothing (spec §M.1).
@@ -766,7 +765,7 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
       b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
       b.mech.in_flight = true;
       b.mech.format = tier_format_;  // the control plane's choice of representation
-      demand_.add(demand_.to_tier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
+      demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
       enqueue(descriptor(Opcode::DEMOTE, b), Opcode::DEMOTE, b.id.key, now_s);
       demoted = true;
     } else {
@@ -794,7 +793,7 @@ cmdset::Descriptor HostControlPlane::descriptor(Opcode op, const Block& b) const
 
 void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t key, double now_s) {
   cmdset::Descriptor tagged = d;
-  if (op == Opcode::PROMOTE) demand_.add(demand_.to_hbm, now_s, static_cast<double>(d.length));
+  if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
   if (host_dma_) {
     queue_.push_back({tagged, Pending{key, op, now_s, now_s}});
     return;

@@ -22,6 +22,7 @@
 
 #include "tlm/common/config.h"
 #include "tlm/common/timeline.h"
+#include "tlm/constraints/sustainability.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 #include "tlm/host/policy/policy.h"
 #include "tlm/kv/block.h"
@@ -80,18 +81,6 @@ struct SchedulerIntent {
   double now_s = 0.0;
   double step_s = 0.0;
   std::vector<Upcoming> upcoming;  // in the order the scheduler expects to admit them
-};
-
-// Bytes the boundary had to carry, per fixed window of simulated time (SUSTAINABILITY).
-struct DemandWindows {
-  double window_s = 1.0;
-  std::vector<double> to_hbm;   // promotion payload bytes requested in each window
-  std::vector<double> to_tier;  // demotion payload bytes requested in each window
-  void add(std::vector<double>& v, double t, double bytes) {
-    const size_t w = t > 0 ? static_cast<size_t>(t / window_s) : 0;
-    if (v.size() <= w) v.resize(w + 1, 0.0);
-    v[w] += bytes;
-  }
 };
 
 // One transfer a request (or a step) waits for, with the deadline it was issued with: the planned
@@ -204,7 +193,8 @@ class HostControlPlane : public sc_core::sc_module {
   void set_host_copy_time(std::function<double(uint64_t bytes, bool batched)> copy_time) {
     host_copy_time_ = std::move(copy_time);
   }
-  const DemandWindows& demand() const { return demand_; }
+  // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
+  void report_demand_to(SustainabilityConstraint& sustainability) { sustainability_ = &sustainability; }
   // Payload bytes of one tier copy in `format`.
   uint64_t stored_bytes(kv::Format format) const;
 
@@ -350,7 +340,10 @@ class HostControlPlane : public sc_core::sc_module {
   double step_estimate_s_ = 0.0;
   std::unordered_map<uint64_t, Prefetch> prefetch_;  // request id -> its prefetched blocks
   std::unordered_set<uint64_t> prefetch_scanned_;    // requests already looked at by prefetch
-  DemandWindows demand_;
+  SustainabilityConstraint* sustainability_ = nullptr;
+  void demand(DemandDirection d, double t_s, double bytes) {
+    if (sustainability_) sustainability_->demand(d, t_s, bytes);
+  }
 };
 
 }  // namespace kvtier

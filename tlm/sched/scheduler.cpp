@@ -11,14 +11,15 @@ constexpr double kEps = 1e-12;  // simulated time has picosecond resolution
 }
 
 Scheduler::Scheduler(sc_core::sc_module_name name, const SchedConfig& config, const workload::Workload& workload,
-                     HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups)
+                     HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups,
+                     Constraints& constraints)
     : sc_core::sc_module(name),
       config_(config),
       workload_(workload),
       host_(host),
       cost_(cost),
       groups_(layer_groups),
-      qos_targets_(kv::parse_qos_targets(config.tenant_qos, {config.ttft_target_s, config.itl_target_s})) {
+      constraints_(constraints) {
   SC_HAS_PROCESS(Scheduler);  // SystemC 2.3.4 still needs it for SC_THREAD outside SC_CTOR
   SC_THREAD(run);
   // Loosely-timed transactions nest deeply (descriptor -> link -> controller -> DMA -> link ->
@@ -158,6 +159,7 @@ void Scheduler::admit(double now) {
     const uint64_t first = streaming ? std::min<uint64_t>(v.prompt_tokens, config_.max_batched_tokens) : v.prompt_tokens;
     if (!host_.can_admit(v, first, watermark + pending)) {
       ++stats_.capacity_waits;
+      constraints_.capacity.queue_head_waited();
       break;
     }
     waiting_.pop_front();
@@ -181,14 +183,14 @@ void Scheduler::admit(double now) {
     s.joining.clear();
     if (config_.kv_load == KvLoad::Async && a.load_ready_s > now + kEps) {
       // Waits outside the batch; lateness only delays this request (its TTFT or resume).
-      for (const Transfer& t : a.transfers) judge(t, t.deadline_s, false);
+      for (const Transfer& t : a.transfers) judge(t, t.deadline_s, Lateness::DelaysRequest);
       s.phase = Phase::Loading;
       s.load_ready_s = a.load_ready_s;
       s.load_start_s = now;
       loading_.push_back(i);
     } else {
       if (config_.kv_load == KvLoad::Async)
-        for (const Transfer& t : a.transfers) judge(t, t.deadline_s, false);  // all in time
+        for (const Transfer& t : a.transfers) judge(t, t.deadline_s, Lateness::DelaysRequest);  // all in time
       else
         s.joining = a.transfers;  // judged by the step it joins
       s.phase = Phase::Prefill;
@@ -316,6 +318,7 @@ void Scheduler::preempt(size_t i, double now) {
   ++rec.preemptions;
   ++stats_.preemptions;
   preempted_last_step_ = true;
+  constraints_.capacity.preempted();
   auto& list = s.phase == Phase::Loading ? loading_ : running_;
   list.erase(std::find(list.begin(), list.end(), i));
   s.phase = Phase::Waiting;
@@ -331,6 +334,7 @@ void Scheduler::reject(size_t i, const char* reason, double now) {
   s.phase = Phase::Done;
   stats_.requests[i].rejected = reason;
   ++stats_.requests_rejected;
+  constraints_.capacity.rejected();
 }
 
 void Scheduler::finish(size_t i, double now) {
@@ -354,7 +358,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
     // The whole step waits before its first layer for every joining request's transfers.
     for (const Chunk& c : p.prefill)
       for (const Transfer& t : seqs_[c.seq].joining) {
-        judge(t, now, true);
+        judge(t, now, Lateness::StallsStep);
         start = std::max(start, t.ready_s);
       }
   }
@@ -371,18 +375,14 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
       for (const Chunk& c : p.prefill)
         for (const Transfer& t : seqs_[c.seq].joining)
           if (t.group == g) {
-            judge(t, could_start, true);
+            judge(t, could_start, Lateness::StallsStep);
             ready = std::max(ready, t.ready_s);
           }
     if (streamed) {
       // Group g's staging slots free up when group g-2 has computed (double buffering).
       const double issue = g >= 2 ? group_end[g - 2] : now;
       const StreamResult r = host_.stream(p.ids, g, issue, could_start);
-      for (double t : r.ready_each_s) {
-        ++stats_.hiding_streamed;
-        if (t > could_start + kEps) ++stats_.hiding_streamed_missed;
-        judge(Transfer{g, t, could_start}, could_start, true);
-      }
+      for (double t : r.ready_each_s) judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
       if (r.blocks) ready = std::max(ready, r.ready_s);
     }
     group_end[g] = ready + tg;
@@ -398,13 +398,8 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   return o;
 }
 
-void Scheduler::judge(const Transfer& t, double deadline_s, bool stalls) {
-  ++stats_.hiding_transfers;
-  if (t.ready_s <= deadline_s + kEps) return;
-  ++stats_.hiding_missed;
-  ++(stalls ? stats_.hiding_missed_stalling : stats_.hiding_missed_delaying);
-  stats_.hiding_lateness_s += t.ready_s - deadline_s;
-  stats_.hiding_lateness_max_s = std::max(stats_.hiding_lateness_max_s, t.ready_s - deadline_s);
+void Scheduler::judge(const Transfer& t, double deadline_s, Lateness cost, bool streamed) {
+  constraints_.hiding.transfer(t.ready_s, deadline_s, cost, streamed);
 }
 
 // ---- account --------------------------------------------------------------------------------
@@ -416,6 +411,7 @@ void Scheduler::account(const Plan& p, const StepOutcome& o, double now) {
   if (o.stall_s > 0) ++stats_.stalled_steps;
   stats_.exposed_stall_s += o.stall_s;
   stats_.busy_s += o.end_s - now;
+  constraints_.hbm_bandwidth.step(o.end_s - now);
   for (size_t i : p.decode) stats_.requests[i].stall_s += o.stall_s;
   for (const Chunk& c : p.prefill) stats_.requests[c.seq].stall_s += o.stall_s;
   if (!p.decode.empty()) {
@@ -425,8 +421,7 @@ void Scheduler::account(const Plan& p, const StepOutcome& o, double now) {
     stats_.decode_kv_s += o.time.kv_s;
     stats_.decode_weights_s += weights_and_overhead_s;
     stats_.itl_samples.emplace_back(o.end_s - now, p.decode.size());
-    ++stats_.decode_steps;
-    if (o.time.kv_s > weights_and_overhead_s) ++stats_.kv_bound_steps;
+    constraints_.hbm_bandwidth.decode_step(o.time.kv_s, weights_and_overhead_s);
   }
 }
 
@@ -440,9 +435,7 @@ void Scheduler::emit(const Plan& p, const StepOutcome& o, double) {
     Seq& s = seqs_[i];
     const workload::Request& r = workload_.requests[i];
     RequestRecord& rec = stats_.requests[i];
-    TenantQos& q = stats_.qos[r.tenant];
-    ++q.tokens;
-    if (end - s.last_token_s <= qos_targets_.of(r.tenant).itl_s) ++q.itl_met;
+    constraints_.qos.token(r.tenant, end - s.last_token_s);
     rec.max_itl_s = std::max(rec.max_itl_s, end - s.last_token_s);
     s.last_token_s = end;
     ++s.kv_tokens;
@@ -463,9 +456,7 @@ void Scheduler::emit(const Plan& p, const StepOutcome& o, double) {
     if (rec.first_token_s < 0) {
       rec.first_token_s = end;
       stats_.ttft_s.push_back(end - r.arrival_s);
-      TenantQos& q = stats_.qos[r.tenant];
-      ++q.requests;
-      if (end - r.arrival_s <= qos_targets_.of(r.tenant).ttft_s) ++q.ttft_met;
+      constraints_.qos.first_token(r.tenant, end - r.arrival_s);
     } else {
       rec.max_itl_s = std::max(rec.max_itl_s, end - s.last_token_s);  // the resume gap
     }

@@ -23,18 +23,12 @@
 #include <vector>
 
 #include "tlm/common/config.h"
+#include "tlm/constraints/constraints.h"
 #include "tlm/host/control_plane.h"
-#include "tlm/kv/qos_targets.h"
 #include "tlm/sched/decode_cost_model.h"
 #include "workloads/request.h"
 
 namespace kvtier {
-
-// QoS of one tenant (spec §M.4.3): requests meeting the TTFT target, tokens meeting the ITL target.
-struct TenantQos {
-  uint64_t requests = 0, ttft_met = 0;
-  uint64_t tokens = 0, itl_met = 0;
-};
 
 // One request's life, written to requests.jsonl. Times are simulated seconds; -1: did not happen.
 struct RequestRecord {
@@ -76,29 +70,15 @@ struct SchedStats {
   double end_s = 0.0;
   std::vector<double> ttft_s;          // per completed request
   std::vector<std::pair<double, uint64_t>> itl_samples;  // (inter-token time, tokens that saw it)
-  // Constraint report (DESIGN.md §6).
-  uint64_t decode_steps = 0;
-  uint64_t kv_bound_steps = 0;         // HBM bandwidth: decode steps whose KV reads outlast the weights
-  // HIDING, per transfer against its deadline (tlm/constraints/hiding.h).
-  uint64_t hiding_transfers = 0;
-  uint64_t hiding_missed = 0;
-  uint64_t hiding_missed_stalling = 0; // late inside a step: the whole batch waited
-  uint64_t hiding_missed_delaying = 0; // late for an async load: only that request waited
-  uint64_t hiding_streamed = 0;        // of the transfers, streamed decode-set blocks
-  uint64_t hiding_streamed_missed = 0;
-  double hiding_lateness_s = 0.0;      // sum over missed transfers of how late they were
-  double hiding_lateness_max_s = 0.0;
-  std::map<uint32_t, TenantQos> qos;   // per tenant
   std::vector<RequestRecord> requests; // one per workload request, in arrival order
 };
 
 class Scheduler : public sc_core::sc_module {
  public:
   Scheduler(sc_core::sc_module_name name, const SchedConfig& config, const workload::Workload& workload,
-            HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups);
+            HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups, Constraints& constraints);
 
   const SchedStats& stats() const { return stats_; }
-  const kv::QosTargets& qos_targets() const { return qos_targets_; }
   bool done() const { return done_; }
 
  private:
@@ -148,14 +128,14 @@ class Scheduler : public sc_core::sc_module {
   void preempt(size_t seq, double now_s);
   void reject(size_t seq, const char* reason, double now_s);
   void finish(size_t seq, double now_s);
-  void judge(const Transfer& t, double deadline_s, bool stalls);
+  void judge(const Transfer& t, double deadline_s, Lateness cost, bool streamed = false);
 
   const SchedConfig config_;
   const workload::Workload& workload_;
   HostControlPlane& host_;
   const DecodeCostModel& cost_;
   const uint32_t groups_;
-  const kv::QosTargets qos_targets_;
+  Constraints& constraints_;
   SchedStats stats_;
   bool done_ = false;
 
