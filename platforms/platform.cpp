@@ -231,6 +231,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                   {"spilled_blocks", h.spills},
                   {"streamed_promotions", h.streamed_promotions},
                   {"unstreamed_blocks", h.unstreamed},
+                  {"streamed_at_admission", h.streamed_at_admission},
                   {"peak_staging_slots", h.peak_staging_slots},
                   {"peak_decode_set", s.peak_decode_set}};
   j["hbm_kv_read_share"] = constraints_->hbm_bandwidth.kv_read_share();

@@ -286,6 +286,8 @@ void declare_workload_keys(KeyRegistry& r, WorkloadSection& c) {
   r.number("workload.user_tokens_mean", &s.user_tokens_mean, 1, 1e6, "synthetic: mean new prompt tokens per turn");
   r.number("workload.output_tokens_mean", &s.output_tokens_mean, 1, 1e6, "synthetic: mean generated tokens per turn");
   r.number("workload.max_context_tokens", &s.max_context_tokens, 1, 1e7, "synthetic: a session ends before exceeding this");
+  r.number("workload.document_share", &s.document_share, 0, 1, "synthetic: share of sessions opening with a long document");
+  r.number("workload.document_tokens", &s.document_tokens, 0, 1e7, "synthetic: tokens of that document (first turn)");
   r.number("workload.nominal_itl_s", &s.nominal_itl_s, 0, 10, "synthetic: per-token time assumed when placing the next turn, s");
   using workload::IntervalShape;
   const std::vector<std::pair<std::string, IntervalShape>> shapes = {

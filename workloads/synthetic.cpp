@@ -46,9 +46,14 @@ Workload generate_synthetic(const SyntheticParams& p, uint32_t block_tokens, uin
     // the answer. Turn k's prompt is the whole context before its answer.
     uint64_t context = p.system_prompt_tokens;
     double arrival = session_start;
+    uint32_t document = 0;
+    if (p.document_share > 0 && p.document_tokens > 0) {
+      std::uniform_real_distribution<double> share(0.0, 1.0);
+      if (share(rng) < p.document_share) document = p.document_tokens;
+    }
     std::vector<Request> session_requests;
     for (uint32_t k = 0; k < turns; ++k) {
-      const uint32_t user = draw_tokens(rng, p.user_tokens_mean);
+      const uint32_t user = draw_tokens(rng, p.user_tokens_mean) + (k == 0 ? document : 0);
       const uint32_t output = draw_tokens(rng, p.output_tokens_mean);
       if (context + user + output > p.max_context_tokens) break;
       Request r;

@@ -35,6 +35,12 @@ struct SyntheticParams {
   // block is marked shareable).
   enum class SystemPromptScope { kTenant, kGlobal };
   SystemPromptScope system_prompt_scope = SystemPromptScope::kTenant;
+  // Long documents: this share of sessions opens with a document of `document_tokens` tokens
+  // in its first turn (long-context use, e.g. a contract or a code base in the prompt). A
+  // session's draw happens only when the share is above 0, so workloads without documents stay
+  // bit-identical to those generated before the option existed.
+  double document_share = 0.0;
+  uint32_t document_tokens = 0;
 };
 
 // Requests are emitted in arrival order. Turn k+1 of a session arrives think time after turn k

@@ -67,6 +67,8 @@ SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& 
     else if (key == "arrival_cv") p.arrival_cv = number(0, IntervalDistribution::kMaxCv);
     else if (key == "think_distribution") p.think_distribution = shape();
     else if (key == "think_time_cv") p.think_time_cv = number(0, IntervalDistribution::kMaxCv);
+    else if (key == "document_share") p.document_share = number(0, 1);
+    else if (key == "document_tokens") p.document_tokens = static_cast<uint32_t>(number(0, 1e7));
     else if (key == "system_prompt_scope") {
       if (value == "tenant") p.system_prompt_scope = SyntheticParams::SystemPromptScope::kTenant;
       else if (value == "global") p.system_prompt_scope = SyntheticParams::SystemPromptScope::kGlobal;
@@ -75,7 +77,8 @@ SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& 
       throw WorkloadError("workload spec: unknown synthetic key '" + key +
                           "' (known: sessions, tenants, session_rate_per_s, turns_mean, think_time_mean_s, "
                           "system_prompt_tokens, user_tokens_mean, output_tokens_mean, max_context_tokens, nominal_itl_s, "
-                          "arrival_distribution, arrival_cv, think_distribution, think_time_cv, system_prompt_scope)");
+                          "arrival_distribution, arrival_cv, think_distribution, think_time_cv, system_prompt_scope, "
+                          "document_share, document_tokens)");
   }
   return p;
 }

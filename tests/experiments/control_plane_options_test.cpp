@@ -11,7 +11,7 @@ namespace {
 
 // Conversations whose later turns come back after their context was demoted.
 RunResult run(std::vector<std::string> overrides, const std::string& workload =
-                  "synthetic:sessions=40,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4") {
+                  "synthetic:sessions=40,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4,document_share=0") {
   RunOptions o;
   o.workload = workload;
   o.overrides = {"hbm.kv_budget_gib=6", "link.protocol=simple"};

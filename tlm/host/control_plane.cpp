@@ -290,18 +290,19 @@ HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t se
   } else if (b.id.session != session) {
     b.multi_session = true;
   }
-  if (b.streamed_by) {
-    // Another running request streams this block; it is about to be resident again, so that
-    // request reads the resident copy from now on.
-    Running& other = running_.at(b.streamed_by - 1);
-    auto& list = other.streamed[b.id.layer_group];
-    list.erase(std::find(list.begin(), list.end(), key));
-    b.streamed_by = 0;
-    ++stats_.unstreamed;
-    // Still pinned by the other request; the slot it is about to take is counted as pinned.
-    ++pinned_;
-  }
   return b;
+}
+
+void HostControlPlane::unstream(Block& b) {
+  // Another running request streams this block; it is about to be resident again, so that
+  // request reads the resident copy from now on. Still pinned by it: the slot the block is about
+  // to take is counted as pinned.
+  Running& other = running_.at(b.streamed_by - 1);
+  auto& list = other.streamed[b.id.layer_group];
+  list.erase(std::find(list.begin(), list.end(), b.id.key));
+  b.streamed_by = 0;
+  ++pinned_;
+  ++stats_.unstreamed;
 }
 
 void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted) {
@@ -327,10 +328,17 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   const uint64_t full = r.prompt_tokens / bt;
   run.prompt_pk.resize(full);
   run.prompt_cached.assign(full, 0);
-  std::vector<Block*> to_promote;
+  std::vector<Block*> to_promote, tier_hits;
   std::vector<Block*> group_blocks(groups_);
   uint64_t cached_positions = 0;
   auto deadline_of = [&](uint32_t g) { return plan.step_start_s + plan.step_s * g / groups_; };
+  // Streamed residency: how many tier hits may still be promoted, counted live, since pinning this
+  // request's idle HBM hits takes obtainable slots away too.
+  auto promote_room = [&]() -> uint64_t {
+    const uint64_t obtainable = free_hbm_slots_.size() + policy_->evictable();
+    const uint64_t live = obtainable > plan.keep_free ? obtainable - plan.keep_free : 0;
+    return std::min(plan.promote_room, live);
+  };
 
   // A position is served from cache only when every layer group of it is in HBM or the tier;
   // otherwise prefill recomputes the position (all its layers) and grow() gives it slots.
@@ -342,7 +350,9 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
       Block& b = keyed_block(group_key(pk, g), r.session, i, g, pk, r.tenant);
       group_blocks[g] = &b;
       reference(b, r.tenant, now_s, !r.last_turn, true);
-      const bool readable = b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier);
+      // A block another request streams is recomputed rather than promoted: promoting it would
+      // need room streamed residency is short of by construction.
+      const bool readable = b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier && !b.streamed_by);
       references_.push_back({b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true});
       ++stats_.references;
       position_cached = position_cached && readable;
@@ -370,11 +380,28 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
         }
       } else {
         ++res.tier_hits;
-        to_promote.push_back(&b);
+        tier_hits.push_back(&b);
+        continue;  // pinned below, once every HBM hit of the prompt holds its pin
       }
       pin(b);
       run.keys.push_back(b.id.key);
     }
+  }
+  // Tier hits: promoted, or with streamed residency and no room left (pinning the HBM hits above
+  // took obtainable slots too), left in the tier for this request to stream every step.
+  for (Block* b : tier_hits) {
+    if (b->streamed_by == r.id + 1) continue;  // named twice in this prompt: streamed once
+    if (streaming_possible() && to_promote.size() >= promote_room() && !b->mech.in_flight && !b->streamed_by &&
+        b->mech.pins == 0) {
+      ++b->mech.pins;
+      b->streamed_by = r.id + 1;
+      run.streamed[b->id.layer_group].push_back(b->id.key);
+      ++stats_.streamed_at_admission;
+    } else {
+      pin(*b);
+      to_promote.push_back(b);
+    }
+    run.keys.push_back(b->id.key);
   }
   // The request's own pins now hold what its prefetch pinned (its own, or its session's).
   end_prefetch(r.id);
@@ -393,6 +420,14 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   std::vector<Block*> issued;
   for (Block* b : to_promote)
     if (!b->mech.in_hbm && std::find(issued.begin(), issued.end(), b) == issued.end()) issued.push_back(b);
+  if (issued.size() > free_hbm_slots_.size() + policy_->evictable())
+    SC_REPORT_FATAL("kvtier/host", ("admission of request " + std::to_string(r.id) + " promotes " +
+                                    std::to_string(issued.size()) + " blocks but only " +
+                                    std::to_string(free_hbm_slots_.size() + policy_->evictable()) +
+                                    " slots can be had (promote room " + std::to_string(plan.promote_room) + "; first: pins " +
+                                    std::to_string(issued[0]->mech.pins) + " in_flight " + std::to_string(issued[0]->mech.in_flight) +
+                                    " streamed_by " + std::to_string(issued[0]->streamed_by) + " free " + std::to_string(free_hbm_slots_.size()) + " evictable " + std::to_string(policy_->evictable()) + ")")
+                                       .c_str());
   const double room_ready_s = make_room(issued.size(), now_s);
   for (Block* b : issued) {
     b->hbm_slot = take_hbm_slot();
@@ -465,6 +500,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
         Block& b = keyed_block(group_key(pk, g), run.session, p, g, pk, run.tenant);
         reference(b, run.tenant, now_s, run.continues, false);
         if (!b.mech.in_hbm) {
+          if (b.streamed_by) unstream(b);
           b.hbm_slot = take_hbm_slot();
           b.mech.in_hbm = true;
           b.mech.ready_s = now_s;
@@ -490,6 +526,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
   for (uint32_t g = 0; g < groups_; ++g) {
     const uint64_t slot = run.private_ids[g];
     Block& b = keyed_block(group_key(pk, g), run.session, position, g, pk, run.tenant);
+    if (b.streamed_by) unstream(b);
     if (b.mech.in_hbm) {
       // Already resident under this identity: keep that copy, give the slot back.
       free_hbm_slots_.push_back(slot);

@@ -64,6 +64,7 @@ struct HostStats {
   uint64_t preemptions = 0;
   uint64_t spills = 0;                  // decode-set blocks moved to the tier to make room
   uint64_t unstreamed = 0;              // streamed blocks made resident again by another reader
+  uint64_t streamed_at_admission = 0;   // tier blocks a request began streaming instead of promoting
   uint64_t streamed_promotions = 0;     // per-step promotions of streamed blocks into staging
   uint64_t peak_staging_slots = 0;
   // Promotion latency per promotion, from the control plane's decision to the block being usable.
@@ -97,6 +98,10 @@ struct LoadPlan {
   double step_start_s = 0.0;
   double step_s = 0.0;
   bool promote_from_tier = true;  // false: recompute what is not in HBM (preemption = recompute)
+  // Streamed residency: at most this many tier blocks are promoted; the rest of the request's
+  // tier-resident context stays in the tier and is streamed every step.
+  uint64_t promote_room = UINT64_MAX;
+  uint64_t keep_free = 0;          // ... and slots that must stay obtainable after the promotions
 };
 
 // What admitting one request found and started.
@@ -207,6 +212,7 @@ class HostControlPlane : public sc_core::sc_module {
   uint64_t reserved_slots() const { return 0; }  // admission reserves nothing ahead (KV on demand)
   uint64_t budget_blocks() const { return budget_; }
   uint64_t block_bytes() const { return block_bytes_; }
+  uint32_t block_tokens() const { return config_.block_tokens; }
   const kv::WriteOnceLedger& ledger() const { return ledger_; }
   const ReplacementPolicy& policy() const { return *policy_; }
   // Every block reference in order: prompt blocks at admission (Read when the block was in HBM
@@ -319,6 +325,7 @@ class HostControlPlane : public sc_core::sc_module {
                        std::vector<std::pair<double, uint16_t>>& due);
   Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk, uint32_t tenant);
   void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
+  void unstream(Block& b);
   double last_integrate_s_ = 0.0;
 
   // Descriptor path.

@@ -143,6 +143,7 @@ void Scheduler::admit(double now) {
   for (size_t k : running_)
     if (seqs_[k].phase == Phase::Prefill) pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
   for (size_t k : loading_) pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
+  if (streaming) pending = std::min(pending, host_.available_slots());  // a streamed prompt may exceed the budget
   while (!waiting_.empty() && running_.size() + loading_.size() < config_.max_decode_set) {
     const size_t i = waiting_.front();
     Seq& s = seqs_[i];
@@ -168,8 +169,15 @@ void Scheduler::admit(double now) {
     // async: the step a load is meant for is the next one; inline modes: the one starting now.
     lp.step_start_s = config_.kv_load == KvLoad::Async ? now + step_estimate_s_ : now;
     lp.promote_from_tier = !(rec.preemptions > 0 && config_.preemption == Preemption::Recompute);
+    if (streaming) {
+      // Promote only what fits beside the first chunk and the prompts ahead; the rest streams.
+      const uint64_t first_slots = (first + host_.block_tokens() - 1) / host_.block_tokens() * groups_;
+      const uint64_t held = first_slots + watermark + pending;
+      lp.promote_room = host_.available_slots() > held ? host_.available_slots() - held : 0;
+      lp.keep_free = first_slots + watermark;
+    }
     const AdmitResult a = host_.admit(v, now, lp);
-    if (!streaming) pending += host_.growth_slots(v.id, v.prompt_tokens);
+    pending += host_.growth_slots(v.id, v.prompt_tokens);
     const bool first_admission = rec.admitted_s < 0;
     if (first_admission) {
       rec.admitted_s = now;
@@ -248,22 +256,11 @@ Scheduler::Plan Scheduler::draft(double) const {
 }
 
 bool Scheduler::make_room(double now, const Plan& p) {
-  // Streamed residency: the decode set's own blocks go to the tier, a whole position at a time,
-  // from the request holding the most context. Otherwise: preempt the latest arrival (vLLM).
-  if (host_.streaming_possible()) {
-    std::vector<size_t> order;
-    for (size_t i : p.decode) order.push_back(i);
-    for (const Chunk& c : p.prefill) order.push_back(c.seq);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return seqs_[a].kv_tokens > seqs_[b].kv_tokens; });
-    for (size_t i : order) {
-      uint32_t spilled = 0;
-      while (spilled < groups_ && host_.spill(view(seqs_[i]).id, now)) ++spilled;
-      if (spilled) return true;
-    }
-  }
+  // Contention is resolved by preemption, the latest arrival first (vLLM). Streaming is the
+  // fallback for a context that does not fit even alone: with streamed residency the last running
+  // request moves its own blocks to the tier, a whole position (every layer group) at a time,
+  // instead of being rejected.
   if (running_.empty()) return false;
-  // Victim: the latest arrival among the running requests and those still loading.
   size_t victim = running_.front();
   auto later = [&](size_t a, size_t b) {
     const auto& x = workload_.requests[a];
@@ -274,13 +271,19 @@ bool Scheduler::make_room(double now, const Plan& p) {
     if (later(i, victim)) victim = i;
   for (size_t i : loading_)
     if (later(i, victim)) victim = i;
-  if (running_.size() == 1 && loading_.empty()) {
-    // Alone and still out of room: its context can never fit.
-    reject(victim, "context_outgrew_kv_budget", now);
-    ++stats_.rejected_context_outgrew;
+  if (running_.size() > 1 || !loading_.empty()) {
+    preempt(victim, now);
     return true;
   }
-  preempt(victim, now);
+  if (host_.streaming_possible()) {
+    (void)p;
+    uint32_t spilled = 0;
+    while (spilled < groups_ && host_.spill(view(seqs_[victim]).id, now)) ++spilled;
+    if (spilled) return true;
+  }
+  // Alone and still out of room: its context can never fit.
+  reject(victim, "context_outgrew_kv_budget", now);
+  ++stats_.rejected_context_outgrew;
   return true;
 }
 
