@@ -44,7 +44,16 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
   tier_format_ = format_of(config.tier_format);
   recompress_ = config.recompress_format != "none";
   recompress_format_ = format_of(config.recompress_format);
-  host_dma_ = config.dma == "host";
+  CommandOutcomes& outcomes = *this;  // the command paths report back here
+  if (config.dma == "host") {
+    auto copies = std::make_unique<HostCopyEngine>(config_, cpu_, stats_, outcomes);
+    copies_ = copies.get();
+    path_ = std::move(copies);
+  } else {
+    auto ring = std::make_unique<DescriptorRing>(mmio_out, config_, ring_entries, cycle_s, cpu_, stats_, outcomes);
+    ring_ = ring.get();
+    path_ = std::move(ring);
+  }
   // Free lists are stacks handing out the lowest slot first.
   free_hbm_slots_.reserve(budget_);
   for (uint64_t s = budget_; s-- > 0;) free_hbm_slots_.push_back(s);
@@ -555,7 +564,7 @@ void HostControlPlane::preempt(uint64_t id, double now_s) {
   pinned_ -= run.private_ids.size();
   ++stats_.preemptions;
   running_.erase(node);
-  if (!queue_.empty()) flush(now_s);
+  if (!path_->idle()) flush(now_s);
 }
 
 void HostControlPlane::release(uint64_t id, const workload::Request& r, double now_s) {
@@ -593,7 +602,7 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
     }
   }
   running_.erase(node);
-  if (!queue_.empty()) flush(now_s);
+  if (!path_->idle()) flush(now_s);
 }
 
 bool HostControlPlane::spill(uint64_t id, double now_s) {
@@ -705,7 +714,7 @@ StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t
   res.blocks = sent.size();
   res.ready_each_s.reserve(sent.size());
   for (Block* b : sent) {
-    // promotion_done marked it usable; a streamed block still lives in the tier, not in a slot.
+    // promoted() marked it usable; a streamed block still lives in the tier, not in a slot.
     res.ready_s = std::max(res.ready_s, b->mech.ready_s);
     res.ready_each_s.push_back(b->mech.ready_s);
   }
@@ -743,7 +752,7 @@ void HostControlPlane::stream_finish() { post_staged_discards(std::numeric_limit
 
 bool HostControlPlane::reclaim_tier_slot(double now_s) {
   // Queued demotions finish (and stop being in flight) once posted.
-  if (!queue_.empty()) flush(now_s);
+  if (!path_->idle()) flush(now_s);
   while (!tier_lru_.empty()) {
     const auto [key, epoch] = tier_lru_.front();
     tier_lru_.pop_front();
@@ -829,53 +838,12 @@ cmdset::Descriptor HostControlPlane::descriptor(Opcode op, const Block& b) const
 }
 
 void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t key, double now_s) {
-  cmdset::Descriptor tagged = d;
   if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
-  if (host_dma_) {
-    queue_.push_back({tagged, Pending{key, op, now_s, now_s}});
-    return;
-  }
-  tagged.tag = next_tag_++;
-  queue_.push_back({tagged, Pending{key, op, now_s, now_s}});
+  path_->enqueue(Command{d, key, op, now_s, now_s});
 }
 
-void HostControlPlane::flush_host_copies(double at_s) {
-  // The host drives every copy itself: one driver call per copy on the CPU, the copy on the
-  // direction's copy engine (time from the host copy model), and a completion round trip
-  // before the host can rely on it. Metadata-only commands are host bookkeeping.
-  size_t copies = 0;
-  for (const auto& q : queue_) copies += q.first.opcode == Opcode::PROMOTE || q.first.opcode == Opcode::DEMOTE;
-  const bool batched = copies > 1;
-  const sc_core::sc_time issue_cpu = sc_core::sc_time(config_.copy_issue_cpu_ns, sc_core::SC_NS);
-  sc_core::sc_time post = seconds(at_s);
-  for (auto& [d, pending] : queue_) {
-    if (d.opcode != Opcode::PROMOTE && d.opcode != Opcode::DEMOTE) continue;
-    if (!host_copy_time_) SC_REPORT_FATAL("kvtier/host", "host.dma = host needs the host copy model (none configured)");
-    post = cpu_.reserve(post, issue_cpu) + issue_cpu;
-    stats_.cpu_copy_issue_s += issue_cpu.to_seconds();
-    stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
-    ++stats_.host_copies;
-    pending.issued_s = post.to_seconds();
-    const uint64_t bytes = d.length;
-    const sc_core::sc_time duration = seconds(host_copy_time_(bytes, batched));
-    Timeline& engine = d.opcode == Opcode::PROMOTE ? copy_to_hbm_ : copy_to_tier_;
-    const sc_core::sc_time start = engine.reserve(post, duration);
-    const double done = (start + duration).to_seconds();
-    const double known = done + config_.copy_completion_rtt_us * 1e-6;
-    Block& b = blocks_.at(pending.key);
-    if (d.opcode == Opcode::PROMOTE) {
-      stats_.promotion_queue_s += start.to_seconds() - pending.issued_s;
-      stats_.promotion_transfer_s += done - start.to_seconds();
-      promotion_done(b, pending, known);
-    } else {
-      demotion_done(b, known);
-    }
-  }
-  stats_.host_cpu_kv_s = stats_.cpu_descriptor_s + stats_.cpu_doorbell_s + stats_.cpu_completion_s + stats_.cpu_copy_issue_s;
-  queue_.clear();
-}
-
-void HostControlPlane::promotion_done(Block& b, const Pending& p, double ready_s) {
+void HostControlPlane::promoted(const Command& p, double ready_s) {
+  Block& b = blocks_.at(p.key);
   b.mech.ready_s = ready_s;
   b.mech.in_flight = false;
   ++stats_.promotions;
@@ -885,7 +853,8 @@ void HostControlPlane::promotion_done(Block& b, const Pending& p, double ready_s
   stats_.promotion_latency_s.push_back(ready_s - p.requested_s);
 }
 
-void HostControlPlane::demotion_done(Block& b, double done_s) {
+void HostControlPlane::demoted(const Command& c, double done_s) {
+  Block& b = blocks_.at(c.key);
   b.mech.in_flight = false;
   ++stats_.demotions;
   stats_.demoted_bytes += stored_bytes(b.mech.format);
@@ -893,101 +862,37 @@ void HostControlPlane::demotion_done(Block& b, double done_s) {
   last_demotion_done_s_ = std::max(last_demotion_done_s_, done_s);
 }
 
-void HostControlPlane::flush(double at_s) {
-  if (queue_.empty()) return;
-  if (host_dma_) return flush_host_copies(at_s);
-  const sc_core::sc_time cpu_per_descriptor = sc_core::sc_time(config_.descriptor_cpu_ns, sc_core::SC_NS);
-  sc_core::sc_time post = seconds(at_s);
-  uint32_t since_doorbell = 0;
-  auto ring_doorbell = [&]() {
-    uint8_t bytes[cmdset::kDoorbellBytes];
-    cmdset::encode(cmdset::Doorbell{ring_tail_}, bytes);
-    stats_.cpu_doorbell_s += config_.doorbell_cpu_ns * 1e-9;
-    transact(mmio_out, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, bytes, cmdset::kDoorbellBytes, TxnClass::Doorbell,
-             post);
-    ++stats_.doorbells;
-    since_doorbell = 0;
-  };
-  for (auto& [d, pending] : queue_) {
-    // The host CPU builds descriptors one after another (claim C3 counts this time).
-    post = cpu_.reserve(post, cpu_per_descriptor) + cpu_per_descriptor;
-    stats_.cpu_descriptor_s += cpu_per_descriptor.to_seconds();
-    pending.issued_s = post.to_seconds();
-    in_flight_[d.tag] = pending;
-    uint8_t bytes[cmdset::kDescriptorBytes];
-    cmdset::encode(d, bytes);
-    transact(mmio_out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + uint64_t(ring_tail_) * cmdset::kDescriptorBytes, bytes,
-             cmdset::kDescriptorBytes, TxnClass::DescriptorWrite, post);
-    ring_tail_ = (ring_tail_ + 1) % ring_entries_;
-    ++stats_.descriptors;
-    // Leave one ring slot empty so a full ring is distinguishable from an empty one.
-    if (++since_doorbell == ring_entries_ - 1) ring_doorbell();
-  }
-  if (since_doorbell) ring_doorbell();
-  queue_.clear();
-  stats_.host_cpu_kv_s = stats_.cpu_descriptor_s + stats_.cpu_doorbell_s + stats_.cpu_completion_s + stats_.cpu_copy_issue_s;
-}
+void HostControlPlane::flush(double at_s) { path_->flush(at_s); }
 
 void HostControlPlane::completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
-  if (!trans.is_write() || trans.get_data_length() != cmdset::kCompletionBytes) {
+  if (!ring_ || !trans.is_write() || trans.get_data_length() != cmdset::kCompletionBytes) {
     trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
-  on_completion(cmdset::decode_completion(trans.get_data_ptr()), (sc_core::sc_time_stamp() + delay).to_seconds());
+  ring_->on_completion(cmdset::decode_completion(trans.get_data_ptr()), (sc_core::sc_time_stamp() + delay).to_seconds());
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void HostControlPlane::on_completion(const cmdset::Completion& c, double arrival_s) {
-  auto it = in_flight_.find(c.tag);
-  if (it == in_flight_.end()) {
-    SC_REPORT_ERROR("kvtier/host", ("completion for unknown tag " + std::to_string(c.tag)).c_str());
-    return;
-  }
-  const Pending p = it->second;
-  in_flight_.erase(it);
-  stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
-  auto fail = [&]() {
-    SC_REPORT_ERROR("kvtier/host", (std::string(cmdset::to_string(p.op)) + " of block " + std::to_string(p.key) +
-                                    " completed " + cmdset::to_string(c.status) +
-                                    ": host and device disagree about the index")
-                                       .c_str());
-  };
-  switch (p.op) {
-    case Opcode::PROMOTE: {
-      if (c.status != Status::OK) return fail();
-      promotion_done(blocks_.at(p.key), p, arrival_s);
-      // Claim C2: where a promotion's time goes.
-      const double accepted = c.ts_accepted * cycle_s_, looked_up = c.ts_lookup_done * cycle_s_,
-                   moved = c.ts_transfer_done * cycle_s_;
-      stats_.promotion_queue_s += accepted - p.issued_s;
-      stats_.promotion_lookup_s += looked_up - accepted;
-      stats_.promotion_transfer_s += moved - looked_up;
-      break;
-    }
-    case Opcode::DEMOTE: {
-      Block& b = blocks_.at(p.key);
-      b.mech.in_flight = false;
-      if (c.status == Status::NO_SPACE) {
-        // The index set is full: no tier copy was made and the block is gone.
-        b.mech.tier_valid = false;
-        free_tier_slots_.push_back(b.mech.tier_slot);
-        ++stats_.dropped_index_full;
-        break;
-      }
-      if (c.status != Status::OK) return fail();
-      demotion_done(b, arrival_s);
-      break;
-    }
-    case Opcode::RECOMPRESS: {
-      if (c.status != Status::OK) return fail();
-      ++stats_.recompressions;
-      stats_.recompressed_bytes += stored_bytes(blocks_.at(p.key).mech.format);
-      ledger_.rewrite(p.key);
-      break;
-    }
-    default:
-      if (c.status != Status::OK) return fail();
-  }
+void HostControlPlane::demotion_refused(const Command& c) {
+  // The index set is full: no tier copy was made and the block is gone.
+  Block& b = blocks_.at(c.key);
+  b.mech.in_flight = false;
+  b.mech.tier_valid = false;
+  free_tier_slots_.push_back(b.mech.tier_slot);
+  ++stats_.dropped_index_full;
+}
+
+void HostControlPlane::recompressed(const Command& c) {
+  ++stats_.recompressions;
+  stats_.recompressed_bytes += stored_bytes(blocks_.at(c.key).mech.format);
+  ledger_.rewrite(c.key);
+}
+
+void HostControlPlane::failed(const Command& c, Status status) {
+  SC_REPORT_ERROR("kvtier/host", (std::string(cmdset::to_string(c.op)) + " of block " + std::to_string(c.key) +
+                                  " completed " + cmdset::to_string(status) +
+                                  ": host and device disagree about the index")
+                                     .c_str());
 }
 
 }  // namespace kvtier

@@ -23,6 +23,7 @@
 #include "tlm/common/config.h"
 #include "tlm/common/timeline.h"
 #include "tlm/constraints/sustainability.h"
+#include "tlm/host/command_path.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 #include "tlm/host/policy/policy.h"
 #include "tlm/kv/block.h"
@@ -122,7 +123,7 @@ struct StreamResult {
   std::vector<double> ready_each_s;    // per block, for HIDING
 };
 
-class HostControlPlane : public sc_core::sc_module {
+class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
  public:
   tlm_utils::simple_initiator_socket<HostControlPlane> mmio_out{"mmio_out"};
   tlm_utils::simple_target_socket<HostControlPlane> completion_in{"completion_in"};
@@ -196,7 +197,7 @@ class HostControlPlane : public sc_core::sc_module {
   void on_arrival(const workload::Request& r, double arrival_s);
   // host.dma = host: the time of one host-issued copy of `bytes` (the host copy model).
   void set_host_copy_time(std::function<double(uint64_t bytes, bool batched)> copy_time) {
-    host_copy_time_ = std::move(copy_time);
+    if (copies_) copies_->set_copy_time(std::move(copy_time));
   }
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
   void report_demand_to(SustainabilityConstraint& sustainability) { sustainability_ = &sustainability; }
@@ -258,12 +259,6 @@ class HostControlPlane : public sc_core::sc_module {
     double finished_s = 0.0;
     uint32_t tenant = 0;
   };
-  struct Pending {
-    uint64_t key;
-    cmdset::Opcode op;
-    double issued_s;
-    double requested_s = 0.0;  // when the control plane decided it (promotion latency starts)
-  };
 
   uint64_t group_key(uint64_t position_key, uint32_t group) const;
 
@@ -274,10 +269,12 @@ class HostControlPlane : public sc_core::sc_module {
   double make_room(uint64_t slots, double now_s);
   uint64_t take_hbm_slot();
   void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s);
-  // host.dma = host: the host moves the queued blocks itself.
-  void flush_host_copies(double at_s);
-  void promotion_done(Block& b, const Pending& p, double ready_s);
-  void demotion_done(Block& b, double done_s);
+  // What the command path reports (CommandOutcomes).
+  void promoted(const Command& c, double usable_s) override;
+  void demoted(const Command& c, double done_s) override;
+  void demotion_refused(const Command& c) override;
+  void recompressed(const Command& c) override;
+  void failed(const Command& c, cmdset::Status status) override;
   void end_prefetch(uint64_t request_id);
   uint64_t prefetch_pins(uint64_t request_id) const;
   static constexpr uint64_t kSessionPrefetch = 1ull << 63;  // prefetch_ key bit: a session's next turn
@@ -285,7 +282,6 @@ class HostControlPlane : public sc_core::sc_module {
   // before it returns (loosely timed: their timestamps lie in the future).
   void flush(double at_s);
   void completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  void on_completion(const cmdset::Completion& c, double arrival_s);
   cmdset::Descriptor descriptor(cmdset::Opcode op, const Block& b) const;
 
   const HostConfig config_;
@@ -328,22 +324,17 @@ class HostControlPlane : public sc_core::sc_module {
   void unstream(Block& b);
   double last_integrate_s_ = 0.0;
 
-  // Descriptor path.
-  std::vector<std::pair<cmdset::Descriptor, Pending>> queue_;
-  std::unordered_map<uint16_t, Pending> in_flight_;
-  uint32_t ring_tail_ = 0;
-  uint16_t next_tag_ = 0;
-  Timeline cpu_;
-  double last_promotion_ready_s_ = 0.0;
+  // The command path (host.dma): descriptors through the device's ring, or host-issued copies.
+  Timeline cpu_;  // the host CPU that builds descriptors or issues copies
+  std::unique_ptr<CommandPath> path_;
+  DescriptorRing* ring_ = nullptr;     // path_ when host.dma = device
+  HostCopyEngine* copies_ = nullptr;   // path_ when host.dma = host
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
 
   kv::Format tier_format_ = kv::Format::Bf16;
   kv::Format recompress_format_ = kv::Format::Bf16;
   bool recompress_ = false;
-  bool host_dma_ = false;
-  std::function<double(uint64_t, bool)> host_copy_time_;
-  Timeline copy_to_hbm_, copy_to_tier_;  // host.dma = host: one copy engine per direction
   double step_estimate_s_ = 0.0;
   std::unordered_map<uint64_t, Prefetch> prefetch_;  // request id -> its prefetched blocks
   std::unordered_set<uint64_t> prefetch_scanned_;    // requests already looked at by prefetch

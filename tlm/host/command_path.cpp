@@ -1,0 +1,130 @@
+#include "tlm/host/command_path.h"
+
+#include <string>
+
+#include "tlm/ctrl/address_map.h"
+#include "tlm/host/control_plane.h"
+#include "tlm/link/transact.h"
+
+namespace kvtier {
+
+using cmdset::Opcode;
+using cmdset::Status;
+
+namespace {
+void total_cpu(HostStats& s) {
+  s.host_cpu_kv_s = s.cpu_descriptor_s + s.cpu_doorbell_s + s.cpu_completion_s + s.cpu_copy_issue_s;
+}
+}  // namespace
+
+DescriptorRing::DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config, uint32_t ring_entries,
+                               double cycle_s, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes)
+    : mmio_(mmio), config_(config), ring_entries_(ring_entries), cycle_s_(cycle_s), cpu_(cpu), stats_(stats),
+      outcomes_(outcomes) {}
+
+void DescriptorRing::flush(double at_s) {
+  if (queue_.empty()) return;
+  const sc_core::sc_time cpu_per_descriptor = sc_core::sc_time(config_.descriptor_cpu_ns, sc_core::SC_NS);
+  sc_core::sc_time post = seconds(at_s);
+  uint32_t since_doorbell = 0;
+  auto ring_doorbell = [&]() {
+    uint8_t bytes[cmdset::kDoorbellBytes];
+    cmdset::encode(cmdset::Doorbell{ring_tail_}, bytes);
+    stats_.cpu_doorbell_s += config_.doorbell_cpu_ns * 1e-9;
+    transact(mmio_, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, bytes, cmdset::kDoorbellBytes, TxnClass::Doorbell, post);
+    ++stats_.doorbells;
+    since_doorbell = 0;
+  };
+  // The batch is taken out first: completions arriving during the doorbell may make the control
+  // plane queue new commands for a later flush.
+  std::vector<Command> batch;
+  batch.swap(queue_);
+  for (Command& c : batch) {
+    c.d.tag = next_tag_++;
+    // The host CPU builds descriptors one after another (claim C3 counts this time).
+    post = cpu_.reserve(post, cpu_per_descriptor) + cpu_per_descriptor;
+    stats_.cpu_descriptor_s += cpu_per_descriptor.to_seconds();
+    c.issued_s = post.to_seconds();
+    in_flight_[c.d.tag] = c;
+    uint8_t bytes[cmdset::kDescriptorBytes];
+    cmdset::encode(c.d, bytes);
+    transact(mmio_, tlm::TLM_WRITE_COMMAND, addr::kRingBase + uint64_t(ring_tail_) * cmdset::kDescriptorBytes, bytes,
+             cmdset::kDescriptorBytes, TxnClass::DescriptorWrite, post);
+    ring_tail_ = (ring_tail_ + 1) % ring_entries_;
+    ++stats_.descriptors;
+    // Leave one ring slot empty so a full ring is distinguishable from an empty one.
+    if (++since_doorbell == ring_entries_ - 1) ring_doorbell();
+  }
+  if (since_doorbell) ring_doorbell();
+  total_cpu(stats_);
+}
+
+void DescriptorRing::on_completion(const cmdset::Completion& c, double arrival_s) {
+  auto it = in_flight_.find(c.tag);
+  if (it == in_flight_.end()) {
+    SC_REPORT_ERROR("kvtier/host", ("completion for unknown tag " + std::to_string(c.tag)).c_str());
+    return;
+  }
+  const Command p = it->second;
+  in_flight_.erase(it);
+  stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
+  total_cpu(stats_);
+  switch (p.op) {
+    case Opcode::PROMOTE: {
+      if (c.status != Status::OK) return outcomes_.failed(p, c.status);
+      outcomes_.promoted(p, arrival_s);
+      // Claim C2: where a promotion's time goes.
+      const double accepted = c.ts_accepted * cycle_s_, looked_up = c.ts_lookup_done * cycle_s_,
+                   moved = c.ts_transfer_done * cycle_s_;
+      stats_.promotion_queue_s += accepted - p.issued_s;
+      stats_.promotion_lookup_s += looked_up - accepted;
+      stats_.promotion_transfer_s += moved - looked_up;
+      return;
+    }
+    case Opcode::DEMOTE:
+      if (c.status == Status::NO_SPACE) return outcomes_.demotion_refused(p);
+      if (c.status != Status::OK) return outcomes_.failed(p, c.status);
+      return outcomes_.demoted(p, arrival_s);
+    case Opcode::RECOMPRESS:
+      if (c.status != Status::OK) return outcomes_.failed(p, c.status);
+      return outcomes_.recompressed(p);
+    default:
+      if (c.status != Status::OK) outcomes_.failed(p, c.status);
+  }
+}
+
+void HostCopyEngine::flush(double at_s) {
+  if (queue_.empty()) return;
+  // Metadata-only commands are host bookkeeping: no copy, no device.
+  size_t copies = 0;
+  for (const Command& c : queue_) copies += c.op == Opcode::PROMOTE || c.op == Opcode::DEMOTE;
+  const bool batched = copies > 1;
+  const sc_core::sc_time issue_cpu = sc_core::sc_time(config_.copy_issue_cpu_ns, sc_core::SC_NS);
+  sc_core::sc_time post = seconds(at_s);
+  std::vector<Command> batch;
+  batch.swap(queue_);
+  for (Command& c : batch) {
+    if (c.op != Opcode::PROMOTE && c.op != Opcode::DEMOTE) continue;
+    if (!copy_time_) SC_REPORT_FATAL("kvtier/host", "host.dma = host needs the host copy model (none configured)");
+    post = cpu_.reserve(post, issue_cpu) + issue_cpu;
+    stats_.cpu_copy_issue_s += issue_cpu.to_seconds();
+    stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
+    ++stats_.host_copies;
+    c.issued_s = post.to_seconds();
+    const sc_core::sc_time duration = seconds(copy_time_(c.d.length, batched));
+    Timeline& engine = c.op == Opcode::PROMOTE ? to_hbm_ : to_tier_;
+    const sc_core::sc_time start = engine.reserve(post, duration);
+    const double done = (start + duration).to_seconds();
+    const double known = done + config_.copy_completion_rtt_us * 1e-6;
+    if (c.op == Opcode::PROMOTE) {
+      stats_.promotion_queue_s += start.to_seconds() - c.issued_s;
+      stats_.promotion_transfer_s += done - start.to_seconds();
+      outcomes_.promoted(c, known);
+    } else {
+      outcomes_.demoted(c, known);
+    }
+  }
+  total_cpu(stats_);
+}
+
+}  // namespace kvtier

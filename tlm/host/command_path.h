@@ -1,0 +1,96 @@
+#pragma once
+// How the control plane's commands reach the data: the command path. Two implementations, one
+// per `host.dma` choice:
+//   DescriptorRing  64 B descriptors written into the device's ring over the link, a doorbell
+//                   per batch; the device's DMA engines move the payload and write completions
+//                   into host memory (the path the spec's device-side controller takes);
+//   HostCopyEngine  the host issues every copy itself: one driver call per copy on the host CPU,
+//                   the copy on the direction's copy engine (time from the host copy model) and a
+//                   completion round trip before the host can rely on it (claim C3's baseline).
+// Both are loosely timed: flush() reports every outcome before it returns, with its time.
+#include <cstdint>
+#include <functional>
+#include <systemc>
+#include <tlm>
+#include <unordered_map>
+#include <vector>
+
+#include "tlm/common/config.h"
+#include "tlm/common/timeline.h"
+#include "tlm/ctrl/kvdp_cmdset.h"
+
+namespace kvtier {
+
+struct HostStats;
+
+// One command on its way: the descriptor, the block it is about, and when it was decided.
+struct Command {
+  cmdset::Descriptor d;
+  uint64_t key = 0;
+  cmdset::Opcode op = cmdset::Opcode::NOP;
+  double requested_s = 0.0;  // when the control plane decided it (promotion latency starts)
+  double issued_s = 0.0;     // when the host posted it
+};
+
+// What a command path tells the control plane about its commands.
+class CommandOutcomes {
+ public:
+  virtual ~CommandOutcomes() = default;
+  virtual void promoted(const Command& c, double usable_s) = 0;
+  virtual void demoted(const Command& c, double done_s) = 0;
+  virtual void demotion_refused(const Command& c) = 0;  // NO_SPACE: the index set is full
+  virtual void recompressed(const Command& c) = 0;
+  virtual void failed(const Command& c, cmdset::Status status) = 0;
+};
+
+class CommandPath {
+ public:
+  virtual ~CommandPath() = default;
+  void enqueue(const Command& c) { queue_.push_back(c); }
+  bool idle() const { return queue_.empty(); }
+  // Posts the queued commands from `at_s` on; every outcome is reported before it returns.
+  virtual void flush(double at_s) = 0;
+
+ protected:
+  std::vector<Command> queue_;
+};
+
+class DescriptorRing : public CommandPath {
+ public:
+  DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config,
+                 uint32_t ring_entries, double cycle_s, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes);
+  void flush(double at_s) override;
+  // A completion the device wrote into host memory, arriving at `arrival_s`.
+  void on_completion(const cmdset::Completion& c, double arrival_s);
+
+ private:
+  tlm::tlm_initiator_socket<>& mmio_;
+  const HostConfig& config_;
+  const uint32_t ring_entries_;
+  const double cycle_s_;
+  Timeline& cpu_;
+  HostStats& stats_;
+  CommandOutcomes& outcomes_;
+  std::unordered_map<uint16_t, Command> in_flight_;
+  uint32_t ring_tail_ = 0;
+  uint16_t next_tag_ = 0;
+};
+
+class HostCopyEngine : public CommandPath {
+ public:
+  using CopyTime = std::function<double(uint64_t bytes, bool batched)>;
+  HostCopyEngine(const HostConfig& config, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes)
+      : config_(config), cpu_(cpu), stats_(stats), outcomes_(outcomes) {}
+  void set_copy_time(CopyTime copy_time) { copy_time_ = std::move(copy_time); }
+  void flush(double at_s) override;
+
+ private:
+  const HostConfig& config_;
+  Timeline& cpu_;
+  HostStats& stats_;
+  CommandOutcomes& outcomes_;
+  CopyTime copy_time_;
+  Timeline to_hbm_, to_tier_;  // one copy engine per direction
+};
+
+}  // namespace kvtier
