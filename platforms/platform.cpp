@@ -293,6 +293,10 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                    {"prefetched", h.prefetched},
                    {"used", h.prefetch_used},
                    {"expired", h.prefetch_expired},
+                   {"lead_time_mean_s", h.prefetch_used ? nlohmann::json(h.prefetch_lead_sum_s / h.prefetch_used)
+                                                        : nlohmann::json(nullptr)},
+                   {"lead_time_min_s", h.prefetch_used ? nlohmann::json(h.prefetch_lead_min_s) : nlohmann::json(nullptr)},
+                   {"used_while_arriving", h.prefetch_lead_late},
                    {"accuracy", h.prefetched ? nlohmann::json(static_cast<double>(h.prefetch_used) / h.prefetched)
                                              : nlohmann::json(nullptr)},
                    {"transfer_order", config_.ctrl.transfer_order},

@@ -194,7 +194,11 @@ TEST(ServingDynamics, AmpleLinkWithPrefetchHidesEveryTransfer) {
   EXPECT_GT(c["hiding"]["transfers"].get<uint64_t>(), 100u);
   EXPECT_EQ(c["hiding"]["missed"].get<uint64_t>(), 0u);
   EXPECT_EQ(c["sustainability"]["violations"].get<uint64_t>(), 0u);
-  EXPECT_GT(r.platform->host().stats().prefetched, 0u);  // the next-turn predictor fired
+  const HostStats& h = r.platform->host().stats();
+  EXPECT_GT(h.prefetched, 0u);  // the next-turn predictor fired
+  EXPECT_GT(h.prefetch_used, 0u);
+  const auto j = r.platform->report(0, 1);
+  EXPECT_GT(j["prefetch"]["lead_time_mean_s"].get<double>(), 0.0);  // fetched ahead of the turn that read it
   expect_invariants(r);
 }
 

@@ -381,6 +381,10 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
         if (b.prefetched_unused) {
           // A prefetched block read for the first time: its transfer is judged against this use.
           b.prefetched_unused = false;
+          const double lead = now_s - b.mech.ready_s;
+          stats_.prefetch_lead_min_s = stats_.prefetch_used ? std::min(stats_.prefetch_lead_min_s, lead) : lead;
+          stats_.prefetch_lead_sum_s += lead;
+          stats_.prefetch_lead_late += lead < 0;
           ++stats_.prefetch_used;
           res.transfers.push_back({g, b.mech.ready_s, deadline_of(g)});
         } else if (b.mech.ready_s > now_s) {

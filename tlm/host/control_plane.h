@@ -61,6 +61,10 @@ struct HostStats {
   uint64_t recompressions = 0, recompressed_bytes = 0;
   // Prefetch with deadlines: promotions issued ahead of admission, and those a request read.
   uint64_t prefetched = 0, prefetch_used = 0, prefetch_expired = 0;
+  // Lead time of a used prefetch: from the block being usable to the request that reads it being
+  // admitted (negative: it was still arriving).
+  double prefetch_lead_sum_s = 0.0, prefetch_lead_min_s = 0.0;
+  uint64_t prefetch_lead_late = 0;
   // Serving dynamics: preemptions, and the streamed decode residency.
   uint64_t preemptions = 0;
   uint64_t spills = 0;                  // decode-set blocks moved to the tier to make room
