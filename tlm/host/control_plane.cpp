@@ -105,23 +105,13 @@ void HostControlPlane::end_prefetch(uint64_t request_id) {
 }
 
 void HostControlPlane::on_arrival(const workload::Request& r, double arrival_s) {
-  // The predictor learns only from what has happened: a session's turn that finished earlier in
-  // this run and the arrival of its next turn now.
-  auto it = last_finish_s_.find(r.session);
-  if (it != last_finish_s_.end()) {
-    gap_sum_s_ += std::max(0.0, arrival_s - it->second);
-    ++gap_count_;
-    last_finish_s_.erase(it);
-  }
-  sessions_.erase(r.session);
+  next_turn_.arrived(r.session, arrival_s);
 }
 
 double HostControlPlane::next_prediction_s(double lead_s) const {
-  if (!config_.prefetch_horizon_steps || !config_.prefetch_next_turn || gap_count_ == 0) return kNever;
-  const double gap = gap_sum_s_ / static_cast<double>(gap_count_);
-  double t = kNever;
-  for (const auto& [session, ctx] : sessions_) t = std::min(t, ctx.finished_s + gap - lead_s);
-  return t;
+  if (!config_.prefetch_horizon_steps || !config_.prefetch_next_turn) return kNever;
+  const double t = next_turn_.next_expected_s();
+  return t >= NextTurnPredictor::kNever ? kNever : t - lead_s;
 }
 
 void HostControlPlane::prefetch_blocks(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
@@ -186,25 +176,16 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
     }
     prefetch_blocks(r.id, keys, u.expected_start_s, intent.step_s, u.steps_ahead, horizon, to_promote, due);
   }
-  if (config_.prefetch_next_turn && gap_count_ > 0) {
-    // Next turns predicted online: a session's next turn is expected one mean observed gap after
-    // its last turn finished. Each finished turn is looked at once, when it comes within the horizon.
-    const double gap = gap_sum_s_ / static_cast<double>(gap_count_);
+  if (config_.prefetch_next_turn) {
+    // Next turns predicted online (NextTurnPredictor), each looked at once, when it comes within
+    // the horizon.
     const double until = now_s + static_cast<double>(horizon) * intent.step_s;
-    std::vector<uint64_t> due_sessions, stale;
-    for (const auto& [session, ctx] : sessions_) {
-      const double expected = ctx.finished_s + gap;
-      if (expected <= until) due_sessions.push_back(session);
-    }
-    std::sort(due_sessions.begin(), due_sessions.end());  // deterministic order
-    for (uint64_t session : due_sessions) {
-      SessionContext& ctx = sessions_.at(session);
-      const double start = std::max(now_s, ctx.finished_s + gap);
+    for (NextTurnPredictor::Expected& e : next_turn_.take_due(until)) {
+      const double start = std::max(now_s, e.expected_s);
       const uint32_t ahead = 1 + static_cast<uint32_t>((start - now_s) / std::max(intent.step_s, 1e-9));
-      if (ctx.keys.size() <= room_left())
-        prefetch_blocks(kSessionPrefetch | session, ctx.keys, start, intent.step_s, std::min(ahead, horizon), horizon,
+      if (e.keys.size() <= room_left())
+        prefetch_blocks(kSessionPrefetch | e.session, e.keys, start, intent.step_s, std::min(ahead, horizon), horizon,
                         to_promote, due);
-      sessions_.erase(session);
     }
   }
   if (to_promote.empty()) return;
@@ -580,9 +561,7 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
   resident_ -= run.private_ids.size();
   pinned_ -= run.private_ids.size();
   // What the next turn of this session will read: its context (no knowledge of whether it comes).
-  last_finish_s_[r.session] = now_s;
-  if (config_.prefetch_horizon_steps && config_.prefetch_next_turn)
-    sessions_[r.session] = SessionContext{run.keys, now_s, r.tenant};
+  if (config_.prefetch_horizon_steps && config_.prefetch_next_turn) next_turn_.finished(r.session, now_s, run.keys);
   if (r.last_turn && config_.free_dead_blocks) {
     // The conversation is over: its own blocks are dead. Shared prefixes stay.
     for (uint64_t key : run.keys) {

@@ -24,6 +24,7 @@
 #include "tlm/common/timeline.h"
 #include "tlm/constraints/sustainability.h"
 #include "tlm/host/command_path.h"
+#include "tlm/host/next_turn_predictor.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 #include "tlm/host/policy/policy.h"
 #include "tlm/kv/block.h"
@@ -258,11 +259,6 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
     size_t spill_cursor = 0;     // next entry of `keys` spill() looks at
     std::vector<std::vector<uint64_t>> streamed;  // per layer group: blocks streamed every step
   };
-  struct SessionContext {  // what a finished turn left for the session's next one
-    std::vector<uint64_t> keys;
-    double finished_s = 0.0;
-    uint32_t tenant = 0;
-  };
 
   uint64_t group_key(uint64_t position_key, uint32_t group) const;
 
@@ -315,11 +311,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
   void post_staged_discards(double upto_s);
   size_t staging_next_ = 0;
-  // Online next-turn predictor: the inter-turn gaps observed so far, and finished turns waiting.
-  std::unordered_map<uint64_t, SessionContext> sessions_;  // session -> its last finished turn
-  double gap_sum_s_ = 0.0;
-  uint64_t gap_count_ = 0;
-  std::unordered_map<uint64_t, double> last_finish_s_;     // session -> end of its last turn
+  NextTurnPredictor next_turn_;
   void prefetch_blocks(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
                        uint32_t steps_ahead, uint32_t horizon, std::vector<Block*>& to_promote,
                        std::vector<std::pair<double, uint16_t>>& due);
