@@ -279,8 +279,13 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
   j["link_classes"] = classes;
   j["link_busy_s"] = {{"downstream", ls.busy_s[0]}, {"upstream", ls.busy_s[1]}};
   j["constraints"] = constraints();
-  j["representation"] = {{"tier_format", config_.host.tier_format},
-                         {"recompress_format", config_.host.recompress_format},
+  const auto& hf = config_.host;
+  j["representation"] = {{"tier_format", hf.tier_format == TierFormat::Fp8    ? "fp8"
+                                         : hf.tier_format == TierFormat::Int4 ? "int4"
+                                                                              : "bf16"},
+                         {"recompress_format", hf.recompress_format == Recompress::Fp8    ? "fp8"
+                                               : hf.recompress_format == Recompress::Int4 ? "int4"
+                                                                                          : "none"},
                          {"promoted_bytes", h.promoted_bytes},
                          {"demoted_bytes", h.demoted_bytes},
                          {"recompressions", h.recompressions},
@@ -301,7 +306,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                                              : nlohmann::json(nullptr)},
                    {"transfer_order", config_.ctrl.transfer_order},
                    {"reordered_batches", ctrl_->stats().reordered_batches}};
-  j["host_cpu"] = {{"dma", config_.host.dma},
+  j["host_cpu"] = {{"dma", config_.host.dma == HostDma::Host ? "host" : "device"},
                    {"descriptor_s", h.cpu_descriptor_s},
                    {"doorbell_s", h.cpu_doorbell_s},
                    {"completion_s", h.cpu_completion_s},

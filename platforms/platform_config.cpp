@@ -236,10 +236,13 @@ void declare_host_keys(KeyRegistry& r, HostConfig& c) {
            "steps of look-ahead for prefetch with deadlines (0: promote on admission only)");
   r.number("host.descriptor_cpu_ns", &c.descriptor_cpu_ns, 0, 1e6, "host CPU time to build and post one descriptor, ns");
   r.flag("host.free_dead_blocks", &c.free_dead_blocks, "FREE a session's own blocks after its last turn");
-  r.choice("host.tier_format", &c.tier_format, {"bf16", "fp8", "int4"}, "representation of new tier copies");
-  r.choice("host.recompress_format", &c.recompress_format, {"none", "fp8", "int4"},
+  r.choice_enum("host.tier_format", &c.tier_format,
+                {{"bf16", TierFormat::Bf16}, {"fp8", TierFormat::Fp8}, {"int4", TierFormat::Int4}},
+                "representation of new tier copies");
+  r.choice_enum("host.recompress_format", &c.recompress_format,
+                {{"none", Recompress::None}, {"fp8", Recompress::Fp8}, {"int4", Recompress::Int4}},
            "RECOMPRESS a wider tier copy to this format when its block is evicted again (breaks write-once)");
-  r.choice("host.dma", &c.dma, {"device", "host"},
+  r.choice_enum("host.dma", &c.dma, {{"device", HostDma::Device}, {"host", HostDma::Host}},
            "who moves KV: the device data plane from descriptors, or host-issued copies");
   r.number("host.copy_issue_cpu_ns", &c.copy_issue_cpu_ns, 0, 1e7, "host DMA: CPU time of one copy call, ns");
   r.number("host.copy_completion_rtt_us", &c.copy_completion_rtt_us, 0, 1e6,
@@ -461,7 +464,7 @@ void validate(const PlatformConfig& c) {
   if (tier_blocks > std::ldexp(1.0, static_cast<int>(c.ctrl.tier_addr_bits)))
     throw ConfigError(src + ": the tier holds " + std::to_string(static_cast<uint64_t>(tier_blocks)) +
                       " blocks, more than ctrl.tier_addr_bits = " + std::to_string(c.ctrl.tier_addr_bits) + " can address");
-  if (c.host.dma == "host" && (c.host.tier_format != "bf16" || c.host.recompress_format != "none"))
+  if (c.host.dma == HostDma::Host && (c.host.tier_format != TierFormat::Bf16 || c.host.recompress_format != Recompress::None))
     throw ConfigError(src + ": host.dma = host copies blocks as they are: it needs host.tier_format = bf16 and "
                       "host.recompress_format = none (compression runs on the device's engine)");
   try {

@@ -104,7 +104,7 @@ struct Scenario : sc_core::sc_module {
   }
 };
 
-HostConfig config(const char* dma) {
+HostConfig config(HostDma dma) {
   HostConfig c;
   c.dma = dma;
   return c;
@@ -113,7 +113,7 @@ HostConfig config(const char* dma) {
 }  // namespace
 
 TEST(ControlPlaneHarness, DescriptorRingDemotesThenPromotesInRingOrder) {
-  Scenario s("s", config("device"));
+  Scenario s("s", config(HostDma::Device));
   sc_core::sc_start();
   const HostControlPlane& h = *s.host;
   ASSERT_EQ(s.device.seen.size(), 12u);
@@ -140,7 +140,7 @@ TEST(ControlPlaneHarness, DescriptorRingDemotesThenPromotesInRingOrder) {
 }
 
 TEST(ControlPlaneHarness, RefusedDemotionsLoseTheBlocks) {
-  HostConfig c = config("device");
+  HostConfig c = config(HostDma::Device);
   Scenario s("s", c);
   s.device.refuse_demotions = true;
   sc_core::sc_start();
@@ -158,7 +158,7 @@ TEST(ControlPlaneHarness, RefusedDemotionsLoseTheBlocks) {
 // t0 + 3 us + 4 D, known 5 us later); the promotions are posted from that time on, 3 us apart,
 // back to back on the to-HBM engine: promotion k is usable at room + 3 us + (k + 1) D + 5 us.
 TEST(ControlPlaneHarness, HostCopiesFollowTheCopyModelExactly) {
-  Scenario s("s", config("host"));
+  Scenario s("s", config(HostDma::Host));
   sc_core::sc_start();
   EXPECT_EQ(s.device.seen.size(), 0u);  // no descriptor reaches the device
   const double d = 1e-6 + static_cast<double>(kBlock) / 1e10;

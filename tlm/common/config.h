@@ -124,6 +124,10 @@ struct CtrlConfig {
 // streamed: blocks of the decode set may live in the tier; each step streams them back, layer
 // group by layer group, into staging slots (needs at least three layer groups).
 enum class DecodeResidency { Pinned, Streamed };
+// Representation of a tier copy (spec §M.1, Appendix L §L.5.1), and who moves the bytes.
+enum class TierFormat { Bf16, Fp8, Int4 };
+enum class Recompress { None, Fp8, Int4 };
+enum class HostDma { Device, Host };
 
 struct HostConfig {
   std::string policy = "lru";
@@ -142,14 +146,14 @@ struct HostConfig {
   // Representation of tier copies (spec §M.1, Appendix L §L.5.1): format of new tier copies, and
   // the RECOMPRESS policy: a block whose tier copy is wider than `recompress_format` has that
   // copy rewritten narrower when it is evicted again (breaks write-once for exactly that block).
-  std::string tier_format = "bf16";         // bf16 | fp8 | int4
-  std::string recompress_format = "none";   // none | fp8 | int4
+  TierFormat tier_format = TierFormat::Bf16;
+  Recompress recompress_format = Recompress::None;
   double fp8_bytes_ratio = 0.5;             // copied from [ctrl] by the platform (the engine's formats)
   double int4_bytes_ratio = 0.25;
   // Who moves the bytes: device = the data plane's DMA engines from descriptors; host = the host
   // issues every copy itself (a driver call per copy, copy time from the host copy model, and a
   // completion round trip before the copy is known to be done).
-  std::string dma = "device";               // device | host
+  HostDma dma = HostDma::Device;
   double copy_issue_cpu_ns = 3000.0;        // host: CPU time of one copy call (driver)
   double copy_completion_rtt_us = 5.0;      // host: copy done -> host knows (event poll round trip)
   double doorbell_cpu_ns = 100.0;           // device: CPU time of one doorbell write (accounted, C3)

@@ -14,10 +14,11 @@ using cmdset::Opcode;
 using cmdset::Status;
 
 namespace {
-kv::Format format_of(const std::string& name) {
-  if (name == "fp8") return kv::Format::Fp8;
-  if (name == "int4") return kv::Format::Int4;
-  return kv::Format::Bf16;
+kv::Format format_of(TierFormat f) {
+  return f == TierFormat::Fp8 ? kv::Format::Fp8 : f == TierFormat::Int4 ? kv::Format::Int4 : kv::Format::Bf16;
+}
+kv::Format format_of(Recompress f) {
+  return f == Recompress::Fp8 ? kv::Format::Fp8 : f == Recompress::Int4 ? kv::Format::Int4 : kv::Format::Bf16;
 }
 // Bits per element, for "narrower than".
 int width(kv::Format f) { return f == kv::Format::Int4 ? 4 : f == kv::Format::Fp8 ? 8 : 16; }
@@ -42,10 +43,10 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
   policy_ = make_replacement_policy(policy_params(config), policy_store_);
   completion_in.register_b_transport(this, &HostControlPlane::completion_write);
   tier_format_ = format_of(config.tier_format);
-  recompress_ = config.recompress_format != "none";
+  recompress_ = config.recompress_format != Recompress::None;
   recompress_format_ = format_of(config.recompress_format);
   CommandOutcomes& outcomes = *this;  // the command paths report back here
-  if (config.dma == "host") {
+  if (config.dma == HostDma::Host) {
     auto copies = std::make_unique<HostCopyEngine>(config_, cpu_, stats_, outcomes);
     copies_ = copies.get();
     path_ = std::move(copies);
