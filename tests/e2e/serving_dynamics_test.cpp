@@ -138,6 +138,24 @@ TEST(ServingDynamics, PreemptionSwapsTheLatestArrivalAndBothComplete) {
   expect_invariants(r);
 }
 
+// Pinned residency, 32 GiB = 6553 blocks = 104,857 tokens. A (120k-token output) and B (60k)
+// both start; at about 52k tokens each the budget runs out and B, the later arrival, is preempted.
+// A alone outgrows the budget and is rejected with its reason; B then resumes (its blocks
+// demoted meanwhile come back from the tier) and completes.
+TEST(ServingDynamics, AContextOutgrowingTheBudgetAloneIsRejectedAndTheOthersResume) {
+  RunResult r = run(native_file("outgrow", {{0.0, 1, 0, 1000, 120000, keys(1, 62)}, {0.0, 2, 0, 1000, 60000, keys(2, 62)}}),
+                    {});
+  const SchedStats& s = r.platform->scheduler().stats();
+  EXPECT_EQ(s.requests_rejected, 1u);
+  EXPECT_EQ(s.requests[0].rejected, "context_outgrew_kv_budget");
+  EXPECT_GE(s.requests[0].generated_tokens, 100000u);  // it ran until the budget was all its own
+  ASSERT_EQ(s.requests_completed, 1u);
+  EXPECT_GE(s.requests[1].preemptions, 1u);
+  EXPECT_GT(s.requests[1].finish_s, 0.0);
+  EXPECT_LT(s.end_s, 1e4);  // no time jump while nothing ran
+  expect_invariants(r);
+}
+
 // Streamed decode residency: one 192k-token context (60 GiB) on the 32 GiB budget. With 10 layer
 // groups (8 layers per block) and 256-token blocks a block is 256 x 32 KiB = 8 MiB, the budget
 // 4096 blocks. Each spilled position frees 10 slots and adds 2 staging slots, so at least

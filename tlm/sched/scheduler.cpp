@@ -73,12 +73,17 @@ void Scheduler::run() {
       }
     }
 
-    admit(now);
+    // vLLM schedules waiting requests only in a step that preempted nobody: admitting right after a
+    // preemption would only take back the room the preemption made.
+    const bool skip_admission = preempted_last_step_;
+    preempted_last_step_ = false;
+    if (!skip_admission) admit(now);
 
     Plan p;
     const uint64_t settled = stats_.requests_completed + stats_.requests_rejected;
     const bool runnable = plan(now, p);
     if (!runnable && stats_.requests_completed + stats_.requests_rejected != settled) continue;  // admit again
+    if (!runnable && skip_admission && !waiting_.empty()) continue;  // everything was preempted: admit now
     if (!runnable) {
       // Nothing can step: wait for the next arrival or the next async load to land.
       double t = std::numeric_limits<double>::infinity();
@@ -88,7 +93,7 @@ void Scheduler::run() {
       // the prefetch horizon, before the next arrival.
       const double lead = host_.prefetch_horizon_steps() * std::max(step_estimate_s_, 1e-6);
       const double predicted = host_.next_prediction_s(lead);
-      if (predicted < t && predicted > now + kEps) {
+      if (predicted < HostControlPlane::kNever && predicted < t && predicted > now + kEps) {
         qk.inc(seconds(predicted - now));
         qk.sync();
         intent(predicted, step_estimate_s_);
@@ -126,12 +131,6 @@ void Scheduler::run() {
 // ---- admit ----------------------------------------------------------------------------------
 
 void Scheduler::admit(double now) {
-  // vLLM schedules waiting requests only in a step that preempted nobody: admitting right after a
-  // preemption would only take back the room the preemption made.
-  if (preempted_last_step_) {
-    preempted_last_step_ = false;
-    return;
-  }
   const bool streaming = host_.streaming_possible();
   // vLLM's watermark: leave 1 % of the budget free at admission so that running requests can grow
   // a little before anyone has to be preempted.
@@ -259,7 +258,7 @@ bool Scheduler::make_room(double now, const Plan& p) {
   // Contention is resolved by preemption, the latest arrival first (vLLM). Streaming is the
   // fallback for a context that does not fit even alone: with streamed residency the last running
   // request moves its own blocks to the tier, a whole position (every layer group) at a time,
-  // instead of being rejected.
+  // instead of being rejected; and once a request streams, it absorbs later shortages too.
   if (running_.empty()) return false;
   size_t victim = running_.front();
   auto later = [&](size_t a, size_t b) {
@@ -271,6 +270,21 @@ bool Scheduler::make_room(double now, const Plan& p) {
     if (later(i, victim)) victim = i;
   for (size_t i : loading_)
     if (later(i, victim)) victim = i;
+  if (host_.streaming_possible()) {
+    // A request that streams already absorbs the shortage: one more of its positions moves to
+    // the tier (more link time per step) instead of a preemption of someone else.
+    size_t streaming = running_.size();
+    for (size_t k = 0; k < running_.size(); ++k) {
+      const Seq& s = seqs_[running_[k]];
+      if (host_.streamed_blocks_total(view(s).id) == 0) continue;
+      if (streaming == running_.size() || s.kv_tokens > seqs_[running_[streaming]].kv_tokens) streaming = k;
+    }
+    if (streaming < running_.size()) {
+      uint32_t spilled = 0;
+      while (spilled < groups_ && host_.spill(view(seqs_[running_[streaming]]).id, now)) ++spilled;
+      if (spilled) return true;
+    }
+  }
   if (running_.size() > 1 || !loading_.empty()) {
     preempt(victim, now);
     return true;
