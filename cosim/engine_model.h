@@ -87,13 +87,45 @@ class EngineModel {
   virtual void final() = 0;
 };
 
-// The engine as co-simulation builds it (cosim/CMakeLists.txt: KVDP_COSIM_PARAMS), with
-// FST tracing compiled in.
-// `trace_path` non-empty: dump every signal into that FST file.
+// How one engine instance runs (all chosen at run time, none needs another build).
+struct EngineOptions {
+  std::string trace_path;   // non-empty: dump every signal into that FST file
+  bool assertions = true;   // evaluate the RTL's concurrent assertions
+  uint32_t mutant = 0;      // mutant build only: the mutant's id (kMutants); 0 = the design
+  bool x_random = false;    // unreset flops start random (+verilator+rand+reset+2), not 0
+  uint64_t x_seed = 1;      // seed of that randomisation
+};
+
+// One Verilated build of the engine (cosim/CMakeLists.txt: a geometry of
+// KVDP_COSIM_GEOMETRIES, or the mutant build).
+struct EngineBuild {
+  const char* name;
+  const EngineParams& (*params)();
+  std::unique_ptr<EngineModel> (*make)(const EngineOptions&);
+  bool mutants;  // built from rtl/mutants' sources, mutant selected by EngineOptions::mutant
+};
+const std::vector<EngineBuild>& engine_builds();
+
+// A mutant of the mutant build (generated from rtl/mutants/kvdp_mutants.json).
+struct MutantInfo;
+std::vector<const MutantInfo*> mutant_list();
+// The mutant called `name`, or nullptr.
+const MutantInfo* find_mutant(const std::string& name);
+
+// The engine as co-simulation builds it by default: the default platform's geometry.
 std::unique_ptr<EngineModel> make_rtl_engine(const std::string& trace_path = "");
+std::unique_ptr<EngineModel> make_rtl_engine(const EngineOptions& options);
 const EngineParams& rtl_engine_params();
-// The same engine built with KVDP_BROKEN_SKIP_WRITE_ONCE (DEMOTE ignores an existing tier
-// copy): the scoreboard's self-check. Lives in the same library; linked only where used.
+// The build whose geometry is sets x ways; std::invalid_argument naming every built
+// geometry when there is none.
+std::unique_ptr<EngineModel> make_rtl_engine_for(uint32_t sets, uint32_t ways, const EngineOptions& options);
+const EngineBuild* find_engine_build(uint32_t sets, uint32_t ways);
+// "16384x4, 4096x8, ..." of the non-mutant builds.
+std::string built_geometries();
+// The mutant build with mutant `name` selected; std::invalid_argument naming the mutants
+// when there is no such mutant.
+std::unique_ptr<EngineModel> make_mutant_engine(const std::string& name, EngineOptions options);
+// The write-once mutant, kept under its old name: DEMOTE ignores an existing tier copy.
 std::unique_ptr<EngineModel> make_broken_rtl_engine(const std::string& trace_path = "");
 
 }  // namespace kvtier::cosim

@@ -105,9 +105,17 @@ void RtlDataPlane::drain() {
   run([&] { return all_done(); }, std::numeric_limits<uint64_t>::max());
 }
 
+void RtlDataPlane::stall(const std::string& why) {
+  stalled_ = true;
+  stall_reason_ = "RTL engine stalled at cycle " + std::to_string(now_) + ": " + why;
+  // A platform run cannot continue without its completions; the co-simulation bench reports
+  // the stall as a difference at the first descriptor the engine did not complete.
+  if (mode_ == Mode::Drain) SC_REPORT_ERROR("kvtier/rtl", stall_reason_.c_str());
+}
+
 template <typename Stop>
 void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
-  if (stop()) return;
+  if (stalled_ || stop()) return;
   const auto wall0 = std::chrono::steady_clock::now();
   EngineInputs in;
   EngineOutputs out;
@@ -147,8 +155,18 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       if (out.dma_req_dir == static_cast<uint32_t>(DmaDir::TierToHbm)) stats_.bytes_to_hbm += out.dma_req_length;
       else stats_.bytes_to_tier += out.dma_req_length;
     }
-    if (out.cpl_valid) on_completion(out);
+    if (out.cpl_valid) {
+      on_completion(out);
+      last_progress_ = speed_.evaluated_cycles;
+    }
     issue_ready_bursts();
+    // A live engine completes something within any window of kStallWindow evaluated cycles
+    // (quiescent stretches are skipped, not evaluated); a broken one may spin forever.
+    if (speed_.evaluated_cycles - last_progress_ > kStallWindow && !all_done()) {
+      stall("no completion in " + std::to_string(kStallWindow) + " evaluated cycles with " +
+            std::to_string(submitted_ - posted_ + to_offer_.size()) + " descriptors outstanding");
+      break;
+    }
 
     // Skip ahead while the engine is quiescent and no input event is due. A descriptor the
     // full intake FIFO refused is no event: it waits for room, which only a done pulse makes.
@@ -158,8 +176,11 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       uint64_t next = target_cycle;
       if (!to_offer_.empty() && offer_at_ > now_) next = std::min(next, offer_at_);
       if (!done_.empty()) next = std::min(next, done_.top().due);
-      if (next == std::numeric_limits<uint64_t>::max())
-        SC_REPORT_FATAL("kvtier/rtl", "RTL engine is quiescent with descriptors outstanding and nothing pending");
+      if (next == std::numeric_limits<uint64_t>::max()) {
+        stall("quiescent with " + std::to_string(submitted_ - posted_ + to_offer_.size()) +
+              " descriptors outstanding and no input event pending");
+        break;
+      }
       if (next > now_ + 1) skip = next - now_ - 1;
     }
     engine_->clock(skip);

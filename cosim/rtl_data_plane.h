@@ -80,6 +80,9 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   const EngineSpeed& speed() const { return speed_; }
   const EngineModel& engine() const { return *engine_; }
   int assertion_failures() const { return engine_->assertion_failures(); }
+  // The engine stopped making progress (a broken engine): no further cycles are run.
+  bool stalled() const { return stalled_; }
+  const std::string& stall_reason() const { return stall_reason_; }
   // Finishes the Verilated model (closes a trace). Later calls into the engine are errors.
   void finish();
 
@@ -112,6 +115,9 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   uint64_t to_cycles_floor(const sc_core::sc_time& t) const;
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const;
   bool all_done() const;
+  void stall(const std::string& why);
+
+  static constexpr uint64_t kStallWindow = 1'000'000;
 
   const CtrlConfig config_;
   const sc_core::sc_time cycle_;
@@ -142,6 +148,9 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   EngineSpeed speed_;
   mutable std::unique_ptr<BlockIndex> index_snapshot_;
   bool finished_ = false;
+  bool stalled_ = false;
+  std::string stall_reason_;
+  uint64_t last_progress_ = 0;  // evaluated cycles at the last completion
 };
 
 }  // namespace kvtier::cosim

@@ -262,6 +262,8 @@ std::string CosimBench::describe(uint64_t i) const {
 
 void CosimBench::fail(uint64_t i, const std::string& what) {
   mismatch_ = true;
+  mismatch_index_ = i;
+  mismatch_field_ = what;
   std::ostringstream os;
   const sc_core::sc_time when =
       i < tlm_->outcomes.size() ? tlm_->outcomes[i].posted : (i < rtl_->outcomes.size() ? rtl_->outcomes[i].posted : base_);
@@ -317,6 +319,9 @@ void CosimBench::compare_index() {
                                       x.format == y.format && x.qos == y.qos && x.prio == y.prio && x.policy == y.policy));
       if (!same) {
         mismatch_ = true;
+        index_mismatch_ = true;
+        mismatch_index_ = descriptors_.size();
+        mismatch_field_ = "final index differs at set " + std::to_string(s) + " way " + std::to_string(w);
         os << "cosim MISMATCH in the final index contents at set " << s << " way " << w << " (after all "
            << descriptors_.size() << " descriptors)\n"
            << "  TLM: " << entry(x) << "\n  RTL: " << entry(y) << "\n";
@@ -334,13 +339,20 @@ CosimResult CosimBench::finish() {
     rtl_plane_->drain();
     compare();
     if (!mismatch_ && (tlm_->outcomes.size() != descriptors_.size() || rtl_->outcomes.size() != descriptors_.size()))
-      fail(std::min(tlm_->outcomes.size(), rtl_->outcomes.size()), "a side did not complete every descriptor");
+      fail(std::min(tlm_->outcomes.size(), rtl_->outcomes.size()),
+           rtl_plane_->stalled() ? rtl_plane_->stall_reason() : "a side did not complete every descriptor");
     if (!mismatch_) compare_index();
   }
   finished_ = true;
   rtl_plane_->finish();
   r.mismatch = mismatch_;
   r.mismatch_report = report_;
+  r.mismatch_descriptor = mismatch_index_;
+  r.mismatch_field = mismatch_field_;
+  r.index_mismatch = index_mismatch_;
+  r.reference_completions.reserve(tlm_->outcomes.size());
+  for (const Outcome& o : tlm_->outcomes) r.reference_completions.push_back(o.completion);
+  r.stream = descriptors_;
   r.descriptors = descriptors_.size();
   r.compared = compared_;
   r.doorbells = doorbells_;

@@ -94,6 +94,13 @@ std::vector<MmioWrite> to_mmio_writes(const Stimulus& s, uint32_t ring_entries);
 struct CosimResult {
   bool mismatch = false;
   std::string mismatch_report;   // the first difference, both sides' view, simulated time
+  uint64_t mismatch_descriptor = 0;  // index of the first differing descriptor (with mismatch)
+  std::string mismatch_field;    // what differs there ("status differs", "flags differ", ...)
+  bool index_mismatch = false;   // the difference is in the final index contents
+  // The TLM reference's completions, in descriptor order: lets a test derive independently
+  // where a given engine bug must first show (the first WRITE_ONCE_SKIP, DENIED, ...).
+  std::vector<cmdset::Completion> reference_completions;
+  std::vector<cmdset::Descriptor> stream;  // every descriptor announced, in ring order
   uint64_t descriptors = 0;      // descriptors announced to both sides
   uint64_t compared = 0;         // descriptors compared
   uint64_t doorbells = 0;
@@ -143,6 +150,9 @@ class CosimBench : public sc_core::sc_module {
   uint64_t compared_ = 0;
   bool mismatch_ = false;
   std::string report_;
+  uint64_t mismatch_index_ = 0;
+  std::string mismatch_field_;
+  bool index_mismatch_ = false;
   uint64_t index_entries_ = 0;
   bool finished_ = false;
 };

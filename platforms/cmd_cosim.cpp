@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cosim/engine_model.h"
+#include "kvdp_mutants.h"
 #include "cosim/scoreboard.h"
 #include "platforms/cli_common.h"
 #include "platforms/commands.h"
@@ -18,7 +19,8 @@ namespace kvtier {
 int cmd_cosim(int argc, char** argv) {
   RunOptions options;
   uint64_t random_count = 0;
-  std::string trace, engine_name;
+  std::string trace, engine_name, mutant, assertions;
+  bool list_mutants = false, x_random = false;
   po::options_description desc("kvtier cosim options");
   desc.add_options()("help,h", "show this help");
   add_run_options(desc, options);
@@ -28,7 +30,14 @@ int cmd_cosim(int argc, char** argv) {
       ("trace", po::value<std::string>(&trace)->default_value("")->value_name("FILE.fst"),
        "write an FST waveform of the engine (GTKWave opens it)")
       ("engine", po::value<std::string>(&engine_name)->default_value("rtl")->value_name("NAME"),
-       "rtl, or broken: the engine built with KVDP_BROKEN_SKIP_WRITE_ONCE (shows a first-mismatch report)");
+       "rtl, or broken: the write_once_skip mutant (same as --mutant write_once_skip)")
+      ("mutant", po::value<std::string>(&mutant)->default_value("")->value_name("NAME"),
+       "run the mutant build with mutant NAME selected (--list-mutants); the run must fail")
+      ("list-mutants", po::bool_switch(&list_mutants), "list the RTL mutants and exit")
+      ("assertions", po::value<std::string>(&assertions)->default_value("on")->value_name("on|off"),
+       "evaluate the RTL's assertions (off: only the scoreboard can catch a bug)")
+      ("x-random", po::bool_switch(&x_random),
+       "unreset flops start with random values (seeded by --seed) instead of 0");
   po::variables_map vm;
   const std::string usage = "kvtier cosim [--platform FILE] [--workload SPEC | --random N --seed S] [--trace FILE.fst]";
   if (int status = parse_command_line(argc, argv, desc, vm, usage); status >= 0) return status;
@@ -41,6 +50,30 @@ int cmd_cosim(int argc, char** argv) {
     std::cerr << "kvtier cosim: --engine must be rtl or broken, not '" << engine_name << "'\n";
     return 2;
   }
+  if (assertions != "on" && assertions != "off") {
+    std::cerr << "kvtier cosim: --assertions must be on or off, not '" << assertions << "'\n";
+    return 2;
+  }
+  if (engine_name == "broken") {
+    if (!mutant.empty() && mutant != "write_once_skip") {
+      std::cerr << "kvtier cosim: --engine broken is the write_once_skip mutant; it cannot be combined with --mutant "
+                << mutant << "\n";
+      return 2;
+    }
+    mutant = "write_once_skip";
+  }
+  if (list_mutants) {
+    std::cout << "RTL mutants (rtl/mutants/kvdp_mutants.json), all in one Verilated build, chosen with --mutant NAME:\n";
+    for (const cosim::MutantInfo* m : cosim::mutant_list())
+      std::cout << "  " << std::left << std::setw(18) << m->name << std::right << " " << m->file << ": " << m->what
+                << (*m->assertion ? std::string(" (assertion ") + m->assertion + ")" : std::string(" (no assertion)"))
+                << "\n";
+    return 0;
+  }
+  if (!mutant.empty() && !cosim::find_mutant(mutant)) {
+    std::cerr << "kvtier cosim: no RTL mutant '" << mutant << "' (kvtier cosim --list-mutants)\n";
+    return 2;
+  }
   return guarded("cosim", [&]() {
     prepare_systemc();
     // The platform run that produces a workload's stream uses the TLM controller.
@@ -49,7 +82,20 @@ int cmd_cosim(int argc, char** argv) {
     if (const std::string why = cosim::rtl_config_mismatch(config.ctrl); !why.empty())
       throw ConfigError(config.source + ": " + why);
     const cosim::BenchConfig bench_config{config.ctrl, config.link, config.hbm, config.tier};
-    auto engine = engine_name == "broken" ? cosim::make_broken_rtl_engine(trace) : cosim::make_rtl_engine(trace);
+    cosim::EngineOptions engine_options;
+    engine_options.trace_path = trace;
+    engine_options.assertions = assertions == "on";
+    engine_options.x_random = x_random;
+    engine_options.x_seed = options.seed;
+    if (!mutant.empty() && (config.ctrl.index_sets != cosim::rtl_engine_params().sets ||
+                            config.ctrl.index_ways != cosim::rtl_engine_params().ways))
+      throw ConfigError(config.source + ": --mutant: the mutant build has the default geometry " +
+                        std::to_string(cosim::rtl_engine_params().sets) + "x" +
+                        std::to_string(cosim::rtl_engine_params().ways) + ", not ctrl.index_sets x ctrl.index_ways = " +
+                        std::to_string(config.ctrl.index_sets) + "x" + std::to_string(config.ctrl.index_ways));
+    auto engine = mutant.empty()
+                      ? cosim::make_rtl_engine_for(config.ctrl.index_sets, config.ctrl.index_ways, engine_options)
+                      : cosim::make_mutant_engine(mutant, engine_options);
     cosim::CosimResult result;
     std::string stream;
     double tlm_run_wall_s = 0.0;
@@ -72,7 +118,11 @@ int cmd_cosim(int argc, char** argv) {
       result = bench.finish();
     }
     std::cout << "kvtier cosim: TLM reference vs RTL engine on " << stream << "\n"
-              << "  platform " << config.source << ", engine " << (engine_name == "broken" ? "broken variant" : "rtl")
+              << "  platform " << config.source << ", engine "
+              << (mutant.empty() ? "rtl " + std::to_string(config.ctrl.index_sets) + "x" +
+                                       std::to_string(config.ctrl.index_ways)
+                                 : "mutant " + mutant)
+              << ", assertions " << assertions << (x_random ? ", unreset flops random" : "")
               << (trace.empty() ? "" : ", waveform " + trace) << "\n";
     std::cout << cosim::format_result(result);
     const cosim::EngineSpeed& s = result.rtl_speed;
