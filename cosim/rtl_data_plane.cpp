@@ -13,7 +13,7 @@ using cmdset::Opcode;
 using cmdset::Status;
 
 RtlDataPlane::RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, std::unique_ptr<EngineModel> engine,
-                           Mode mode)
+                           Mode mode, const Backpressure& backpressure)
     : sc_core::sc_module(name),
       config_(config),
       cycle_(sc_core::sc_time(1e3 / config.clock_mhz, sc_core::SC_NS)),
@@ -23,7 +23,9 @@ RtlDataPlane::RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& confi
       engine_(std::move(engine)),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       engines_(config.dma_engines),
-      burst_buffer_(config.max_burst_bytes) {
+      burst_buffer_(config.max_burst_bytes),
+      backpressure_(backpressure),
+      stall_rng_(backpressure.seed) {
   mmio_in_socket.register_b_transport(this, &RtlDataPlane::mmio);
   engine_->reset();
 }
@@ -127,6 +129,11 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       in.dma_done_id = done_.top().id;
       done_.pop();
     }
+    if (backpressure_.cpl_ready_low > 0 || backpressure_.dma_req_ready_low > 0) {
+      std::uniform_real_distribution<double> u(0.0, 1.0);
+      in.cpl_ready = u(stall_rng_) >= backpressure_.cpl_ready_low;
+      in.dma_req_ready = u(stall_rng_) >= backpressure_.dma_req_ready_low;
+    }
     engine_->set_trace_cycle(now_);
     engine_->evaluate(in, out);
     if (out.cycle != now_)
@@ -147,7 +154,10 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       if (out.commit_xfer) transfer_owner_.push_back(committed_);
       ++committed_;
     }
-    if (out.dma_req_valid) {
+    if (in.desc_valid && !out.desc_ready) ++activity_.desc_stalls;
+    if (out.cpl_valid && !in.cpl_ready) ++activity_.cpl_stalls;
+    if (out.dma_req_valid && !in.dma_req_ready) ++activity_.dma_req_stalls;
+    if (out.dma_req_valid && in.dma_req_ready) {
       deferred_.push_back(Burst{transfer_seq_, out.dma_req_id, out.dma_req_dir, out.dma_req_length, out.dma_req_src,
                                 out.dma_req_dst, now_, out.dma_req_last});
       if (out.dma_req_last) ++transfer_seq_;
@@ -155,7 +165,7 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       if (out.dma_req_dir == static_cast<uint32_t>(DmaDir::TierToHbm)) stats_.bytes_to_hbm += out.dma_req_length;
       else stats_.bytes_to_tier += out.dma_req_length;
     }
-    if (out.cpl_valid) {
+    if (out.cpl_valid && in.cpl_ready) {
       on_completion(out);
       last_progress_ = speed_.evaluated_cycles;
     }
@@ -244,6 +254,7 @@ void RtlDataPlane::issue(const Burst& b) {
   }
   const uint64_t due = std::max({to_cycles_ceil(end), b.handshake_cycle + 1, now_ + 1});
   done_.push(Done{due, done_seq_++, b.id});
+  activity_.max_bursts_at_once = std::max<uint64_t>(activity_.max_bursts_at_once, done_.size());
 }
 
 void RtlDataPlane::on_completion(const EngineOutputs& out) {

@@ -165,7 +165,8 @@ CosimBench::CosimBench(sc_core::sc_module_name name, const BenchConfig& config, 
         }
       });
   tlm_ = std::make_unique<BenchSide>("tlm", config, std::move(tlm_plane));
-  auto rtl_plane = std::make_unique<RtlDataPlane>("rtl_ctrl", config.ctrl, std::move(engine), RtlDataPlane::Mode::Lazy);
+  auto rtl_plane = std::make_unique<RtlDataPlane>("rtl_ctrl", config.ctrl, std::move(engine), RtlDataPlane::Mode::Lazy,
+                                                  config.backpressure);
   rtl_plane_ = rtl_plane.get();
   rtl_ = std::make_unique<BenchSide>("rtl", config, std::move(rtl_plane));
 }
@@ -359,6 +360,7 @@ CosimResult CosimBench::finish() {
   r.index_entries = index_entries_;
   r.rtl_speed = rtl_plane_->speed();
   r.rtl_assertion_failures = rtl_plane_->assertion_failures();
+  r.rtl_ports = rtl_plane_->activity();
   r.tolerance_cycles = static_cast<uint64_t>(config_.ctrl.cosim_timing_tolerance_cycles);
 
   std::vector<int64_t> issue_diff, lookup_diff, tlm_issue, rtl_issue, tlm_lookup, rtl_lookup, transfer_diff,

@@ -64,6 +64,7 @@ struct BenchConfig {
   LinkConfig link;
   HbmConfig hbm;
   TierConfig tier;
+  Backpressure backpressure{};  // on the RTL engine's completion and DMA request ports
 };
 
 class BenchSide;
@@ -111,6 +112,7 @@ struct CosimResult {
   std::string timing_failure;
   EngineSpeed rtl_speed;
   int rtl_assertion_failures = 0;
+  PortActivity rtl_ports;
 };
 
 class CosimBench : public sc_core::sc_module {

@@ -21,6 +21,7 @@ int cmd_cosim(int argc, char** argv) {
   uint64_t random_count = 0;
   std::string trace, engine_name, mutant, assertions;
   bool list_mutants = false, x_random = false;
+  double backpressure = 0.0;
   po::options_description desc("kvtier cosim options");
   desc.add_options()("help,h", "show this help");
   add_run_options(desc, options);
@@ -36,6 +37,8 @@ int cmd_cosim(int argc, char** argv) {
       ("list-mutants", po::bool_switch(&list_mutants), "list the RTL mutants and exit")
       ("assertions", po::value<std::string>(&assertions)->default_value("on")->value_name("on|off"),
        "evaluate the RTL's assertions (off: only the scoreboard can catch a bug)")
+      ("backpressure", po::value<double>(&backpressure)->default_value(0.0)->value_name("P"),
+       "in each cycle the completion and DMA request ports are not ready with probability P (0 <= P < 1)")
       ("x-random", po::bool_switch(&x_random),
        "unreset flops start with random values (seeded by --seed) instead of 0");
   po::variables_map vm;
@@ -52,6 +55,10 @@ int cmd_cosim(int argc, char** argv) {
   }
   if (assertions != "on" && assertions != "off") {
     std::cerr << "kvtier cosim: --assertions must be on or off, not '" << assertions << "'\n";
+    return 2;
+  }
+  if (!(backpressure >= 0.0 && backpressure < 1.0)) {
+    std::cerr << "kvtier cosim: --backpressure must be in [0, 1), not " << backpressure << "\n";
     return 2;
   }
   if (engine_name == "broken") {
@@ -81,7 +88,8 @@ int cmd_cosim(int argc, char** argv) {
     const PlatformConfig config = load_platform(options.platform, options.overrides);
     if (const std::string why = cosim::rtl_config_mismatch(config.ctrl); !why.empty())
       throw ConfigError(config.source + ": " + why);
-    const cosim::BenchConfig bench_config{config.ctrl, config.link, config.hbm, config.tier};
+    cosim::BenchConfig bench_config{config.ctrl, config.link, config.hbm, config.tier};
+    bench_config.backpressure = cosim::Backpressure{backpressure, backpressure, options.seed};
     cosim::EngineOptions engine_options;
     engine_options.trace_path = trace;
     engine_options.assertions = assertions == "on";
@@ -123,8 +131,12 @@ int cmd_cosim(int argc, char** argv) {
                                        std::to_string(config.ctrl.index_ways)
                                  : "mutant " + mutant)
               << ", assertions " << assertions << (x_random ? ", unreset flops random" : "")
+              << (backpressure > 0 ? ", back-pressure " + std::to_string(backpressure) : "")
               << (trace.empty() ? "" : ", waveform " + trace) << "\n";
     std::cout << cosim::format_result(result);
+    std::cout << "RTL ports: " << result.rtl_ports.cpl_stalls << " completion-port stall cycles, "
+              << result.rtl_ports.dma_req_stalls << " DMA-request-port stall cycles, " << result.rtl_ports.desc_stalls
+              << " cycles a descriptor waited for desc_ready\n";
     const cosim::EngineSpeed& s = result.rtl_speed;
     std::cout << std::fixed << std::setprecision(0) << "RTL engine: " << s.evaluated_cycles << " cycles evaluated, "
               << s.covered_cycles << " cycles simulated (quiescent ones skipped); " << std::setprecision(3) << s.wall_s

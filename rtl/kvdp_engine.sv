@@ -352,6 +352,15 @@ module kvdp_engine
                (perf_accepted_o - perf_completed_o)
                == (CounterBits'(desc_count) + CounterBits'(lookup_in_flight)
                    + CounterBits'(cpl_count)))
+  // Valid/ready outputs: a request or completion the neighbour does not take stays offered,
+  // unchanged, in the next cycle.
+  `KVDP_ASSERT(EngineDmaReqHeldUnderBackpressure,
+               (dma_req_valid_o && !dma_req_ready_i)
+               |=> (dma_req_valid_o && $stable({dma_req_id_o, dma_req_dir_o, dma_req_src_addr_o,
+                                                dma_req_dst_addr_o, dma_req_length_o, dma_req_key_o,
+                                                dma_req_last_o})))
+  `KVDP_ASSERT(EngineCplHeldUnderBackpressure,
+               (cpl_valid_o && !cpl_ready_i) |=> (cpl_valid_o && $stable(cpl_o)))
 `ifdef KVDP_NO_ASSERT
   // Only the conservation check reads the intake FIFO's fill level.
   logic unused_desc_count;
