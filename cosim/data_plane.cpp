@@ -45,7 +45,7 @@ std::string rtl_config_mismatch(const CtrlConfig& c) {
   if (!build) {
     const bool sets_built = [&] {
       for (const EngineBuild& b : engine_builds())
-        if (!b.mutants && b.params().sets == c.index_sets) return true;
+        if (b.kind == EngineBuild::Kind::Design && b.params().sets == c.index_sets) return true;
       return false;
     }();
     return std::string("key '") + (sets_built ? "ctrl.index_ways' = " + std::to_string(c.index_ways)

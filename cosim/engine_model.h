@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cosim/coverage.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 
 namespace kvtier::cosim {
@@ -83,7 +84,10 @@ class EngineModel {
   // set_trace_cycle(), so cycles skipped while quiescent show as gaps.
   virtual bool tracing() const = 0;
   virtual void set_trace_cycle(uint64_t cycle) = 0;
-  // Closes the trace and runs the model's final blocks.
+  // Internal state for functional coverage (the public variables of cosim/kvdp_cosim.vlt).
+  virtual void probe(EngineProbe& p) const = 0;
+  // Closes the trace, runs the model's final blocks and, in a coverage build, writes the
+  // line and toggle coverage file.
   virtual void final() = 0;
 };
 
@@ -94,6 +98,7 @@ struct EngineOptions {
   uint32_t mutant = 0;      // mutant build only: the mutant's id (kMutants); 0 = the design
   bool x_random = false;    // unreset flops start random (+verilator+rand+reset+2), not 0
   uint64_t x_seed = 1;      // seed of that randomisation
+  std::string coverage_path;  // coverage build only: where final() writes line/toggle coverage
 };
 
 // One Verilated build of the engine (cosim/CMakeLists.txt: a geometry of
@@ -102,7 +107,9 @@ struct EngineBuild {
   const char* name;
   const EngineParams& (*params)();
   std::unique_ptr<EngineModel> (*make)(const EngineOptions&);
-  bool mutants;  // built from rtl/mutants' sources, mutant selected by EngineOptions::mutant
+  enum class Kind { Design, Mutants, Coverage } kind;
+  // Mutants: built from rtl/mutants' sources, mutant selected by EngineOptions::mutant.
+  // Coverage: the default geometry with Verilator's line and toggle coverage compiled in.
 };
 const std::vector<EngineBuild>& engine_builds();
 
@@ -125,6 +132,8 @@ std::string built_geometries();
 // The mutant build with mutant `name` selected; std::invalid_argument naming the mutants
 // when there is no such mutant.
 std::unique_ptr<EngineModel> make_mutant_engine(const std::string& name, EngineOptions options);
+// The line- and toggle-coverage build (default geometry).
+std::unique_ptr<EngineModel> make_coverage_engine(const EngineOptions& options);
 // The write-once mutant, kept under its old name: DEMOTE ignores an existing tier copy.
 std::unique_ptr<EngineModel> make_broken_rtl_engine(const std::string& trace_path = "");
 

@@ -9,7 +9,7 @@ namespace kvtier::cosim {
 
 const EngineBuild* find_engine_build(uint32_t sets, uint32_t ways) {
   for (const EngineBuild& b : engine_builds()) {
-    if (b.mutants) continue;
+    if (b.kind != EngineBuild::Kind::Design) continue;
     const EngineParams& p = b.params();
     if (p.sets == sets && p.ways == ways) return &b;
   }
@@ -19,7 +19,7 @@ const EngineBuild* find_engine_build(uint32_t sets, uint32_t ways) {
 std::string built_geometries() {
   std::string out;
   for (const EngineBuild& b : engine_builds()) {
-    if (b.mutants) continue;
+    if (b.kind != EngineBuild::Kind::Design) continue;
     const EngineParams& p = b.params();
     out += (out.empty() ? "" : ", ") + std::to_string(p.sets) + "x" + std::to_string(p.ways);
   }
@@ -68,8 +68,14 @@ std::unique_ptr<EngineModel> make_mutant_engine(const std::string& name, EngineO
   }
   options.mutant = m->id;
   for (const EngineBuild& b : engine_builds())
-    if (b.mutants) return b.make(options);
+    if (b.kind == EngineBuild::Kind::Mutants) return b.make(options);
   throw std::logic_error("the mutant build is missing from the engine registry");
+}
+
+std::unique_ptr<EngineModel> make_coverage_engine(const EngineOptions& options) {
+  for (const EngineBuild& b : engine_builds())
+    if (b.kind == EngineBuild::Kind::Coverage) return b.make(options);
+  throw std::logic_error("the coverage build is missing from the engine registry");
 }
 
 std::unique_ptr<EngineModel> make_broken_rtl_engine(const std::string& trace_path) {

@@ -94,6 +94,7 @@ void RtlDataPlane::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay
     ++stats_.descriptors;
     if (op < stats_.per_opcode.size()) ++stats_.per_opcode[op];
     head_ = (head_ + 1) % config_.ring_entries;
+    if (coverage_ && head_ == 0) coverage_->hit("corner/descriptor_ring_wrap");
   }
   if (was_empty && !to_offer_.empty())
     offer_at_ = std::max(to_offer_.front().arrival_cycle, intake_free_) + config_.intake_cycles - 1;
@@ -157,6 +158,15 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
     if (in.desc_valid && !out.desc_ready) ++activity_.desc_stalls;
     if (out.cpl_valid && !in.cpl_ready) ++activity_.cpl_stalls;
     if (out.dma_req_valid && !in.dma_req_ready) ++activity_.dma_req_stalls;
+    if (coverage_) {
+      engine_->probe(probe_);
+      coverage_->sample(probe_);
+      if (in.desc_valid && !out.desc_ready) coverage_->hit("corner/backpressure/desc");
+      if (out.cpl_valid && !in.cpl_ready) coverage_->hit("corner/backpressure/cpl");
+      if (out.dma_req_valid && !in.dma_req_ready) coverage_->hit("corner/backpressure/dma_req");
+      if (out.dma_req_valid && in.dma_req_ready)
+        coverage_->burst(out.dma_req_length, out.dma_req_last, engine_->params().max_burst_bytes);
+    }
     if (out.dma_req_valid && in.dma_req_ready) {
       deferred_.push_back(Burst{transfer_seq_, out.dma_req_id, out.dma_req_dir, out.dma_req_length, out.dma_req_src,
                                 out.dma_req_dst, now_, out.dma_req_last});
@@ -276,6 +286,10 @@ void RtlDataPlane::on_completion(const EngineOutputs& out) {
   uint8_t bytes[cmdset::kCompletionBytes];
   std::copy(out.cpl.begin(), out.cpl.end(), bytes);
   const uint64_t slot = posted_ % config_.ring_entries;
+  if (coverage_) {
+    coverage_->completion(op, c);
+    if (slot == config_.ring_entries - 1) coverage_->hit("corner/completion_ring_wrap");
+  }
   ++posted_;
   transact(host_out_socket, tlm::TLM_WRITE_COMMAND, addr::kCompletionRing + slot * cmdset::kCompletionBytes, bytes,
            cmdset::kCompletionBytes, TxnClass::CompletionWrite, at);

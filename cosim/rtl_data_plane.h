@@ -36,6 +36,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include "cosim/coverage.h"
 #include "cosim/data_plane.h"
 #include "cosim/engine_model.h"
 #include "tlm/common/timeline.h"
@@ -96,6 +97,9 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   uint64_t engine_cycle() const { return now_; }
   const EngineSpeed& speed() const { return speed_; }
   const PortActivity& activity() const { return activity_; }
+  // Functional coverage: with a collector set, every evaluated cycle, burst, completion and
+  // ring wrap is counted into it (costs wall time; off by default).
+  void set_coverage(FunctionalCoverage* coverage) { coverage_ = coverage; }
   const EngineModel& engine() const { return *engine_; }
   int assertion_failures() const { return engine_->assertion_failures(); }
   // The engine stopped making progress (a broken engine): no further cycles are run.
@@ -165,6 +169,8 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   ControllerStats stats_;
   EngineSpeed speed_;
   PortActivity activity_;
+  FunctionalCoverage* coverage_ = nullptr;
+  EngineProbe probe_;
   Backpressure backpressure_;
   std::mt19937_64 stall_rng_;
   mutable std::unique_ptr<BlockIndex> index_snapshot_;

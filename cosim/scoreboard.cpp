@@ -411,8 +411,9 @@ CosimResult CosimBench::finish() {
 }
 
 CosimResult run_random_cosim(const BenchConfig& config, uint64_t count, uint64_t seed,
-                             std::unique_ptr<EngineModel> engine) {
+                             std::unique_ptr<EngineModel> engine, FunctionalCoverage* coverage) {
   CosimBench bench("cosim", config, std::move(engine));
+  bench.rtl_plane().set_coverage(coverage);
   const Stimulus s = random_stimulus(count, seed, config.ctrl, static_cast<uint64_t>(config.hbm.capacity_gb * 1e9),
                                      static_cast<uint64_t>(config.tier.capacity_gib * (1ull << 30)),
                                      config.link.bytes_per_s());

@@ -129,6 +129,7 @@ class CosimBench : public sc_core::sc_module {
   // Drains the RTL side, compares what is left and the final index, and computes timing.
   CosimResult finish();
   bool mismatch() const { return mismatch_; }
+  RtlDataPlane& rtl_plane() { return *rtl_plane_; }
   const std::string& mismatch_report() const { return report_; }
 
  private:
@@ -161,7 +162,7 @@ class CosimBench : public sc_core::sc_module {
 
 // The whole `kvtier cosim --random` flow in one call (one elaboration per process).
 CosimResult run_random_cosim(const BenchConfig& config, uint64_t count, uint64_t seed,
-                             std::unique_ptr<EngineModel> engine);
+                             std::unique_ptr<EngineModel> engine, FunctionalCoverage* coverage = nullptr);
 // Human-readable result; `verbose` adds both sides' latency distributions.
 std::string format_result(const CosimResult& r);
 

@@ -2,6 +2,7 @@
 // EngineModel over one Verilated class (plain C++ output, no SystemC): the pin-level glue.
 // Included only by the translation unit that instantiates it for one Verilated prefix.
 #include <verilated.h>
+#include <verilated_cov.h>
 #include <verilated_fst_c.h>
 #include <verilated_syms.h>
 
@@ -63,6 +64,12 @@ class VerilatedEngine final : public EngineModel {
       way_mem_.push_back(static_cast<const uint32_t*>(
           public_var(top + ".u_index.g_way[" + std::to_string(w) + "].u_sram", "mem_q", entry_bytes)));
     way_stride_ = entry_bytes / 4;
+    intake_count_ = small_var(top + ".u_intake", "count_q");
+    xfer_count_ = small_var(top + ".u_dma.u_queue", "count_q");
+    cpl_count_ = small_var(top + ".u_cpl_queue", "count_q");
+    hazard_ = small_var(top + ".u_lookup", "set_hazard");
+    lookup_valid_ = small_var(top + ".u_lookup", "desc_valid_i");
+    coverage_path_ = options.coverage_path;
   }
   ~VerilatedEngine() override { final(); }
 
@@ -183,11 +190,20 @@ class VerilatedEngine final : public EngineModel {
     }
   }
 
+  void probe(EngineProbe& p) const override {
+    p.intake_count = read_small(intake_count_);
+    p.xfer_count = read_small(xfer_count_);
+    p.cpl_count = read_small(cpl_count_);
+    p.outstanding = model_->outstanding_o;
+    p.hazard_stall = read_small(lookup_valid_) && read_small(hazard_);
+  }
+
   void final() override {
     if (finished_) return;
     finished_ = true;
     model_->final();
     if (fst_) fst_->close();
+    if (!coverage_path_.empty()) ctx_->coveragep()->write(coverage_path_.c_str());
   }
 
  private:
@@ -201,6 +217,28 @@ class VerilatedEngine final : public EngineModel {
   std::vector<const uint32_t*> way_mem_;
   size_t way_stride_ = 0;  // 32-bit words per stored entry
   bool quiet_ = false;     // the last evaluate() showed a quiescent engine
+  struct SmallVar {
+    const void* data = nullptr;
+    uint32_t bytes = 0;
+  };
+  SmallVar intake_count_, xfer_count_, cpl_count_, hazard_, lookup_valid_;
+  std::string coverage_path_;
+
+  SmallVar small_var(const std::string& scope, const char* name) {
+    const VerilatedScope* sc = ctx_->scopeFind(scope.c_str());
+    const VerilatedVar* v = sc ? sc->varFind(name) : nullptr;
+    if (!v || v->entSize() > 4)
+      throw std::runtime_error(std::string(variant_) + ": no public variable " + scope + "." + name +
+                               " of at most 32 bits (cosim/kvdp_cosim.vlt)");
+    return SmallVar{v->datap(), v->entSize()};
+  }
+  static uint32_t read_small(const SmallVar& v) {
+    switch (v.bytes) {
+      case 1: return *static_cast<const uint8_t*>(v.data);
+      case 2: return *static_cast<const uint16_t*>(v.data);
+      default: return *static_cast<const uint32_t*>(v.data);
+    }
+  }
   uint64_t time_ = 0;
   bool finished_ = false;
 

@@ -1,4 +1,7 @@
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 
@@ -19,7 +22,7 @@ namespace kvtier {
 int cmd_cosim(int argc, char** argv) {
   RunOptions options;
   uint64_t random_count = 0;
-  std::string trace, engine_name, mutant, assertions;
+  std::string trace, engine_name, mutant, assertions, coverage_dir;
   bool list_mutants = false, x_random = false;
   double backpressure = 0.0;
   po::options_description desc("kvtier cosim options");
@@ -39,6 +42,9 @@ int cmd_cosim(int argc, char** argv) {
        "evaluate the RTL's assertions (off: only the scoreboard can catch a bug)")
       ("backpressure", po::value<double>(&backpressure)->default_value(0.0)->value_name("P"),
        "in each cycle the completion and DMA request ports are not ready with probability P (0 <= P < 1)")
+      ("coverage", po::value<std::string>(&coverage_dir)->default_value("")->value_name("DIR"),
+       "functional coverage into DIR/coverage.json, and the coverage build's line and toggle coverage "
+       "(DIR/verilator_coverage.dat, annotated sources in DIR/annotated, summary DIR/verilator_coverage.txt)")
       ("x-random", po::bool_switch(&x_random),
        "unreset flops start with random values (seeded by --seed) instead of 0");
   po::variables_map vm;
@@ -101,7 +107,20 @@ int cmd_cosim(int argc, char** argv) {
                         std::to_string(cosim::rtl_engine_params().sets) + "x" +
                         std::to_string(cosim::rtl_engine_params().ways) + ", not ctrl.index_sets x ctrl.index_ways = " +
                         std::to_string(config.ctrl.index_sets) + "x" + std::to_string(config.ctrl.index_ways));
-    auto engine = mutant.empty()
+    std::unique_ptr<cosim::FunctionalCoverage> coverage;
+    if (!coverage_dir.empty()) {
+      if (!mutant.empty()) throw ConfigError("--coverage measures the design; it cannot be combined with --mutant");
+      const cosim::EngineParams& p = cosim::rtl_engine_params();
+      if (config.ctrl.index_sets != p.sets || config.ctrl.index_ways != p.ways)
+        throw ConfigError(config.source + ": --coverage: the coverage build has the default geometry " +
+                          std::to_string(p.sets) + "x" + std::to_string(p.ways));
+      std::filesystem::create_directories(coverage_dir);
+      engine_options.coverage_path = (std::filesystem::path(coverage_dir) / "verilator_coverage.dat").string();
+      coverage = std::make_unique<cosim::FunctionalCoverage>(cosim::QueueDepths{
+          p.desc_queue_depth, p.xfer_queue_depth, p.cpl_queue_depth, p.max_outstanding});
+    }
+    auto engine = !coverage_dir.empty() ? cosim::make_coverage_engine(engine_options)
+                  : mutant.empty()
                       ? cosim::make_rtl_engine_for(config.ctrl.index_sets, config.ctrl.index_ways, engine_options)
                       : cosim::make_mutant_engine(mutant, engine_options);
     cosim::CosimResult result;
@@ -109,11 +128,12 @@ int cmd_cosim(int argc, char** argv) {
     double tlm_run_wall_s = 0.0;
     if (random) {
       stream = std::to_string(random_count) + " random descriptors, seed " + std::to_string(options.seed);
-      result = cosim::run_random_cosim(bench_config, random_count, options.seed, std::move(engine));
+      result = cosim::run_random_cosim(bench_config, random_count, options.seed, std::move(engine), coverage.get());
     } else {
       // Record the stream in a normal (TLM) platform run, then replay it into both models,
       // shifted past the run's end so that every replayed time lies in the future.
       cosim::CosimBench bench("cosim", bench_config, std::move(engine));
+      bench.rtl_plane().set_coverage(coverage.get());
       set_mmio_observer(bench.recorder());
       RunResult run = simulate(options);
       set_mmio_observer(nullptr);
@@ -145,6 +165,25 @@ int cmd_cosim(int argc, char** argv) {
               << ", simulated cycles per wall second " << (s.wall_s > 0 ? s.covered_cycles / s.wall_s : 0) << "\n";
     if (tlm_run_wall_s > 0)
       std::cout << std::setprecision(3) << "  platform run (TLM, stream source) " << tlm_run_wall_s << " s wall\n";
+    if (coverage) {
+      const std::filesystem::path dir(coverage_dir);
+      std::ofstream(dir / "coverage.json") << coverage->to_json();
+      std::cout << std::setprecision(1) << "functional coverage: " << coverage->covered() << " of " << coverage->total()
+                << " bins (" << 100.0 * coverage->covered() / coverage->total() << " %), " << (dir / "coverage.json").string()
+                << "\n";
+      for (const std::string& bin : coverage->uncovered()) std::cout << "  not covered: " << bin << "\n";
+      // Line and toggle coverage of the coverage build, annotated by verilator_coverage.
+      const std::string dat = (dir / "verilator_coverage.dat").string();
+      const std::string txt = (dir / "verilator_coverage.txt").string();
+      const std::string cmd = "verilator_coverage --annotate '" + (dir / "annotated").string() + "' '" + dat + "' > '" +
+                              txt + "' 2>&1";
+      if (std::system(cmd.c_str()) != 0)
+        throw std::runtime_error("verilator_coverage failed on " + dat + " (see " + txt + ")");
+      std::ifstream summary(txt);
+      for (std::string line; std::getline(summary, line);)
+        if (line.find("Total coverage") != std::string::npos) std::cout << "line and toggle coverage: " << line << "\n";
+      std::cout << "  annotated sources: " << (dir / "annotated").string() << "\n";
+    }
     return result.mismatch || !result.timing_ok || result.rtl_assertion_failures ? 1 : 0;
   });
 }

@@ -163,7 +163,7 @@ TEST(Cosim, MutantBuildWithoutMutantMatches) {
   o.mutant = 0;
   const EngineBuild* build = nullptr;
   for (const EngineBuild& b : engine_builds())
-    if (b.mutants) build = &b;
+    if (b.kind == EngineBuild::Kind::Mutants) build = &b;
   ASSERT_NE(build, nullptr);
   const CosimResult r = run_random_cosim(default_bench(), kMutantStream, kMutantSeed, build->make(o));
   EXPECT_FALSE(r.mismatch) << r.mismatch_report;
