@@ -46,6 +46,7 @@ struct EngineOutputs {
   uint32_t dma_req_length = 0;
   bool dma_req_last = false;
   bool init_done = false, idle = false, active = false, commit = false, commit_xfer = false;
+  uint32_t cap_entry_bits = 0;  // capability output: bits of one stored index entry
   uint64_t cycle = 0;
 };
 

@@ -137,6 +137,7 @@ class VerilatedEngine final : public EngineModel {
     out.commit = m.commit_o;
     out.commit_xfer = m.commit_xfer_o;
     out.cycle = m.cycle_o;
+    out.cap_entry_bits = m.cap_entry_bits_o;
   }
 
   void clock(uint64_t cycle_skip) override {
