@@ -71,7 +71,15 @@ class VerilatedEngine final : public EngineModel {
     lookup_valid_ = small_var(top + ".u_lookup", "desc_valid_i");
     coverage_path_ = options.coverage_path;
   }
-  ~VerilatedEngine() override { final(); }
+  ~VerilatedEngine() override {
+    final();
+    // A Verilated model unregisters its scopes from the thread's current context, which may
+    // be another engine's (or a destroyed one's) when several engines lived in this
+    // process: make it this engine's own before the model goes.
+    Verilated::threadContextp(ctx_.get());
+    fst_.reset();
+    model_.reset();
+  }
 
   const EngineParams& params() const override { return params_; }
   const char* variant() const override { return variant_; }
