@@ -31,7 +31,8 @@ std::unique_ptr<DataPlane> make_data_plane(const char* name, const CtrlConfig& c
   if (config.impl == "rtl") {
     const std::string why = cosim::rtl_config_mismatch(config);
     if (!why.empty()) throw std::invalid_argument("ctrl.impl = rtl: " + why);
-    return std::make_unique<cosim::RtlDataPlane>(name, config, cosim::make_rtl_engine());
+    return std::make_unique<cosim::RtlDataPlane>(
+        name, config, cosim::make_rtl_engine_for(config.index_sets, config.index_ways, cosim::EngineOptions{}));
   }
   return std::make_unique<TlmDataPlane>(name, config, global_observer());
 }
@@ -39,13 +40,25 @@ std::unique_ptr<DataPlane> make_data_plane(const char* name, const CtrlConfig& c
 namespace cosim {
 
 std::string rtl_config_mismatch(const CtrlConfig& c) {
-  const EngineParams& p = rtl_engine_params();
+  // The geometry picks one of the Verilated builds; the other parameters are common to all.
+  const EngineBuild* build = find_engine_build(c.index_sets, c.index_ways);
+  if (!build) {
+    const bool sets_built = [&] {
+      for (const EngineBuild& b : engine_builds())
+        if (b.kind == EngineBuild::Kind::Design && b.params().sets == c.index_sets) return true;
+      return false;
+    }();
+    return std::string("key '") + (sets_built ? "ctrl.index_ways' = " + std::to_string(c.index_ways)
+                                              : "ctrl.index_sets' = " + std::to_string(c.index_sets)) +
+           ": no Verilated engine has the index geometry " + std::to_string(c.index_sets) + " sets x " +
+           std::to_string(c.index_ways) + " ways; built geometries (ctrl.index_sets x ctrl.index_ways): " +
+           built_geometries() + " (cosim/CMakeLists.txt, KVDP_COSIM_GEOMETRIES)";
+  }
+  const EngineParams& p = build->params();
   auto differs = [](const char* key, uint64_t have, const char* param, uint64_t built) {
     return std::string("key 'ctrl.") + key + "' = " + std::to_string(have) + " but the Verilated engine was built with " +
            param + " = " + std::to_string(built) + " (cosim/CMakeLists.txt, KVDP_COSIM_PARAMS)";
   };
-  if (c.index_sets != p.sets) return differs("index_sets", c.index_sets, "Sets", p.sets);
-  if (c.index_ways != p.ways) return differs("index_ways", c.index_ways, "Ways", p.ways);
   if (c.key_tag_bits != p.tag_bits) return differs("key_tag_bits", c.key_tag_bits, "TagBits", p.tag_bits);
   if (c.index_read_cycles != p.index_read_latency)
     return differs("index_read_cycles", c.index_read_cycles, "IndexReadLatency", p.index_read_latency);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cosim/coverage.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 
 namespace kvtier::cosim {
@@ -45,6 +46,7 @@ struct EngineOutputs {
   uint32_t dma_req_length = 0;
   bool dma_req_last = false;
   bool init_done = false, idle = false, active = false, commit = false, commit_xfer = false;
+  uint32_t cap_entry_bits = 0;  // capability output: bits of one stored index entry
   uint64_t cycle = 0;
 };
 
@@ -83,17 +85,57 @@ class EngineModel {
   // set_trace_cycle(), so cycles skipped while quiescent show as gaps.
   virtual bool tracing() const = 0;
   virtual void set_trace_cycle(uint64_t cycle) = 0;
-  // Closes the trace and runs the model's final blocks.
+  // Internal state for functional coverage (the public variables of cosim/kvdp_cosim.vlt).
+  virtual void probe(EngineProbe& p) const = 0;
+  // Closes the trace, runs the model's final blocks and, in a coverage build, writes the
+  // line and toggle coverage file.
   virtual void final() = 0;
 };
 
-// The engine as co-simulation builds it (cosim/CMakeLists.txt: KVDP_COSIM_PARAMS), with
-// FST tracing compiled in.
-// `trace_path` non-empty: dump every signal into that FST file.
+// How one engine instance runs (all chosen at run time, none needs another build).
+struct EngineOptions {
+  std::string trace_path;   // non-empty: dump every signal into that FST file
+  bool assertions = true;   // evaluate the RTL's concurrent assertions
+  uint32_t mutant = 0;      // mutant build only: the mutant's id (kMutants); 0 = the design
+  bool x_random = false;    // unreset flops start random (+verilator+rand+reset+2), not 0
+  uint64_t x_seed = 1;      // seed of that randomisation
+  std::string coverage_path;  // coverage build only: where final() writes line/toggle coverage
+};
+
+// One Verilated build of the engine (cosim/CMakeLists.txt: a geometry of
+// KVDP_COSIM_GEOMETRIES, or the mutant build).
+struct EngineBuild {
+  const char* name;
+  const EngineParams& (*params)();
+  std::unique_ptr<EngineModel> (*make)(const EngineOptions&);
+  enum class Kind { Design, Mutants, Coverage } kind;
+  // Mutants: built from rtl/mutants' sources, mutant selected by EngineOptions::mutant.
+  // Coverage: the default geometry with Verilator's line and toggle coverage compiled in.
+};
+const std::vector<EngineBuild>& engine_builds();
+
+// A mutant of the mutant build (generated from rtl/mutants/kvdp_mutants.json).
+struct MutantInfo;
+std::vector<const MutantInfo*> mutant_list();
+// The mutant called `name`, or nullptr.
+const MutantInfo* find_mutant(const std::string& name);
+
+// The engine as co-simulation builds it by default: the default platform's geometry.
 std::unique_ptr<EngineModel> make_rtl_engine(const std::string& trace_path = "");
+std::unique_ptr<EngineModel> make_rtl_engine(const EngineOptions& options);
 const EngineParams& rtl_engine_params();
-// The same engine built with KVDP_BROKEN_SKIP_WRITE_ONCE (DEMOTE ignores an existing tier
-// copy): the scoreboard's self-check. Lives in the same library; linked only where used.
+// The build whose geometry is sets x ways; std::invalid_argument naming every built
+// geometry when there is none.
+std::unique_ptr<EngineModel> make_rtl_engine_for(uint32_t sets, uint32_t ways, const EngineOptions& options);
+const EngineBuild* find_engine_build(uint32_t sets, uint32_t ways);
+// "16384x4, 4096x8, ..." of the non-mutant builds.
+std::string built_geometries();
+// The mutant build with mutant `name` selected; std::invalid_argument naming the mutants
+// when there is no such mutant.
+std::unique_ptr<EngineModel> make_mutant_engine(const std::string& name, EngineOptions options);
+// The line- and toggle-coverage build (default geometry).
+std::unique_ptr<EngineModel> make_coverage_engine(const EngineOptions& options);
+// The write-once mutant, kept under its old name: DEMOTE ignores an existing tier copy.
 std::unique_ptr<EngineModel> make_broken_rtl_engine(const std::string& trace_path = "");
 
 }  // namespace kvtier::cosim

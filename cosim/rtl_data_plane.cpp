@@ -13,7 +13,7 @@ using cmdset::Opcode;
 using cmdset::Status;
 
 RtlDataPlane::RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, std::unique_ptr<EngineModel> engine,
-                           Mode mode)
+                           Mode mode, const Backpressure& backpressure)
     : sc_core::sc_module(name),
       config_(config),
       cycle_(sc_core::sc_time(1e3 / config.clock_mhz, sc_core::SC_NS)),
@@ -23,7 +23,9 @@ RtlDataPlane::RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& confi
       engine_(std::move(engine)),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       engines_(config.dma_engines),
-      burst_buffer_(config.max_burst_bytes) {
+      burst_buffer_(config.max_burst_bytes),
+      backpressure_(backpressure),
+      stall_rng_(backpressure.seed) {
   mmio_in_socket.register_b_transport(this, &RtlDataPlane::mmio);
   engine_->reset();
 }
@@ -92,6 +94,7 @@ void RtlDataPlane::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay
     ++stats_.descriptors;
     if (op < stats_.per_opcode.size()) ++stats_.per_opcode[op];
     head_ = (head_ + 1) % config_.ring_entries;
+    if (coverage_ && head_ == 0) coverage_->hit("corner/descriptor_ring_wrap");
   }
   if (was_empty && !to_offer_.empty())
     offer_at_ = std::max(to_offer_.front().arrival_cycle, intake_free_) + config_.intake_cycles - 1;
@@ -105,9 +108,17 @@ void RtlDataPlane::drain() {
   run([&] { return all_done(); }, std::numeric_limits<uint64_t>::max());
 }
 
+void RtlDataPlane::stall(const std::string& why) {
+  stalled_ = true;
+  stall_reason_ = "RTL engine stalled at cycle " + std::to_string(now_) + ": " + why;
+  // A platform run cannot continue without its completions; the co-simulation bench reports
+  // the stall as a difference at the first descriptor the engine did not complete.
+  if (mode_ == Mode::Drain) SC_REPORT_ERROR("kvtier/rtl", stall_reason_.c_str());
+}
+
 template <typename Stop>
 void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
-  if (stop()) return;
+  if (stalled_ || stop()) return;
   const auto wall0 = std::chrono::steady_clock::now();
   EngineInputs in;
   EngineOutputs out;
@@ -118,6 +129,11 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
     if (in.dma_done_valid) {
       in.dma_done_id = done_.top().id;
       done_.pop();
+    }
+    if (backpressure_.cpl_ready_low > 0 || backpressure_.dma_req_ready_low > 0) {
+      std::uniform_real_distribution<double> u(0.0, 1.0);
+      in.cpl_ready = u(stall_rng_) >= backpressure_.cpl_ready_low;
+      in.dma_req_ready = u(stall_rng_) >= backpressure_.dma_req_ready_low;
     }
     engine_->set_trace_cycle(now_);
     engine_->evaluate(in, out);
@@ -139,7 +155,19 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       if (out.commit_xfer) transfer_owner_.push_back(committed_);
       ++committed_;
     }
-    if (out.dma_req_valid) {
+    if (in.desc_valid && !out.desc_ready) ++activity_.desc_stalls;
+    if (out.cpl_valid && !in.cpl_ready) ++activity_.cpl_stalls;
+    if (out.dma_req_valid && !in.dma_req_ready) ++activity_.dma_req_stalls;
+    if (coverage_) {
+      engine_->probe(probe_);
+      coverage_->sample(probe_);
+      if (in.desc_valid && !out.desc_ready) coverage_->hit("corner/backpressure/desc");
+      if (out.cpl_valid && !in.cpl_ready) coverage_->hit("corner/backpressure/cpl");
+      if (out.dma_req_valid && !in.dma_req_ready) coverage_->hit("corner/backpressure/dma_req");
+      if (out.dma_req_valid && in.dma_req_ready)
+        coverage_->burst(out.dma_req_length, out.dma_req_last, engine_->params().max_burst_bytes);
+    }
+    if (out.dma_req_valid && in.dma_req_ready) {
       deferred_.push_back(Burst{transfer_seq_, out.dma_req_id, out.dma_req_dir, out.dma_req_length, out.dma_req_src,
                                 out.dma_req_dst, now_, out.dma_req_last});
       if (out.dma_req_last) ++transfer_seq_;
@@ -147,8 +175,18 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       if (out.dma_req_dir == static_cast<uint32_t>(DmaDir::TierToHbm)) stats_.bytes_to_hbm += out.dma_req_length;
       else stats_.bytes_to_tier += out.dma_req_length;
     }
-    if (out.cpl_valid) on_completion(out);
+    if (out.cpl_valid && in.cpl_ready) {
+      on_completion(out);
+      last_progress_ = speed_.evaluated_cycles;
+    }
     issue_ready_bursts();
+    // A live engine completes something within any window of kStallWindow evaluated cycles
+    // (quiescent stretches are skipped, not evaluated); a broken one may spin forever.
+    if (speed_.evaluated_cycles - last_progress_ > kStallWindow && !all_done()) {
+      stall("no completion in " + std::to_string(kStallWindow) + " evaluated cycles with " +
+            std::to_string(submitted_ - posted_ + to_offer_.size()) + " descriptors outstanding");
+      break;
+    }
 
     // Skip ahead while the engine is quiescent and no input event is due. A descriptor the
     // full intake FIFO refused is no event: it waits for room, which only a done pulse makes.
@@ -158,8 +196,11 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       uint64_t next = target_cycle;
       if (!to_offer_.empty() && offer_at_ > now_) next = std::min(next, offer_at_);
       if (!done_.empty()) next = std::min(next, done_.top().due);
-      if (next == std::numeric_limits<uint64_t>::max())
-        SC_REPORT_FATAL("kvtier/rtl", "RTL engine is quiescent with descriptors outstanding and nothing pending");
+      if (next == std::numeric_limits<uint64_t>::max()) {
+        stall("quiescent with " + std::to_string(submitted_ - posted_ + to_offer_.size()) +
+              " descriptors outstanding and no input event pending");
+        break;
+      }
       if (next > now_ + 1) skip = next - now_ - 1;
     }
     engine_->clock(skip);
@@ -223,6 +264,7 @@ void RtlDataPlane::issue(const Burst& b) {
   }
   const uint64_t due = std::max({to_cycles_ceil(end), b.handshake_cycle + 1, now_ + 1});
   done_.push(Done{due, done_seq_++, b.id});
+  activity_.max_bursts_at_once = std::max<uint64_t>(activity_.max_bursts_at_once, done_.size());
 }
 
 void RtlDataPlane::on_completion(const EngineOutputs& out) {
@@ -244,6 +286,10 @@ void RtlDataPlane::on_completion(const EngineOutputs& out) {
   uint8_t bytes[cmdset::kCompletionBytes];
   std::copy(out.cpl.begin(), out.cpl.end(), bytes);
   const uint64_t slot = posted_ % config_.ring_entries;
+  if (coverage_) {
+    coverage_->completion(op, c);
+    if (slot == config_.ring_entries - 1) coverage_->hit("corner/completion_ring_wrap");
+  }
   ++posted_;
   transact(host_out_socket, tlm::TLM_WRITE_COMMAND, addr::kCompletionRing + slot * cmdset::kCompletionBytes, bytes,
            cmdset::kCompletionBytes, TxnClass::CompletionWrite, at);

@@ -28,6 +28,7 @@
 #include <deque>
 #include <memory>
 #include <queue>
+#include <random>
 #include <string>
 #include <systemc>
 #include <tlm>
@@ -35,6 +36,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include "cosim/coverage.h"
 #include "cosim/data_plane.h"
 #include "cosim/engine_model.h"
 #include "tlm/common/timeline.h"
@@ -48,6 +50,22 @@ struct EngineSpeed {
   double wall_s = 0.0;            // wall time spent inside the engine loop (transactions included)
 };
 
+// Random back-pressure on the engine's output ports: in each cycle cpl_ready_i and
+// dma_req_ready_i are low with these probabilities (seeded, so a run repeats exactly).
+struct Backpressure {
+  double cpl_ready_low = 0.0;
+  double dma_req_ready_low = 0.0;
+  uint64_t seed = 1;
+};
+
+// What the transactors saw, for functional coverage.
+struct PortActivity {
+  uint64_t cpl_stalls = 0;       // cycles with cpl_valid_o high and cpl_ready_i low
+  uint64_t dma_req_stalls = 0;   // cycles with dma_req_valid_o high and dma_req_ready_i low
+  uint64_t desc_stalls = 0;      // cycles a descriptor was offered and the engine refused it
+  uint64_t max_bursts_at_once = 0;  // largest number of handshaked bursts not yet done
+};
+
 class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
  public:
   enum class Mode { Drain, Lazy };
@@ -57,7 +75,7 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   tlm_utils::simple_initiator_socket<RtlDataPlane> host_out_socket{"host_out"};
 
   RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, std::unique_ptr<EngineModel> engine,
-               Mode mode = Mode::Drain);
+               Mode mode = Mode::Drain, const Backpressure& backpressure = {});
   ~RtlDataPlane() override;
 
   tlm::tlm_target_socket<>& mmio_in() override { return mmio_in_socket; }
@@ -78,8 +96,15 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   // The engine's current cycle (simulated time = cycle x clock period).
   uint64_t engine_cycle() const { return now_; }
   const EngineSpeed& speed() const { return speed_; }
+  const PortActivity& activity() const { return activity_; }
+  // Functional coverage: with a collector set, every evaluated cycle, burst, completion and
+  // ring wrap is counted into it (costs wall time; off by default).
+  void set_coverage(FunctionalCoverage* coverage) { coverage_ = coverage; }
   const EngineModel& engine() const { return *engine_; }
   int assertion_failures() const { return engine_->assertion_failures(); }
+  // The engine stopped making progress (a broken engine): no further cycles are run.
+  bool stalled() const { return stalled_; }
+  const std::string& stall_reason() const { return stall_reason_; }
   // Finishes the Verilated model (closes a trace). Later calls into the engine are errors.
   void finish();
 
@@ -112,6 +137,9 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   uint64_t to_cycles_floor(const sc_core::sc_time& t) const;
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const;
   bool all_done() const;
+  void stall(const std::string& why);
+
+  static constexpr uint64_t kStallWindow = 1'000'000;
 
   const CtrlConfig config_;
   const sc_core::sc_time cycle_;
@@ -140,8 +168,16 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   uint64_t index_entries_ = 0;
   ControllerStats stats_;
   EngineSpeed speed_;
+  PortActivity activity_;
+  FunctionalCoverage* coverage_ = nullptr;
+  EngineProbe probe_;
+  Backpressure backpressure_;
+  std::mt19937_64 stall_rng_;
   mutable std::unique_ptr<BlockIndex> index_snapshot_;
   bool finished_ = false;
+  bool stalled_ = false;
+  std::string stall_reason_;
+  uint64_t last_progress_ = 0;  // evaluated cycles at the last completion
 };
 
 }  // namespace kvtier::cosim

@@ -165,7 +165,8 @@ CosimBench::CosimBench(sc_core::sc_module_name name, const BenchConfig& config, 
         }
       });
   tlm_ = std::make_unique<BenchSide>("tlm", config, std::move(tlm_plane));
-  auto rtl_plane = std::make_unique<RtlDataPlane>("rtl_ctrl", config.ctrl, std::move(engine), RtlDataPlane::Mode::Lazy);
+  auto rtl_plane = std::make_unique<RtlDataPlane>("rtl_ctrl", config.ctrl, std::move(engine), RtlDataPlane::Mode::Lazy,
+                                                  config.backpressure);
   rtl_plane_ = rtl_plane.get();
   rtl_ = std::make_unique<BenchSide>("rtl", config, std::move(rtl_plane));
 }
@@ -262,6 +263,8 @@ std::string CosimBench::describe(uint64_t i) const {
 
 void CosimBench::fail(uint64_t i, const std::string& what) {
   mismatch_ = true;
+  mismatch_index_ = i;
+  mismatch_field_ = what;
   std::ostringstream os;
   const sc_core::sc_time when =
       i < tlm_->outcomes.size() ? tlm_->outcomes[i].posted : (i < rtl_->outcomes.size() ? rtl_->outcomes[i].posted : base_);
@@ -317,6 +320,9 @@ void CosimBench::compare_index() {
                                       x.format == y.format && x.qos == y.qos && x.prio == y.prio && x.policy == y.policy));
       if (!same) {
         mismatch_ = true;
+        index_mismatch_ = true;
+        mismatch_index_ = descriptors_.size();
+        mismatch_field_ = "final index differs at set " + std::to_string(s) + " way " + std::to_string(w);
         os << "cosim MISMATCH in the final index contents at set " << s << " way " << w << " (after all "
            << descriptors_.size() << " descriptors)\n"
            << "  TLM: " << entry(x) << "\n  RTL: " << entry(y) << "\n";
@@ -334,19 +340,27 @@ CosimResult CosimBench::finish() {
     rtl_plane_->drain();
     compare();
     if (!mismatch_ && (tlm_->outcomes.size() != descriptors_.size() || rtl_->outcomes.size() != descriptors_.size()))
-      fail(std::min(tlm_->outcomes.size(), rtl_->outcomes.size()), "a side did not complete every descriptor");
+      fail(std::min(tlm_->outcomes.size(), rtl_->outcomes.size()),
+           rtl_plane_->stalled() ? rtl_plane_->stall_reason() : "a side did not complete every descriptor");
     if (!mismatch_) compare_index();
   }
   finished_ = true;
   rtl_plane_->finish();
   r.mismatch = mismatch_;
   r.mismatch_report = report_;
+  r.mismatch_descriptor = mismatch_index_;
+  r.mismatch_field = mismatch_field_;
+  r.index_mismatch = index_mismatch_;
+  r.reference_completions.reserve(tlm_->outcomes.size());
+  for (const Outcome& o : tlm_->outcomes) r.reference_completions.push_back(o.completion);
+  r.stream = descriptors_;
   r.descriptors = descriptors_.size();
   r.compared = compared_;
   r.doorbells = doorbells_;
   r.index_entries = index_entries_;
   r.rtl_speed = rtl_plane_->speed();
   r.rtl_assertion_failures = rtl_plane_->assertion_failures();
+  r.rtl_ports = rtl_plane_->activity();
   r.tolerance_cycles = static_cast<uint64_t>(config_.ctrl.cosim_timing_tolerance_cycles);
 
   std::vector<int64_t> issue_diff, lookup_diff, tlm_issue, rtl_issue, tlm_lookup, rtl_lookup, transfer_diff,
@@ -397,8 +411,9 @@ CosimResult CosimBench::finish() {
 }
 
 CosimResult run_random_cosim(const BenchConfig& config, uint64_t count, uint64_t seed,
-                             std::unique_ptr<EngineModel> engine) {
+                             std::unique_ptr<EngineModel> engine, FunctionalCoverage* coverage) {
   CosimBench bench("cosim", config, std::move(engine));
+  bench.rtl_plane().set_coverage(coverage);
   const Stimulus s = random_stimulus(count, seed, config.ctrl, static_cast<uint64_t>(config.hbm.capacity_gb * 1e9),
                                      static_cast<uint64_t>(config.tier.capacity_gib * (1ull << 30)),
                                      config.link.bytes_per_s());

@@ -64,6 +64,7 @@ struct BenchConfig {
   LinkConfig link;
   HbmConfig hbm;
   TierConfig tier;
+  Backpressure backpressure{};  // on the RTL engine's completion and DMA request ports
 };
 
 class BenchSide;
@@ -94,6 +95,13 @@ std::vector<MmioWrite> to_mmio_writes(const Stimulus& s, uint32_t ring_entries);
 struct CosimResult {
   bool mismatch = false;
   std::string mismatch_report;   // the first difference, both sides' view, simulated time
+  uint64_t mismatch_descriptor = 0;  // index of the first differing descriptor (with mismatch)
+  std::string mismatch_field;    // what differs there ("status differs", "flags differ", ...)
+  bool index_mismatch = false;   // the difference is in the final index contents
+  // The TLM reference's completions, in descriptor order: lets a test derive independently
+  // where a given engine bug must first show (the first WRITE_ONCE_SKIP, DENIED, ...).
+  std::vector<cmdset::Completion> reference_completions;
+  std::vector<cmdset::Descriptor> stream;  // every descriptor announced, in ring order
   uint64_t descriptors = 0;      // descriptors announced to both sides
   uint64_t compared = 0;         // descriptors compared
   uint64_t doorbells = 0;
@@ -104,6 +112,7 @@ struct CosimResult {
   std::string timing_failure;
   EngineSpeed rtl_speed;
   int rtl_assertion_failures = 0;
+  PortActivity rtl_ports;
 };
 
 class CosimBench : public sc_core::sc_module {
@@ -120,6 +129,7 @@ class CosimBench : public sc_core::sc_module {
   // Drains the RTL side, compares what is left and the final index, and computes timing.
   CosimResult finish();
   bool mismatch() const { return mismatch_; }
+  RtlDataPlane& rtl_plane() { return *rtl_plane_; }
   const std::string& mismatch_report() const { return report_; }
 
  private:
@@ -143,13 +153,16 @@ class CosimBench : public sc_core::sc_module {
   uint64_t compared_ = 0;
   bool mismatch_ = false;
   std::string report_;
+  uint64_t mismatch_index_ = 0;
+  std::string mismatch_field_;
+  bool index_mismatch_ = false;
   uint64_t index_entries_ = 0;
   bool finished_ = false;
 };
 
 // The whole `kvtier cosim --random` flow in one call (one elaboration per process).
 CosimResult run_random_cosim(const BenchConfig& config, uint64_t count, uint64_t seed,
-                             std::unique_ptr<EngineModel> engine);
+                             std::unique_ptr<EngineModel> engine, FunctionalCoverage* coverage = nullptr);
 // Human-readable result; `verbose` adds both sides' latency distributions.
 std::string format_result(const CosimResult& r);
 

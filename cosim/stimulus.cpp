@@ -48,7 +48,9 @@ Stimulus random_stimulus(uint64_t count, uint64_t seed, const CtrlConfig& ctrl, 
   const uint64_t tier_span = std::min<uint64_t>(tier_bytes, uint64_t{64} << 30) - max_len;
 
   Stimulus s;
-  sc_core::sc_time t = sc_core::sc_time(20, sc_core::SC_US);  // after the index has cleared itself
+  // After the index has cleared itself (one cycle per set after reset), with a margin.
+  sc_core::sc_time t = std::max(sc_core::sc_time(20, sc_core::SC_US),
+                                sc_core::sc_time((ctrl.index_sets + 1024.0) / ctrl.clock_mhz, sc_core::SC_US));
   uint16_t tag = 0;
   const uint64_t max_batch = std::min<uint64_t>(48, ctrl.ring_entries - 1);
   uint64_t made = 0;

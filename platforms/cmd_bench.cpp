@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "cosim/bare_engine.h"
 #include "cosim/rtl_data_plane.h"
 
 #include "platforms/cli_common.h"
@@ -28,6 +29,9 @@ int cmd_bench(int argc, char** argv) {
   return guarded("bench", [&]() {
     // SystemC elaborates once per process: the TLM-only reference run happens in a child.
     double tlm_sim_wall = -1.0;
+    // With the RTL engine (--cosim, or ctrl.impl = rtl from the platform or --set) the TLM
+    // run and the bare engine are measured too: the two ratios a co-simulation is judged by.
+    if (!cosim_ratio) cosim_ratio = load_platform(options.platform, options.overrides).ctrl.impl == "rtl";
     if (cosim_ratio) {
       int fds[2];
       if (pipe(fds) != 0) throw std::runtime_error("bench --cosim: pipe() failed");
@@ -76,6 +80,14 @@ int cmd_bench(int argc, char** argv) {
                 << e.covered_cycles << " simulated, quiescent ones skipped)\n"
                 << "  RTL engine cycles per wall s      " << e.evaluated_cycles / sim_wall << " evaluated, "
                 << e.covered_cycles / sim_wall << " simulated\n";
+      // The same Verilated build alone, busy every cycle (cosim/bare_engine.h).
+      auto bare_engine = cosim::make_rtl_engine_for(r.config.ctrl.index_sets, r.config.ctrl.index_ways, {});
+      const cosim::BareEngineSpeed bare = cosim::run_bare_engine(*bare_engine, 400000, options.seed);
+      bare_engine->final();
+      std::cout << "  bare engine cycles per wall s     " << bare.cycles_per_s() << " (" << bare.cycles
+                << " cycles alone, " << bare.completions << " completions, " << bare.bursts << " bursts)\n"
+                << std::setprecision(3) << "  co-sim / bare engine cycles per s " << e.evaluated_cycles / sim_wall / bare.cycles_per_s()
+                << " (evaluated cycles in the platform run against the bare engine)\n";
     }
     if (tlm_sim_wall > 0)
       std::cout << std::setprecision(3) << "  wall time, TLM-only run           " << tlm_sim_wall << " s\n"

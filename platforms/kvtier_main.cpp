@@ -25,6 +25,7 @@ const Command kCommands[] = {
     {"experiment", kvtier::cmd_experiment, "claims C1-C4 of spec §M.3.2: the measurements that support or refute each"},
     {"cache-curve", kvtier::cmd_cache_curve, "hit ratio against cache size for each replacement policy and Belady's MIN"},
     {"cosim", kvtier::cmd_cosim, "run the TLM reference and the RTL engine on one descriptor stream and compare them"},
+    {"index-study", kvtier::cmd_index_study, "SRAM footprint of the engine's block index over tier and block sizes"},
     {"calibrate", kvtier::cmd_calibrate, "reference figures of the calibration sheet beside the model's own; fails outside tolerance"},
 };
 

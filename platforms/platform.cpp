@@ -59,15 +59,27 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
   host_->report_demand_to(constraints_->sustainability);
   sched_ = std::make_unique<Scheduler>("sched", config.sched, workload, *host_, cost_, groups_, *constraints_);
 
-  host_->mmio_out.bind(link_->host_in);
-  link_->device_out.bind(ctrl_->mmio_in());
-  ctrl_->tier_out().bind(tier_->in);
-  ctrl_->host_out().bind(link_->device_in);
-  link_->host_out.bind(host_bus_->in);
+  // Every binding, through a protocol checker when sim.check_tlm_protocol is set. The host
+  // bus routes by address window but passes addresses through unchanged, so no binding may
+  // change an address.
+  auto connect = [&](auto& initiator, auto& target, const std::string& name) {
+    if (!config.sim.check_tlm_protocol) {
+      initiator.bind(target);
+      return;
+    }
+    checkers_.push_back(std::make_unique<TlmProtocolChecker>(("check_" + std::to_string(checkers_.size())).c_str(), name));
+    initiator.bind(checkers_.back()->in);
+    checkers_.back()->out.bind(target);
+  };
+  connect(host_->mmio_out, link_->host_in, "host.mmio_out -> link.host_in");
+  connect(link_->device_out, ctrl_->mmio_in(), "link.device_out -> ctrl.mmio_in");
+  connect(ctrl_->tier_out(), tier_->in, "ctrl.tier_out -> tier.in");
+  connect(ctrl_->host_out(), link_->device_in, "ctrl.host_out -> link.device_in");
+  connect(link_->host_out, host_bus_->in, "link.host_out -> host_bus.in");
   host_bus_->add_window(addr::kHbmBase, hbm_->capacity_bytes());
-  host_bus_->out.bind(hbm_->in);
+  connect(host_bus_->out, hbm_->in, "host_bus.out -> hbm.in");
   host_bus_->add_window(addr::kHostMemBase, addr::kHostMemSize);
-  host_bus_->out.bind(host_->completion_in);
+  connect(host_bus_->out, host_->completion_in, "host_bus.out -> host.completion_in");
 }
 
 uint64_t Platform::boundary_transactions() const {
@@ -353,6 +365,14 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                      {"seed", seed},
                      {"link_protocol", link_->protocol().name()}};
   j["about"] = about;
+  if (!checkers_.empty()) {
+    TlmProtocolStats total;
+    for (const auto& c : checkers_) {
+      total.checks += c->stats().checks;
+      total.violations += c->stats().violations;
+    }
+    j["tlm_protocol"] = {{"sockets", checkers_.size()}, {"checks", total.checks}, {"violations", total.violations}};
+  }
   return j;
 }
 

@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include "platforms/platform_config.h"
+#include "tlm/check/protocol_checker.h"
 #include "tlm/common/address_router.h"
 #include "cosim/data_plane.h"
 #include "tlm/host/control_plane.h"
@@ -73,6 +74,8 @@ class Platform : public sc_core::sc_module {
   std::unique_ptr<Constraints> constraints_;  // fed by the scheduler and the control plane
   std::unique_ptr<HostControlPlane> host_;
   std::unique_ptr<Scheduler> sched_;
+  // sim.check_tlm_protocol: one checker per socket binding (tlm/check/protocol_checker.h).
+  std::vector<std::unique_ptr<TlmProtocolChecker>> checkers_;
 };
 
 // Blocks per token position: 1 when a block spans all layers.

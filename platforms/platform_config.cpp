@@ -306,6 +306,12 @@ void declare_workload_keys(KeyRegistry& r, WorkloadSection& c) {
                 "synthetic: system prompt shared per tenant or by all tenants");
 }
 
+void declare_sim_keys(KeyRegistry& r, SimConfig& c) {
+  r.flag("sim.check_tlm_protocol", &c.check_tlm_protocol,
+         "put a TLM-2.0 base-protocol checker on every socket binding (tlm/check); a violation is an error "
+         "naming the socket and rule; stats.json gets tlm_protocol");
+}
+
 void declare_host_copy_keys(KeyRegistry& r, HostCopyConfig& c) {
   r.number("host_copy.bandwidth_gbps", &c.bandwidth_gbps, 0.1, 1e5,
            "host-issued pinned copy: asymptotic bandwidth B_inf, GB/s (T(n) = t0 + n / B_inf)");
@@ -325,6 +331,7 @@ KeyRegistry declare_all(PlatformConfig& c) {
   declare_sched_keys(r, c.sched);
   declare_host_copy_keys(r, c.host_copy);
   declare_workload_keys(r, c.workload);
+  declare_sim_keys(r, c.sim);
   return r;
 }
 

@@ -26,6 +26,11 @@ struct WorkloadSection {
   workload::SyntheticParams synthetic;
 };
 
+// Simulation options that are not part of the modelled hardware.
+struct SimConfig {
+  bool check_tlm_protocol = false;  // a TLM-2.0 base-protocol checker on every socket binding
+};
+
 struct PlatformConfig {
   std::string source;  // the file it came from
   ModelConfig model;
@@ -37,6 +42,7 @@ struct PlatformConfig {
   SchedConfig sched;
   HostCopyConfig host_copy;
   WorkloadSection workload;
+  SimConfig sim;
 };
 
 // The built-in default platform (platforms/h200-cxl2-x16.ini, embedded at build time).

@@ -32,7 +32,6 @@ module kvdp_cpl_queue
   output completion_t          cpl_o
 );
 
-  completion_t rec_d [Depth];
   completion_t rec_q [Depth];
   logic [Depth-1:0] done_d, done_q;
   logic [IdxBits-1:0] head_d, head_q;
@@ -48,18 +47,15 @@ module kvdp_cpl_queue
   assign pop = cpl_valid_o && cpl_ready_i;
 
   always_comb begin
-    rec_d = rec_q;
     done_d = done_q;
     head_d = head_q;
     tail_d = tail_q;
     count_d = count_q;
     if (alloc_i) begin
-      rec_d[tail_q] = alloc_rec_i;
       done_d[tail_q] = alloc_done_i;
       tail_d = idx_next(tail_q);
     end
     if (retire_i) begin
-      rec_d[retire_idx_i].ts_transfer_done = cycle_i;
       done_d[retire_idx_i] = 1'b1;
     end
     if (pop) begin
@@ -87,9 +83,16 @@ module kvdp_cpl_queue
     end
   end
 
-  // Records: no reset, qualified by the head/tail window.
+  // Records: no reset, qualified by the head/tail window. Indexed writes: the allocation
+  // fills the tail entry, a retirement stamps its entry's ts_transfer_done (never the tail
+  // entry of the same cycle: a retirement targets an occupied entry, CplRetireOnce).
   always_ff @(posedge clk_i) begin
-    rec_q <= rec_d;
+    if (alloc_i) begin
+      rec_q[tail_q] <= alloc_rec_i;
+    end
+    if (retire_i) begin
+      rec_q[retire_idx_i].ts_transfer_done <= cycle_i;
+    end
   end
 
   assign cpl_o = rec_q[head_q];

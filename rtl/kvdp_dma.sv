@@ -93,16 +93,11 @@ module kvdp_dma
   // Tracker slots and burst splitter
   // ---------------------------------------------------------------------------------------
   logic [MaxOutstanding-1:0] slot_valid_d, slot_valid_q;
-  logic [63:0] slot_key_d [MaxOutstanding];
   logic [63:0] slot_key_q [MaxOutstanding];
-  logic [CplIdxBits-1:0] slot_cpl_idx_d [MaxOutstanding];
   logic [CplIdxBits-1:0] slot_cpl_idx_q [MaxOutstanding];
-  logic [31:0] slot_bursts_d [MaxOutstanding];  // bursts of the whole transfer
-  logic [31:0] slot_bursts_q [MaxOutstanding];
-  logic [31:0] slot_issued_d [MaxOutstanding];  // bursts handed to the DMA port so far
-  logic [31:0] slot_issued_q [MaxOutstanding];
-  logic [31:0] slot_done_d [MaxOutstanding];  // bursts reported done so far
-  logic [31:0] slot_done_q [MaxOutstanding];
+  logic [31:0] slot_bursts_q [MaxOutstanding];  // bursts of the whole transfer
+  logic [31:0] slot_issued_q [MaxOutstanding];  // bursts handed to the DMA port so far
+  logic [31:0] slot_done_q [MaxOutstanding];  // bursts reported done so far
 
   logic split_busy_d, split_busy_q;
   logic [IdBits-1:0] split_slot_d, split_slot_q;
@@ -116,6 +111,7 @@ module kvdp_dma
   logic burst_last;
   logic [IdBits-1:0] free_slot;
   logic has_free_slot, key_busy, start;
+  logic handshake, done_last;
   logic [SlotCountBits-1:0] outstanding;
 
   always_comb begin
@@ -140,13 +136,13 @@ module kvdp_dma
     start = !split_busy_q && !queue_empty && has_free_slot && !key_busy;
   end
 
+  assign handshake = split_busy_q && dma_req_ready_i;
+  // The done pulse completes its slot's transfer: that slot's count reaches its burst count.
+  assign done_last = dma_done_valid_i
+                  && ((slot_done_q[dma_done_id_i] + 32'd1) == slot_bursts_q[dma_done_id_i]);
+
   always_comb begin
     slot_valid_d = slot_valid_q;
-    slot_key_d = slot_key_q;
-    slot_cpl_idx_d = slot_cpl_idx_q;
-    slot_bursts_d = slot_bursts_q;
-    slot_issued_d = slot_issued_q;
-    slot_done_d = slot_done_q;
     split_busy_d = split_busy_q;
     split_slot_d = split_slot_q;
     split_dir_d = split_dir_q;
@@ -159,11 +155,10 @@ module kvdp_dma
     retire_cpl_idx_o = '0;
 
     // One burst per handshake.
-    if (split_busy_q && dma_req_ready_i) begin
+    if (handshake) begin
       split_src_d = split_src_q + 64'(burst_length);
       split_dst_d = split_dst_q + 64'(burst_length);
       split_left_d = split_left_q - burst_length;
-      slot_issued_d[split_slot_q] = slot_issued_q[split_slot_q] + 32'd1;
       if (burst_last) begin
         split_busy_d = 1'b0;
       end
@@ -173,11 +168,6 @@ module kvdp_dma
     if (start) begin
       queue_pop = 1'b1;
       slot_valid_d[free_slot] = 1'b1;
-      slot_key_d[free_slot] = head.xfer.key;
-      slot_cpl_idx_d[free_slot] = head.cpl_idx;
-      slot_bursts_d[free_slot] = head.xfer.bursts;
-      slot_issued_d[free_slot] = '0;
-      slot_done_d[free_slot] = '0;
       split_busy_d = 1'b1;
       split_slot_d = free_slot;
       split_dir_d = head.xfer.dir;
@@ -187,14 +177,31 @@ module kvdp_dma
       split_left_d = head.xfer.length;
     end
 
-    // Count done bursts; the last one retires the transfer and frees its slot.
+    // The last done burst retires the transfer and frees its slot.
+    if (done_last) begin
+      slot_valid_d[dma_done_id_i] = 1'b0;
+      retire_o = 1'b1;
+      retire_cpl_idx_o = slot_cpl_idx_q[dma_done_id_i];
+    end
+  end
+
+  // Slot payload: indexed writes, no reset, qualified by slot_valid_q. A start fills the
+  // free slot; a handshake counts an issued burst on the splitter's slot (never in the same
+  // cycle as a start: a start needs an idle splitter); a done pulse counts on a valid slot
+  // (never the free slot a start takes, DmaDoneIdValid).
+  always_ff @(posedge clk_i) begin
+    if (start) begin
+      slot_key_q[free_slot] <= head.xfer.key;
+      slot_cpl_idx_q[free_slot] <= head.cpl_idx;
+      slot_bursts_q[free_slot] <= head.xfer.bursts;
+      slot_issued_q[free_slot] <= '0;
+      slot_done_q[free_slot] <= '0;
+    end
+    if (handshake) begin
+      slot_issued_q[split_slot_q] <= slot_issued_q[split_slot_q] + 32'd1;
+    end
     if (dma_done_valid_i) begin
-      slot_done_d[dma_done_id_i] = slot_done_q[dma_done_id_i] + 32'd1;
-      if (slot_done_d[dma_done_id_i] == slot_bursts_q[dma_done_id_i]) begin
-        slot_valid_d[dma_done_id_i] = 1'b0;
-        retire_o = 1'b1;
-        retire_cpl_idx_o = slot_cpl_idx_q[dma_done_id_i];
-      end
+      slot_done_q[dma_done_id_i] <= slot_done_q[dma_done_id_i] + 32'd1;
     end
   end
 
@@ -208,13 +215,8 @@ module kvdp_dma
     end
   end
 
-  // Slot and splitter payload: no reset, qualified by slot_valid_q / split_busy_q.
+  // Splitter payload: no reset, qualified by split_busy_q.
   always_ff @(posedge clk_i) begin
-    slot_key_q <= slot_key_d;
-    slot_cpl_idx_q <= slot_cpl_idx_d;
-    slot_bursts_q <= slot_bursts_d;
-    slot_issued_q <= slot_issued_d;
-    slot_done_q <= slot_done_d;
     split_slot_q <= split_slot_d;
     split_dir_q <= split_dir_d;
     split_key_q <= split_key_d;

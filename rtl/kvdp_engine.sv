@@ -95,21 +95,16 @@ module kvdp_engine
   output logic [31:0]                               cap_entry_bits_o,
   output logic [31:0]                               cap_max_burst_bytes_o,
   output logic [31:0]                               cap_max_outstanding_o,
-  // Co-simulation support (tie off / leave open in a chip: cycle_skip_i = 0).
-  // cycle_skip_i: extra cycles the timestamp counter advances at this edge. A transactor
-  // that finds the engine quiescent (!active_o, no descriptor offered, no done pulse) may
-  // clock it once with cycle_skip_i = n instead of n + 1 times: nothing else would change.
-  input  logic [63:0]                               cycle_skip_i,
-  // active_o: some state other than the cycle counter changes at the coming edge even if
-  // no descriptor and no done pulse arrive (assumes cpl_ready_i and dma_req_ready_i high).
+  // Status for a clock gate or a transactor: active_o says some state other than the cycle
+  // counter changes at the coming edge even if no descriptor and no done pulse arrive
+  // (assumes cpl_ready_i and dma_req_ready_i high). A co-simulation that finds the engine
+  // quiescent advances the counter itself (through Verilator's public access,
+  // cosim/kvdp_cosim.vlt) instead of clocking idle cycles.
   output logic                                      active_o,
   // commit monitor: a descriptor commits this cycle (descriptor order), and it issued a
   // transfer, so a transactor can tell which descriptor the next transfer's bursts belong to.
   output logic                                      commit_o,
-  output logic                                      commit_xfer_o,
-  // debug backdoor into the index (zero-time read of every way of one set)
-  input  logic [SetBits-1:0]                        dbg_set_i,
-  output logic [Ways-1:0][EntryBits-1:0]            dbg_entries_o
+  output logic                                      commit_xfer_o
 );
 
   localparam int unsigned WayBits = (Ways > 1) ? $clog2(Ways) : 1;
@@ -122,7 +117,7 @@ module kvdp_engine
   // Cycle counter
   // ---------------------------------------------------------------------------------------
   logic [63:0] cycle_d, cycle_q;
-  assign cycle_d = cycle_q + 64'd1 + cycle_skip_i;
+  assign cycle_d = cycle_q + 64'd1;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cycle_q <= '0;
@@ -180,9 +175,7 @@ module kvdp_engine
     .wr_en_i(idx_wr_en),
     .wr_set_i(idx_wr_set),
     .wr_way_i(idx_wr_way),
-    .wr_entry_i(idx_wr_entry),
-    .dbg_set_i(dbg_set_i),
-    .dbg_entries_o(dbg_entries_o)
+    .wr_entry_i(idx_wr_entry)
   );
 
   logic [31:0] cpl_free, xfer_free;
@@ -359,9 +352,15 @@ module kvdp_engine
                (perf_accepted_o - perf_completed_o)
                == (CounterBits'(desc_count) + CounterBits'(lookup_in_flight)
                    + CounterBits'(cpl_count)))
-  // Cycles are skipped only while nothing but the counter would change.
-  `KVDP_ASSERT(EngineSkipOnlyWhenQuiet,
-               (cycle_skip_i != '0) |-> (!active_o && !desc_accept && !dma_done_valid_i))
+  // Valid/ready outputs: a request or completion the neighbour does not take stays offered,
+  // unchanged, in the next cycle.
+  `KVDP_ASSERT(EngineDmaReqHeldUnderBackpressure,
+               (dma_req_valid_o && !dma_req_ready_i)
+               |=> (dma_req_valid_o && $stable({dma_req_id_o, dma_req_dir_o, dma_req_src_addr_o,
+                                                dma_req_dst_addr_o, dma_req_length_o, dma_req_key_o,
+                                                dma_req_last_o})))
+  `KVDP_ASSERT(EngineCplHeldUnderBackpressure,
+               (cpl_valid_o && !cpl_ready_i) |=> (cpl_valid_o && $stable(cpl_o)))
 `ifdef KVDP_NO_ASSERT
   // Only the conservation check reads the intake FIFO's fill level.
   logic unused_desc_count;

@@ -21,7 +21,6 @@ module kvdp_fifo #(
   output logic [CountBits-1:0] count_o
 );
 
-  logic [Width-1:0] mem_d [Depth];
   logic [Width-1:0] mem_q [Depth];
   logic [PtrBits-1:0] wr_ptr_d, wr_ptr_q;
   logic [PtrBits-1:0] rd_ptr_d, rd_ptr_q;
@@ -32,12 +31,10 @@ module kvdp_fifo #(
   endfunction
 
   always_comb begin
-    mem_d = mem_q;
     wr_ptr_d = wr_ptr_q;
     rd_ptr_d = rd_ptr_q;
     count_d = count_q;
     if (push_i) begin
-      mem_d[wr_ptr_q] = data_i;
       wr_ptr_d = ptr_next(wr_ptr_q);
     end
     if (pop_i) begin
@@ -62,9 +59,13 @@ module kvdp_fifo #(
     end
   end
 
-  // Payload storage carries no reset: only the pointers say what is valid.
+  // Payload storage: one indexed write per push, no reset (only the pointers say what is
+  // valid). Written as storage, not as a whole-array next-state copy, so a simulator touches
+  // one entry per push instead of all Depth entries every cycle.
   always_ff @(posedge clk_i) begin
-    mem_q <= mem_d;
+    if (push_i) begin
+      mem_q[wr_ptr_q] <= data_i;
+    end
   end
 
   assign data_o = mem_q[rd_ptr_q];

@@ -26,10 +26,7 @@ module kvdp_index #(
   input  logic                           wr_en_i,
   input  logic [SetBits-1:0]             wr_set_i,
   input  logic [WayBits-1:0]             wr_way_i,
-  input  logic [EntryBits-1:0]           wr_entry_i,
-  // debug backdoor: every way of dbg_set_i, in zero time (simulation only)
-  input  logic [SetBits-1:0]             dbg_set_i,
-  output logic [Ways-1:0][EntryBits-1:0] dbg_entries_o
+  input  logic [EntryBits-1:0]           wr_entry_i
 );
 
   logic init_busy_d, init_busy_q;
@@ -86,9 +83,7 @@ module kvdp_index #(
       .rdata_o(rd_entries_o[way]),
       .we_i(we),
       .waddr_i(waddr),
-      .wdata_i(wdata),
-      .dbg_raddr_i(dbg_set_i),
-      .dbg_rdata_o(dbg_entries_o[way])
+      .wdata_i(wdata)
     );
   end
 

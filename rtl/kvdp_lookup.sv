@@ -97,7 +97,6 @@ module kvdp_lookup
   // ---------------------------------------------------------------------------------------
   // Issue
   // ---------------------------------------------------------------------------------------
-  lookup_req_t pipe_d [ReadLatency];
   lookup_req_t pipe_q [ReadLatency];
   logic [ReadLatency-1:0] pipe_valid_d, pipe_valid_q;
 
@@ -139,13 +138,10 @@ module kvdp_lookup
   end
 
   always_comb begin
-    pipe_d = pipe_q;
     pipe_valid_d = pipe_valid_q;
     pipe_valid_d[0] = issue;
-    pipe_d[0] = issue_req;
     for (int unsigned stage = 1; stage < ReadLatency; stage++) begin
       pipe_valid_d[stage] = pipe_valid_q[stage - 1];
-      pipe_d[stage] = pipe_q[stage - 1];
     end
   end
 
@@ -157,9 +153,13 @@ module kvdp_lookup
     end
   end
 
-  // Request payload: no reset, qualified by pipe_valid_q.
+  // Request payload: no reset, qualified by pipe_valid_q; a shift register, one stage per
+  // cycle of SRAM latency.
   always_ff @(posedge clk_i) begin
-    pipe_q <= pipe_d;
+    pipe_q[0] <= issue_req;
+    for (int unsigned stage = 1; stage < ReadLatency; stage++) begin
+      pipe_q[stage] <= pipe_q[stage - 1];
+    end
   end
 
   assign desc_pop_o = issue;
@@ -217,13 +217,7 @@ module kvdp_lookup
     own = (hit_entry.tenant == req.tenant[TenantBits-1:0]);
     visible = own || hit_entry.shareable;
     entry_tier_addr = 64'(hit_entry.tier_addr) << TierAddrLsb;
-`ifdef KVDP_BROKEN_SKIP_WRITE_ONCE
-    // Deliberately broken variant for the testbench's self-check: DEMOTE ignores the tier
-    // copy it finds and writes a second one.
-    demote_hit = 1'b0;
-`else
     demote_hit = hit;
-`endif
 
     new_entry = '{
       valid: 1'b1,

@@ -1,7 +1,7 @@
 // Two-port SRAM (one read port, one write port) with a configurable read latency.
 //
 // Behavioural stand-in for a compiler macro: the array write below is the macro's own
-// storage, the only place in rtl/ where an always_ff does more than `q <= d`. A read issued
+// storage. A read issued
 // in cycle t returns the word in cycle t + ReadLatency (ReadLatency >= 1: the macro's output
 // register, then ReadLatency - 1 pipeline registers). A read and a write of the same address
 // in the same cycle is not allowed (asserted): callers resolve that hazard before the macro.
@@ -20,15 +20,12 @@ module kvdp_sram #(
   output logic [Width-1:0]    rdata_o,
   input  logic                we_i,
   input  logic [AddrBits-1:0] waddr_i,
-  input  logic [Width-1:0]    wdata_i,
-  // Debug backdoor (simulation only, not part of the macro): reads any word in zero time,
-  // so a co-simulation scoreboard can compare the stored index with its reference.
-  input  logic [AddrBits-1:0] dbg_raddr_i,
-  output logic [Width-1:0]    dbg_rdata_o
+  input  logic [Width-1:0]    wdata_i
 );
 
+  // mem_q is the macro's storage. A co-simulation reads it in zero time through Verilator's
+  // public access (cosim/kvdp_cosim.vlt), not through a port of the design.
   logic [Width-1:0] mem_q [Depth];
-  logic [Width-1:0] rdata_d [ReadLatency];
   logic [Width-1:0] rdata_q [ReadLatency];
 
   always_ff @(posedge clk_i) begin
@@ -37,23 +34,19 @@ module kvdp_sram #(
     end
   end
 
-  always_comb begin
-    rdata_d = rdata_q;
+  // Read data path: no reset, a read result is only consumed with its request's valid bit.
+  // The output register holds its word until the next read; the pipeline registers behind
+  // it shift every cycle.
+  always_ff @(posedge clk_i) begin
     if (re_i) begin
-      rdata_d[0] = mem_q[raddr_i];
+      rdata_q[0] <= mem_q[raddr_i];
     end
     for (int unsigned stage = 1; stage < ReadLatency; stage++) begin
-      rdata_d[stage] = rdata_q[stage - 1];
+      rdata_q[stage] <= rdata_q[stage - 1];
     end
-  end
-
-  // Read data path: no reset, a read result is only consumed with its request's valid bit.
-  always_ff @(posedge clk_i) begin
-    rdata_q <= rdata_d;
   end
 
   assign rdata_o = rdata_q[ReadLatency - 1];
-  assign dbg_rdata_o = mem_q[dbg_raddr_i];
 
   `KVDP_ASSERT_INIT(SramReadLatencyAtLeastOne, ReadLatency >= 1)
   `KVDP_ASSERT(SramNoReadWriteCollision, !(re_i && we_i && (raddr_i == waddr_i)))

@@ -11,9 +11,15 @@
 #include "cosim/data_plane.h"
 #include "cosim/engine_model.h"
 #include "cosim/scoreboard.h"
+#include "kvdp_mutants.h"
 
 namespace kvtier::cosim {
 namespace {
+
+// The stream every mutant test uses (kvtier cosim --random 20000 --seed 3).
+constexpr uint64_t kMutantStream = 20000;
+constexpr uint64_t kMutantSeed = 3;
+constexpr uint32_t kBurstBytes = 65536;  // the default platform's ctrl.max_burst_bytes
 
 BenchConfig default_bench() {
   BenchConfig c;  // the model defaults equal the default platform's [ctrl] geometry
@@ -42,6 +48,163 @@ TEST(Cosim, BrokenEngineIsCaughtAtTheFirstDifference) {
   EXPECT_NE(r.mismatch_report.find("TLM: completion"), std::string::npos);
   EXPECT_NE(r.mismatch_report.find("RTL: completion"), std::string::npos);
   EXPECT_LT(r.compared, 3000u);
+}
+
+// The descriptor the report names is derived here from the TLM reference alone: the first
+// descriptor it completes with WRITE_ONCE_SKIP is the first one the write-once mutant
+// handles differently (it writes a second copy instead: flags 0).
+TEST(Cosim, BrokenEngineReportNamesTheFirstSkip) {
+  const CosimResult r = run_random_cosim(default_bench(), 5000, 3, make_broken_rtl_engine());
+  ASSERT_TRUE(r.mismatch);
+  const uint8_t skip = static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP);
+  uint64_t first = r.reference_completions.size();
+  for (uint64_t i = 0; i < r.reference_completions.size(); ++i)
+    if (r.reference_completions[i].flags & skip) {
+      first = i;
+      break;
+    }
+  ASSERT_LT(first, r.reference_completions.size());
+  EXPECT_EQ(r.mismatch_descriptor, first);
+  EXPECT_EQ(r.mismatch_field, "flags differ");
+  EXPECT_EQ(r.stream.at(first).opcode, cmdset::Opcode::DEMOTE);
+  // The number the ctest cosim_broken_engine_caught matches in the command's output.
+  EXPECT_NE(r.mismatch_report.find("cosim MISMATCH at descriptor #" + std::to_string(first) + " of "),
+            std::string::npos)
+      << r.mismatch_report;
+}
+
+// Every mutant of the mutant build is caught by the scoreboard alone (assertions off), on
+// the same random stream the ctests use.
+class MutantCaught : public ::testing::TestWithParam<const char*> {};
+
+EngineOptions assertions(bool on) {
+  EngineOptions o;
+  o.assertions = on;
+  return o;
+}
+
+// Index of the first reference completion satisfying `pred`, or the stream's size.
+template <typename Pred>
+uint64_t first_where(const CosimResult& r, Pred pred) {
+  for (uint64_t i = 0; i < r.reference_completions.size() && i < r.stream.size(); ++i)
+    if (pred(r.stream[i], r.reference_completions[i])) return i;
+  return r.stream.size();
+}
+
+TEST_P(MutantCaught, ByTheScoreboardWithAssertionsOff) {
+  const CosimResult r = run_random_cosim(default_bench(), kMutantStream, kMutantSeed,
+                                         make_mutant_engine(GetParam(), assertions(false)));
+  ASSERT_TRUE(r.mismatch) << GetParam() << " was not caught";
+  EXPECT_EQ(r.rtl_assertion_failures, 0) << "assertions were off";
+  EXPECT_FALSE(r.mismatch_field.empty());
+  EXPECT_NE(r.mismatch_report.find("cosim MISMATCH"), std::string::npos);
+  // Where the reference alone says where the bug must first show, the report names it.
+  const std::string name = GetParam();
+  using cmdset::Opcode;
+  using cmdset::Status;
+  if (name == "write_once_skip") {
+    const uint64_t i = first_where(r, [](const cmdset::Descriptor&, const cmdset::Completion& c) {
+      return (c.flags & static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP)) != 0;
+    });
+    EXPECT_EQ(r.mismatch_descriptor, i);
+    EXPECT_EQ(r.mismatch_field, "flags differ");
+  } else if (name == "tenant_check") {
+    // The first DENIED of an opcode that honours the shareable flag.
+    const uint64_t i = first_where(r, [](const cmdset::Descriptor& d, const cmdset::Completion& c) {
+      return c.status == Status::DENIED &&
+             (d.opcode == Opcode::PROMOTE || d.opcode == Opcode::QUERY || d.opcode == Opcode::DEMOTE);
+    });
+    EXPECT_EQ(r.mismatch_descriptor, i);
+    EXPECT_EQ(r.mismatch_field, "status differs");
+  } else if (name == "no_space") {
+    const uint64_t i = first_where(
+        r, [](const cmdset::Descriptor&, const cmdset::Completion& c) { return c.status == Status::NO_SPACE; });
+    EXPECT_EQ(r.mismatch_descriptor, i);
+    EXPECT_EQ(r.mismatch_field, "status differs");
+  } else if (name == "burst_split") {
+    // The bug needs a transfer of an exact multiple of the burst size: it cannot show before
+    // the first DEMOTE or RECOMPRESS of such a length that moves data.
+    const uint64_t i = first_where(r, [](const cmdset::Descriptor& d, const cmdset::Completion& c) {
+      return c.bursts > 0 && d.length % kBurstBytes == 0 &&
+             (d.opcode == Opcode::DEMOTE || d.opcode == Opcode::RECOMPRESS);
+    });
+    EXPECT_GE(r.mismatch_descriptor, i);
+  } else if (name == "way_choice") {
+    // Completions agree; the placement shows in the final index.
+    EXPECT_TRUE(r.index_mismatch) << r.mismatch_report;
+  }
+}
+
+// With assertions on, the mutants the table pairs with an assertion also fire it.
+TEST_P(MutantCaught, ByItsAssertionWhereOneApplies) {
+  const MutantInfo* m = find_mutant(GetParam());
+  ASSERT_NE(m, nullptr);
+  const CosimResult r = run_random_cosim(default_bench(), kMutantStream, kMutantSeed,
+                                         make_mutant_engine(GetParam(), assertions(true)));
+  EXPECT_TRUE(r.mismatch);
+  if (*m->assertion) {
+    EXPECT_GT(r.rtl_assertion_failures, 0) << GetParam() << ": " << m->assertion << " did not fire";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMutants, MutantCaught,
+                         ::testing::Values("write_once_skip", "tenant_check", "set_hazard", "way_choice", "no_space",
+                                           "burst_split", "free_count", "completion_order", "ring_wrap"));
+
+// The table and this list agree: a new mutant needs a test.
+TEST(Cosim, EveryMutantIsTested) {
+  EXPECT_EQ(mutant_list().size(), 9u);
+  EXPECT_GE(mutant_list().size(), 8u);
+}
+
+// The mutant build with no mutant selected is the design.
+TEST(Cosim, MutantBuildWithoutMutantMatches) {
+  EngineOptions o;
+  o.mutant = 0;
+  const EngineBuild* build = nullptr;
+  for (const EngineBuild& b : engine_builds())
+    if (b.kind == EngineBuild::Kind::Mutants) build = &b;
+  ASSERT_NE(build, nullptr);
+  const CosimResult r = run_random_cosim(default_bench(), kMutantStream, kMutantSeed, build->make(o));
+  EXPECT_FALSE(r.mismatch) << r.mismatch_report;
+  EXPECT_EQ(r.rtl_assertion_failures, 0);
+}
+
+// --x-random: unreset storage starts random. Right after reset the index has not swept
+// itself yet, so its SRAM shows what the flops started with: zeros by default, not with
+// +verilator+rand+reset+2.
+TEST(Cosim, XRandomisationFillsUnresetStorage) {
+  for (bool random : {false, true}) {
+    EngineOptions o;
+    o.x_random = random;
+    o.x_seed = 5;
+    auto engine = make_rtl_engine(o);
+    engine->reset();
+    std::vector<RawEntry> ways;
+    uint64_t nonzero = 0;
+    for (uint32_t set = 100; set < 164; ++set) {
+      engine->read_set(set, ways);
+      for (const RawEntry& e : ways) nonzero += e.valid || e.tag || e.tier_addr || e.policy;
+    }
+    if (random) {
+      EXPECT_GT(nonzero, 64u) << "random initial values expected";
+    } else {
+      EXPECT_EQ(nonzero, 0u);
+    }
+    engine->final();
+  }
+}
+
+// Back-pressure on both output ports: the engine holds its outputs (its $stable checks)
+// and the scoreboard still sees the reference's behaviour.
+TEST(Cosim, BackpressureKeepsTheResults) {
+  BenchConfig c = default_bench();
+  c.backpressure = Backpressure{0.4, 0.4, 9};
+  const CosimResult r = run_random_cosim(c, 3000, 11, make_rtl_engine());
+  EXPECT_FALSE(r.mismatch) << r.mismatch_report;
+  EXPECT_EQ(r.rtl_assertion_failures, 0);
+  EXPECT_GT(r.rtl_ports.cpl_stalls, 100u);
+  EXPECT_GT(r.rtl_ports.dma_req_stalls, 100u);
 }
 
 TEST(Cosim, QuiescentCyclesAreSkipped) {

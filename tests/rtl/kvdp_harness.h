@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kvdp_cmdset.h"
@@ -47,6 +48,7 @@ struct HarnessKnobs {
   unsigned done_delay_min{1};   // cycles from a burst's handshake to its done pulse
   unsigned done_delay_max{1};
   bool auto_done{true};         // false: bursts stay outstanding until release_done()
+  uint32_t mutant{0};           // mutant build only: +kvdp_mutant=ID (rtl/mutants), 0 = design
 };
 
 template <class Model>
@@ -56,6 +58,9 @@ class EngineHarness {
       : rng_(seed), knobs_(knobs), ctx_(std::make_unique<VerilatedContext>()) {
     ctx_->fatalOnError(false);  // a failed assertion is counted, not an abort
     ctx_->assertOn(true);
+    mutant_arg_ = "+kvdp_mutant=" + std::to_string(knobs_.mutant);
+    const char* argv[] = {"kvdp_rtl_tests", mutant_arg_.c_str()};
+    ctx_->commandArgs(2, argv);
     model_ = std::make_unique<Model>(ctx_.get(), "tb");
     reset();
   }
@@ -85,8 +90,6 @@ class EngineHarness {
     m.dma_req_ready_i = 0;
     m.dma_done_valid_i = 0;
     m.dma_done_id_i = 0;
-    m.cycle_skip_i = 0;  // co-simulation ports: no cycle skipping, debug read of set 0
-    m.dbg_set_i = 0;
     m.eval();
     for (int i = 0; i < 2; ++i) clock_edge();
     m.rst_ni = 1;
@@ -224,6 +227,7 @@ class EngineHarness {
   std::mt19937_64 rng_;
   HarnessKnobs knobs_;
   std::unique_ptr<VerilatedContext> ctx_;
+  std::string mutant_arg_;
   std::unique_ptr<Model> model_;
   std::deque<std::array<uint8_t, cmdset::kDescriptorBytes>> to_send_;
   std::vector<SeenCompletion> completions_;

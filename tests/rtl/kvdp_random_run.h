@@ -108,11 +108,13 @@ inline cmdset::Descriptor random_descriptor(const TbConfig& cfg, std::mt19937_64
 
 template <class Model>
 RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descriptors,
-                           bool verbose = true) {
+                           bool verbose = true, uint32_t mutant = 0) {
   RandomRunResult r;
   r.descriptors = descriptors;
   std::mt19937_64 rng(seed);
-  EngineHarness<Model> h(seed ^ 0x9e3779b97f4a7c15ull);
+  HarnessKnobs knobs;
+  knobs.mutant = mutant;
+  EngineHarness<Model> h(seed ^ 0x9e3779b97f4a7c15ull, knobs);
   RefIndex ref(cfg.geometry, cfg.max_burst);
 
   struct Expected {

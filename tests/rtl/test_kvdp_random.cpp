@@ -1,7 +1,7 @@
 // Seeded constrained-random test of the Verilated kvdp engine against the reference model,
-// and the proof that this test can fail: the same run on an engine built with
-// KVDP_BROKEN_SKIP_WRITE_ONCE (DEMOTE ignores an existing tier copy) must report both
-// scoreboard mismatches and RTL assertion failures.
+// and the proof that this test can fail: the same run on the mutant build with the
+// write_once_skip mutant selected (DEMOTE ignores an existing tier copy, rtl/mutants) must
+// report both scoreboard mismatches and RTL assertion failures.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +9,7 @@
 #include "Vkvdp_engine.h"
 #include "Vkvdp_engine_alt.h"
 #include "Vkvdp_engine_broken.h"
+#include "kvdp_mutants.h"
 #include "kvdp_random_run.h"
 
 namespace kvtier::rtl_tb {
@@ -55,10 +56,26 @@ TEST(KvdpEngineRandom, AlternateConfigurationMatchesReference) {
   EXPECT_EQ(r.max_outstanding_seen, kTbAltConfig.max_outstanding);
 }
 
+uint32_t mutant_id(const char* name) {
+  for (const cosim::MutantInfo& m : cosim::kMutants)
+    if (std::string(name) == m.name) return m.id;
+  ADD_FAILURE() << "no mutant " << name;
+  return 0;
+}
+
 TEST(KvdpEngineRandom, BrokenWriteOnceVariantIsCaught) {
-  const RandomRunResult r = run_random<Vkvdp_engine_broken>(kTbConfig, random_seed(), 20000);
+  const RandomRunResult r =
+      run_random<Vkvdp_engine_broken>(kTbConfig, random_seed(), 20000, true, mutant_id("write_once_skip"));
   EXPECT_GT(r.mismatches, 0u) << "the scoreboard missed a skipped write-once check";
   EXPECT_GT(r.assertion_failures, 0) << "the RTL assertions missed a skipped write-once check";
+}
+
+// The mutant build with no mutant selected is the design: the same run passes.
+TEST(KvdpEngineRandom, MutantBuildWithoutMutantMatchesReference) {
+  const RandomRunResult r = run_random<Vkvdp_engine_broken>(kTbConfig, random_seed(), 20000, true, 0);
+  EXPECT_TRUE(r.drained);
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_EQ(r.assertion_failures, 0);
 }
 
 }  // namespace

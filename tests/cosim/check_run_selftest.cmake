@@ -1,0 +1,21 @@
+# check_run.cmake must fail on each kind of bad run and pass a good one; the command under
+# test is `cmake -E echo present` (exit status 0, output "present").
+set(cmd "${CMAKE_COMMAND}@@-E@@echo@@present")
+function(expect_case want_fail reason)
+  execute_process(COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${cmd}" ${ARGN} -P ${CHECK_RUN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(want_fail)
+    if(rc EQUAL 0)
+      message(FATAL_ERROR "check_run.cmake passed a run it must fail (${reason})")
+    endif()
+    if(NOT "${out}${err}" MATCHES "${reason}")
+      message(FATAL_ERROR "check_run.cmake failed without saying '${reason}':\n${out}${err}")
+    endif()
+  elseif(NOT rc EQUAL 0)
+    message(FATAL_ERROR "check_run.cmake failed a good run:\n${out}${err}")
+  endif()
+endfunction()
+expect_case(TRUE "exit status '0', expected 1" -DEXIT=1 -DMATCH=present)
+expect_case(TRUE "output lacks /absent/" -DEXIT=0 -DMATCH=present@@absent)
+expect_case(TRUE "output contains /pres.nt/" -DEXIT=0 -DNO_MATCH=pres.nt)
+expect_case(FALSE "" -DEXIT=0 -DMATCH=present -DNO_MATCH=absent)
