@@ -136,5 +136,65 @@ TEST(FlitEngine, FastMatchesReferenceWhenCreditsAndRetryBufferBind) {
   }
 }
 
+// Bit errors on: the fast engine samples a run's replays, the reference draws bit errors unit
+// by unit. Both must match the expectation of the per-unit model, replays per unit
+// p / (1 - p) (each unit is resent until one transmission gets through), within 5 standard
+// deviations (Poisson bound on a count of rare events).
+struct ErrorCase {
+  const char* preset;
+  double ber;
+  uint32_t unit_bytes;   // every sequenced unit of the stream below has this size
+  double fail;           // probability that one transmission fails, hand-computed
+};
+
+double no_fec_failure(double ber, uint32_t bytes) { return 1.0 - std::pow(1.0 - ber, 8.0 * bytes); }
+
+// 3-way interleaved FEC over 256 B (86, 85, 85 bytes): an interleave fails with 2+ errored bytes.
+double fec_failure(double ber) {
+  const double q = 1.0 - std::pow(1.0 - ber, 8.0);
+  double ok = 1.0;
+  for (int s : {86, 85, 85}) ok *= std::pow(1 - q, s) + s * q * std::pow(1 - q, s - 1);
+  return 1.0 - ok;
+}
+
+TEST(FlitEngine, SampledReplaysMatchThePerUnitModelWithinSamplingError) {
+  const ErrorCase cases[] = {
+      {"pcie5-x16", 1e-6, 280, no_fec_failure(1e-6, 280)},  // 4 + 16 + 256 + 4 B MWr TLPs
+      {"cxl2-x16", 1e-6, 68, no_fec_failure(1e-6, 68)},
+      {"cxl3-x16", 1e-4, 256, fec_failure(1e-4)},
+      {"cxl3-lopt-x16", 1e-4, 256, fec_failure(1e-4)},
+  };
+  for (const ErrorCase& e : cases) {
+    SCOPED_TRACE(e.preset);
+    for (const char* engine : {"fast", "reference"}) {
+      SCOPED_TRACE(engine);
+      LinkConfig c = test::preset(e.preset);
+      c.bit_error_rate = e.ber;
+      c.flit_engine = engine;
+      c.tlps_per_ack = c.tlps_per_update_fc = 1u << 30;  // no DLLPs: every unit is a 64 KiB write's
+      auto p = make_link_protocol(c);
+      uint64_t replays = 0, wire = 0, payload = 0;
+      for (int i = 0; i < 1500; ++i) {
+        const LinkTransfer t =
+            p->send({Direction::Upstream, TxnClass::PayloadWrite, false, 65536, 0}, sc_time(20.0 * i, sc_core::SC_US));
+        replays += t.replays;
+        wire += t.wire_bytes;
+        payload += 65536;
+      }
+      const LinkWireStats w = p->wire_stats(Direction::Upstream);
+      const double expected = w.units_sent * e.fail / (1.0 - e.fail);
+      EXPECT_GT(expected, 100.0);  // enough events for the bound to mean something
+      EXPECT_NEAR(static_cast<double>(replays), expected, 5.0 * std::sqrt(expected) + 1.0);
+      EXPECT_EQ(replays, w.replays);
+      EXPECT_EQ(w.units_delivered, w.units_sent);
+      EXPECT_EQ(w.out_of_sequence, 0u);
+      // Every replay resends one unit: the wire bytes they add.
+      EXPECT_EQ(wire, (w.units_sent + replays) * e.unit_bytes);
+      EXPECT_EQ(w.wire_bytes, wire);
+      EXPECT_GT(payload, 0u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kvtier
