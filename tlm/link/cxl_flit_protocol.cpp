@@ -11,6 +11,7 @@ constexpr uint64_t kLineBytes = 64;
 // Runs shorter than this go unit by unit in the fast engine too: the closed form's checks
 // cost more than they save.
 constexpr uint64_t kBulkMinUnits = 4;
+constexpr int kBulkTries = 8;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -173,9 +174,16 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
   LinkTransfer t;
   bool first = true;
   for (const TlpRun& run : tlp_runs_for(msg, config_)) {
-    uint64_t k = 0;
-    if (fast_ && run.count >= kBulkMinUnits && send_tlp_run(tx, back, run, earliest, t, first)) k = run.count;
-    for (; k < run.count; ++k) send_tlp(tx, back, run.tlp, earliest, t, first);
+    // A run the closed form cannot take whole often can after its first TLPs (those whose
+    // credits bind go one by one, the rest stream): retry a few times, a TLP further each time.
+    int tries = fast_ ? kBulkTries : 0;
+    for (uint64_t k = 0; k < run.count; ++k) {
+      if (tries > 0 && run.count - k >= kBulkMinUnits) {
+        if (send_tlp_run(tx, back, {run.tlp, run.count - k}, earliest, t, first)) break;
+        --tries;
+      }
+      send_tlp(tx, back, run.tlp, earliest, t, first);
+    }
   }
   return t;
 }
@@ -235,11 +243,23 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   if (new_flits > 0 && k1 >= C) return false;
   const Ticks S = new_flits > 0 ? std::max(std::max(E, pool.upcoming(k1)), ticks(tx.wire.busy_until())) : 0;
   const Ticks tail_start = joined ? ticks(tx.io.start) : 0;
-  const auto flit_start = [&](uint64_t g) { return joined && g == 0 ? tail_start : S + (g - f1) * unit; };
-  const auto tlp_start_flit = [&](uint64_t k) { return (off + k * b) / B; };
-  // Credits held since before the run.
-  if (!pool.upcoming_bounded_by(std::min(n, C), [&](uint64_t k) { return flit_start(tlp_start_flit(k)); }))
-    return false;
+  // Credits held since before the run: TLP k's must be back by the start of the flit it begins
+  // in, the joined flit 0 for the first kz, else S + (floor((off + k b) / B) - f1) unit.
+  const uint64_t held = std::min(n, C);
+  const uint64_t kz = std::min(held, joined ? ceil_div(B - off, b) : 0);
+  for (uint64_t k = 0; k < kz; ++k)
+    if (pool.upcoming(k) > tail_start) return false;
+  if (kz < held) {
+    if (S < f1 * unit) return false;
+    TimeRun bound;
+    bound.count = held - kz;
+    bound.base = S - f1 * unit;
+    bound.c0 = off + kz * b;
+    bound.a = b;
+    bound.m = B;
+    bound.step = unit;
+    if (!pool.upcoming_bounded_by_run(kz, held, bound)) return false;
+  }
   // Credits the run itself used.
   if (n > C) {
     const uint64_t G = ((C - 1) * b + 1) / B;

@@ -31,6 +31,7 @@ Pcie5Protocol::Pcie5Protocol(const LinkConfig& config)
             DirectionState(config, pcie_wire_params(config), Direction::Upstream)} {}
 
 constexpr uint64_t kBulkMinUnits = 4;  // shorter runs go TLP by TLP in the fast engine too
+constexpr int kBulkTries = 8;          // closed-form attempts per run, a TLP further each time
 
 void Pcie5Protocol::send_owed_dllps(Direction dir, const sc_core::sc_time& until) {
   auto& d = dirs_[static_cast<size_t>(dir)];
@@ -87,9 +88,15 @@ LinkTransfer Pcie5Protocol::send(const LinkMessage& msg, const sc_core::sc_time&
   LinkTransfer t;
   bool first = true;
   for (const TlpRun& run : tlp_runs_for(msg, config_)) {
-    uint64_t k = 0;
-    if (fast_ && run.count >= kBulkMinUnits && send_tlp_run(tx, back, run, earliest, t, first)) k = run.count;
-    for (; k < run.count; ++k) send_tlp(tx, back, run.tlp, earliest, t, first);
+    // Where the first TLPs' credits bind, they go one by one and the rest may still stream.
+    int tries = fast_ ? kBulkTries : 0;
+    for (uint64_t k = 0; k < run.count; ++k) {
+      if (tries > 0 && run.count - k >= kBulkMinUnits) {
+        if (send_tlp_run(tx, back, {run.tlp, run.count - k}, earliest, t, first)) break;
+        --tries;
+      }
+      send_tlp(tx, back, run.tlp, earliest, t, first);
+    }
   }
   return t;
 }
@@ -138,7 +145,7 @@ bool Pcie5Protocol::send_tlp_run(DirectionState& tx, DirectionState& back, const
   CreditPool& pool = tx.credits[static_cast<size_t>(flow_class(run.tlp.kind))];
   const uint64_t C = pool.credits();
   const Ticks S = std::max(std::max(E, pool.upcoming(0)), ticks(tx.wire.busy_until()));
-  if (!pool.upcoming_bounded_by(std::min(n, C), [&](uint64_t k) { return S + k * u; })) return false;
+  if (!pool.upcoming_bounded_by_run(0, std::min(n, C), TimeRun::linear(S, u, std::min(n, C)))) return false;
   if (n > C && rd > (C - 1) * u) return false;
   const TimeRun starts = TimeRun::linear(S, u, n);
   if (!tx.wire.fits(starts, bytes)) return false;

@@ -117,8 +117,50 @@ class TimeQueue {
   bool bounded_by(uint64_t first, uint64_t n, const Bound& bound) const {
     return bounded_piece(first, 0, n, bound, 8);
   }
+  // The same for bound(i) = bound.at(i). A queued run of the bound's shape (same a, m, step:
+  // the previous burst of the same TLPs) is checked in O(1) and exactly: the difference of
+  // the two floors depends only on the residue (bound.c0 + i a) mod m, and those residues are
+  // the values = bound.c0 mod gcd(a, m), the largest m - gcd + (bound.c0 mod gcd).
+  bool bounded_by_run(uint64_t first, uint64_t n, const TimeRun& bound) const {
+    for (uint64_t i = 0; i < n;) {
+      const uint64_t abs = head_ + first + i;
+      auto it = std::upper_bound(runs_.begin(), runs_.end(), abs,
+                                 [](uint64_t v, const Entry& e) { return v < e.first; });
+      --it;
+      const TimeRun& q = it->run;
+      const uint64_t j0 = abs - it->first;
+      const uint64_t len = std::min(n - i, q.count - j0);
+      if (!same_shape_bounded(q, j0, len, bound, i) &&
+          !bounded_piece(first, i, len, [&](uint64_t k) { return bound.at(k); }, 8))
+        return false;
+      i += len;
+    }
+    return true;
+  }
 
  private:
+  static int64_t floor_div(int64_t x, int64_t m) { return x >= 0 ? x / m : -((-x + m - 1) / m); }
+  static uint64_t gcd(uint64_t a, uint64_t b) {
+    while (b) {
+      const uint64_t t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  }
+  // q.at(j0 + t) <= bound.at(i0 + t) for t < len, when q and bound differ only in base and c0.
+  static bool same_shape_bounded(const TimeRun& q, uint64_t j0, uint64_t len, const TimeRun& bound, uint64_t i0) {
+    if (len == 1) return q.at(j0) <= bound.at(i0);
+    if (q.repeat != 1 || bound.repeat != 1 || q.a != bound.a || q.m != bound.m || q.step != bound.step || q.m == 0)
+      return false;
+    const uint64_t m = q.m;
+    const uint64_t u0 = bound.c0 + i0 * bound.a;
+    const int64_t delta = static_cast<int64_t>(q.c0 + j0 * q.a) - static_cast<int64_t>(u0);
+    const uint64_t g = gcd(q.a, m);
+    const int64_t r_max = static_cast<int64_t>(m - g + u0 % g);
+    const int64_t jump = floor_div(r_max + delta, static_cast<int64_t>(m));
+    return static_cast<int64_t>(q.base) - static_cast<int64_t>(bound.base) + jump * static_cast<int64_t>(q.step) <= 0;
+  }
   template <class Bound>
   bool bounded_piece(uint64_t first, uint64_t i0, uint64_t n, const Bound& bound, int depth) const {
     if (n == 0) return true;
