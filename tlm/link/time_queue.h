@@ -29,7 +29,11 @@ struct TimeRun {
   uint64_t c0 = 0, a = 0, m = 1;
   uint64_t repeat = 1;
   Ticks step = 0;
-  Ticks at(uint64_t i) const { return base + ((c0 + (i / repeat) * a) / m) * step; }
+  Ticks at(uint64_t i) const {
+    if (a == 0 || step == 0) return base + (c0 / m) * step;
+    if (m == 1 && repeat == 1) return base + (c0 + i * a) * step;
+    return base + ((c0 + (i / repeat) * a) / m) * step;
+  }
   // The run less its first `skip` elements (whole groups of `repeat`).
   TimeRun without_first(uint64_t skip) const {
     TimeRun r = *this;
@@ -58,7 +62,27 @@ class TimeQueue {
  public:
   bool empty() const { return head_ == end_; }
   uint64_t size() const { return end_ - head_; }
-  void push(const sc_core::sc_time& t) { push(TimeRun::single(ticks(t))); }
+  // One element; it extends the newest run when that is an arithmetic progression it continues
+  // (acknowledgements of flits sent back to back, credits of TLPs sent one by one).
+  void push(const sc_core::sc_time& t) {
+    const Ticks v = ticks(t);
+    if (!runs_.empty()) {
+      TimeRun& r = runs_.back().run;
+      if (r.count == 1 && r.a == 0 && r.c0 == 0 && v >= r.base) {
+        r.a = 1;
+        r.step = v - r.base;
+        r.count = 2;
+        ++end_;
+        return;
+      }
+      if (r.count >= 2 && r.m == 1 && r.repeat == 1 && r.a == 1 && r.c0 == 0 && v == r.base + r.count * r.step) {
+        ++r.count;
+        ++end_;
+        return;
+      }
+    }
+    push(TimeRun::single(v));
+  }
   void push(const TimeRun& r) {
     if (r.count == 0) return;
     runs_.push_back({r, end_});
