@@ -190,7 +190,7 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
 
 void CxlFlitProtocol::send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp,
                                const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
-  const sc_core::sc_time return_delay = latency_ + from_ticks(back.wire.unit_ticks(format_.flit_bytes)) + latency_;
+  const sc_core::sc_time return_delay = latency_ + back.wire.unit_time(format_.flit_bytes) + latency_;
   CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(tlp.kind))];
   const sc_core::sc_time ready = pool.available(earliest);
   t.credit_wait = std::max(t.credit_wait, ready - earliest);

@@ -19,12 +19,6 @@ sc_core::sc_time LinkWire::duration(uint64_t bytes) const {
   return seconds(static_cast<double>(bytes) / params_.bytes_per_s);
 }
 
-Ticks LinkWire::unit_ticks(uint32_t bytes) const {
-  CachedDuration& c = durations_[bytes % 8];
-  if (c.bytes != bytes || bytes == 0) c = {bytes, ticks(duration(bytes))};
-  return c.ticks;
-}
-
 LinkWireStats LinkWire::stats() const {
   LinkWireStats s = stats_;
   s.busy_s = from_ticks(busy_ticks_).to_seconds();
@@ -89,7 +83,7 @@ LinkWire::Sent LinkWire::send_unit(const sc_core::sc_time& earliest, uint32_t by
       ready = ack;
     }
   }
-  const sc_core::sc_time d = from_ticks(unit_ticks(bytes));
+  const sc_core::sc_time& d = unit_time(bytes);
   Sent sent;
   sc_core::sc_time at = ready;
   for (bool first = true;; first = false) {
@@ -117,7 +111,7 @@ LinkWire::Sent LinkWire::send_unit(const sc_core::sc_time& earliest, uint32_t by
 }
 
 LinkWire::Sent LinkWire::send_control(const sc_core::sc_time& earliest, uint32_t bytes) {
-  const sc_core::sc_time d = from_ticks(unit_ticks(bytes));
+  const sc_core::sc_time& d = unit_time(bytes);
   Sent sent;
   sent.start = timeline_.reserve(earliest, d);
   sent.end = sent.start + d;

@@ -66,7 +66,8 @@ class LinkWire {
   void send_control_run(uint64_t count, uint32_t bytes, Ticks last_start);
 
   sc_core::sc_time duration(uint64_t bytes) const;
-  Ticks unit_ticks(uint32_t bytes) const;  // duration(bytes), cached for the few unit sizes in use
+  Ticks unit_ticks(uint32_t bytes) const { return cached(bytes).ticks; }  // duration(bytes), cached
+  const sc_core::sc_time& unit_time(uint32_t bytes) const { return cached(bytes).time; }
   const sc_core::sc_time& busy_until() const { return timeline_.busy_until(); }
   LinkWireStats stats() const;
 
@@ -93,7 +94,18 @@ class LinkWire {
   struct CachedDuration {
     uint32_t bytes = 0;
     Ticks ticks = 0;
+    sc_core::sc_time time;
   };
+  // The few unit sizes in use (flits, TLPs of a size, DLLPs), so that no unit converts a double.
+  const CachedDuration& cached(uint32_t bytes) const {
+    CachedDuration& c = durations_[bytes % 8];
+    if (c.bytes != bytes || bytes == 0) {
+      c.bytes = bytes;
+      c.time = duration(bytes);
+      c.ticks = c.time.value();
+    }
+    return c;
+  }
   mutable CachedDuration durations_[8];
 };
 

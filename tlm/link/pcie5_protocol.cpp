@@ -103,7 +103,7 @@ LinkTransfer Pcie5Protocol::send(const LinkMessage& msg, const sc_core::sc_time&
 
 void Pcie5Protocol::send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp,
                              const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
-  const sc_core::sc_time dllp_time = from_ticks(tx.wire.unit_ticks(kDllpBytes));
+  const sc_core::sc_time dllp_time = tx.wire.unit_time(kDllpBytes);
   CreditPool& pool = tx.credits[static_cast<size_t>(flow_class(tlp.kind))];
   const sc_core::sc_time ready = pool.available(earliest);
   t.credit_wait = std::max(t.credit_wait, ready - earliest);
