@@ -74,14 +74,12 @@ LinkWire::Sent LinkWire::send_unit(const sc_core::sc_time& earliest, uint32_t by
   // Retry buffer full: the unit waits for the acknowledgement of unit (sequence - depth), the
   // oldest of the last `depth` acknowledgements kept.
   sc_core::sc_time ready = earliest;
-  if (sequence >= depth_) {
+  if (sequence >= depth_ && acks_.front() > ticks(ready)) {
     const sc_core::sc_time ack = from_ticks(acks_.front());
-    if (ack > ready) {
-      const sc_core::sc_time free_at = std::max(ack, timeline_.busy_until());
-      const sc_core::sc_time would = std::max(earliest, timeline_.busy_until());
-      if (free_at > would) retry_stall_ticks_ += ticks(free_at - would);
-      ready = ack;
-    }
+    const sc_core::sc_time free_at = std::max(ack, timeline_.busy_until());
+    const sc_core::sc_time would = std::max(earliest, timeline_.busy_until());
+    if (free_at > would) retry_stall_ticks_ += ticks(free_at - would);
+    ready = ack;
   }
   const sc_core::sc_time& d = unit_time(bytes);
   Sent sent;
