@@ -36,22 +36,13 @@ class CreditPool {
     // [consumed_ - size, consumed_).
     return returned_.at(index - credits_ - (consumed_ - returned_.size()));
   }
-  // Whether upcoming(k) <= bound(k) for every k < n, for k < credits() (bound non-decreasing;
-  // false may be conservative).
-  template <class Bound>
-  bool upcoming_bounded_by(uint64_t n, const Bound& bound) const {
-    const uint64_t fresh = consumed_ < credits_ ? credits_ - consumed_ : 0;  // credits never used
-    if (n <= fresh) return true;
-    const uint64_t first = fresh + consumed_ - credits_ - (consumed_ - returned_.size());
-    return returned_.bounded_by(first, n - fresh, [&](uint64_t i) { return bound(i + fresh); });
-  }
   // Whether upcoming(k_from + i) <= bound.at(i) for every k_from + i < k_to <= credits().
   bool upcoming_bounded_by_run(uint64_t k_from, uint64_t k_to, const TimeRun& bound) const {
     const uint64_t fresh = consumed_ < credits_ ? credits_ - consumed_ : 0;
     if (k_to <= fresh) return true;
     const uint64_t from = std::max(k_from, fresh);
-    const uint64_t base = consumed_ - credits_ - (consumed_ - returned_.size());  // queue index of k = 0
-    return returned_.bounded_by_run(base + from, k_to - from, bound.without_first(from - k_from));
+    // upcoming(k) is queue element k + size - credits (k >= fresh keeps it in range).
+    return returned_.bounded_by_run(from + returned_.size() - credits_, k_to - from, bound.without_first(from - k_from));
   }
   // Takes credits for run.count messages, returned at run.at(0), run.at(1), ...
   void consume_run(TimeRun run) {

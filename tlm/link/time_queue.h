@@ -89,7 +89,6 @@ class TimeQueue {
     end_ += r.count;
   }
   Ticks front() const { return runs_.front().run.at(head_ - runs_.front().first); }
-  Ticks back() const { return runs_.back().run.at(runs_.back().run.count - 1); }
   // The i-th element from the front.
   Ticks at(uint64_t i) const {
     const uint64_t abs = head_ + i;
