@@ -1,8 +1,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
 
 #include "cosim/bare_engine.h"
 #include "cosim/rtl_data_plane.h"
@@ -14,16 +20,72 @@ namespace po = boost::program_options;
 
 namespace kvtier {
 
+namespace {
+
+// SystemC's own b_transport ceiling: a bare initiator and target, one reused payload, the
+// target annotating a fixed delay, the initiator keeping loosely-timed time with a quantum
+// keeper (the global quantum the run used). Elaborated with the platform, started only after
+// the run has finished (its thread waits for `start`), so both are measured in this process.
+struct CeilingTarget : sc_core::sc_module {
+  tlm_utils::simple_target_socket<CeilingTarget> socket{"socket"};
+  explicit CeilingTarget(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+    socket.register_b_transport(this, &CeilingTarget::b_transport);
+  }
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+    delay += sc_core::sc_time(10, sc_core::SC_NS);
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+
+struct CeilingInitiator : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<CeilingInitiator> socket{"socket"};
+  sc_core::sc_event start;
+  uint64_t transactions = 0;
+  double wall_s = 0.0;
+  SC_HAS_PROCESS(CeilingInitiator);
+  explicit CeilingInitiator(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+    SC_THREAD(run);
+    sensitive << start;
+    dont_initialize();
+  }
+  void run() {
+    tlm_utils::tlm_quantumkeeper qk;
+    qk.reset();
+    uint8_t data[64] = {};
+    tlm::tlm_generic_payload trans;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (uint64_t i = 0; i < transactions; ++i) {
+      trans.set_command(i % 2 ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+      trans.set_address(i * 64);
+      trans.set_data_ptr(data);
+      trans.set_data_length(64);
+      trans.set_streaming_width(64);
+      trans.set_byte_enable_ptr(nullptr);
+      trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      sc_core::sc_time delay = qk.get_local_time();
+      socket->b_transport(trans, delay);
+      qk.set(delay);
+      if (qk.need_sync()) qk.sync();
+    }
+    wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
+}  // namespace
+
 // Simulation speed on a workload: what users need to plan sweeps. Prints figures; asserts none.
 int cmd_bench(int argc, char** argv) {
   RunOptions options;
   po::options_description desc("kvtier bench options");
   bool cosim_ratio = false;
+  uint64_t ceiling_transactions = 4000000;
   desc.add_options()("help,h", "show this help");
   add_run_options(desc, options);
   desc.add_options()("cosim", po::bool_switch(&cosim_ratio),
                      "run the workload with ctrl.impl = rtl and, in a child process, with ctrl.impl = tlm; "
                      "report RTL engine cycles per wall second and the co-sim / TLM-only wall-time ratio");
+  desc.add_options()("ceiling-transactions", po::value(&ceiling_transactions)->default_value(ceiling_transactions),
+                     "b_transport calls of the bare initiator/target pair that measures SystemC's ceiling");
   po::variables_map vm;
   if (int status = parse_command_line(argc, argv, desc, vm, "kvtier bench [options]"); status >= 0) return status;
   return guarded("bench", [&]() {
@@ -61,10 +123,19 @@ int cmd_bench(int argc, char** argv) {
       options.overrides.push_back("ctrl.impl=rtl");
     }
     prepare_systemc();
+    CeilingInitiator ceiling_initiator("bench_ceiling_initiator");
+    CeilingTarget ceiling_target("bench_ceiling_target");
+    ceiling_initiator.socket.bind(ceiling_target.socket);
     RunResult r = simulate(options);
     const SchedStats& s = r.platform->scheduler().stats();
     const double sim_wall = r.wall_time_s - r.setup_wall_s;
     const uint64_t boundary = r.platform->boundary_transactions();
+    ceiling_initiator.transactions = ceiling_transactions;
+    ceiling_initiator.start.notify(sc_core::SC_ZERO_TIME);
+    sc_core::sc_start();
+    const double ceiling_per_s = ceiling_initiator.transactions / ceiling_initiator.wall_s;
+    const bool per_layer = r.config.host.layers_per_block > 0;
+    const uint64_t promotions = r.platform->host().stats().promotions;
     std::cout << std::fixed << std::setprecision(3) << "kvtier bench: platform " << r.config.source << ", workload "
               << r.workload->source << " (" << r.workload->requests.size() << " requests)\n"
               << "  simulated time                    " << s.end_s << " s\n"
@@ -72,6 +143,15 @@ int cmd_bench(int argc, char** argv) {
               << "  simulated s per wall s            " << s.end_s / sim_wall << "\n"
               << "  boundary transactions             " << boundary << " (link messages, every class)\n"
               << "  boundary transactions per wall s  " << std::setprecision(0) << boundary / sim_wall << "\n"
+              << "  b_transport ceiling per wall s    " << ceiling_per_s << " (bare initiator/target, quantum keeper, "
+              << ceiling_initiator.transactions << " transactions)\n"
+              << "  boundary / ceiling                " << std::setprecision(3) << boundary / sim_wall / ceiling_per_s
+              << "\n"
+              << "  promotions                        " << std::setprecision(0) << promotions << " ("
+              << (per_layer ? "per-layer blocks, host.layers_per_block = " + std::to_string(r.config.host.layers_per_block)
+                            : std::string("all-layer blocks"))
+              << ")\n"
+              << "  promotions per wall s             " << promotions / sim_wall << "\n"
               << "  decode steps per wall s           " << s.steps / sim_wall << "\n"
               << "  tokens per wall s                 " << s.tokens_generated / sim_wall << "\n";
     if (const auto* rtl = dynamic_cast<const cosim::RtlDataPlane*>(&r.platform->controller())) {

@@ -135,6 +135,8 @@ void declare_hbm_keys(KeyRegistry& r, HbmConfig& c) {
 void declare_link_keys(KeyRegistry& r, LinkConfig& c) {
   r.choice("link.protocol", &c.protocol, {"simple", "pcie5", "cxl2", "cxl3", "cxl3-lopt"},
            "link protocol model (docs/link.md)");
+  r.choice("link.flit_engine", &c.flit_engine, {"fast", "reference"},
+           "pcie5/CXL: fast = bursts in closed form, reference = flit by flit (same counts without bit errors)");
   r.number("link.lanes", &c.lanes, 1, 32, "lanes");
   r.number("link.gt_per_s", &c.gt_per_s, 1, 256, "transfer rate per lane, GT/s");
   r.number("link.encoding_efficiency", &c.encoding_efficiency, 0.5, 1, "line-code efficiency (128/130 for PCIe 5)");

@@ -67,8 +67,37 @@ def check_config_prints_effective_values(kvtier):
     expect("[workload]" in p.stdout and "[ctrl]" in p.stdout, "config lacks sections")
 
 
+def bench_figure(text, label):
+    for line in text.splitlines():
+        if line.strip().startswith(label):
+            return float(line.strip()[len(label):].split()[0])
+    expect(False, f"bench output lacks '{label}'")
+
+
+def check_bench_reports_ceiling_and_promotions(kvtier):
+    # All-layer and per-layer: promotions per wall second, and the run's boundary transactions
+    # per wall second as a fraction of the bare b_transport ceiling measured in the same process.
+    for layers in ["0", "1"]:
+        p = run(kvtier, "bench", "--workload", "synthetic:sessions=20", "--set", "hbm.kv_budget_gib=6",
+                "--set", f"host.layers_per_block={layers}", "--set", "link.protocol=cxl2",
+                "--ceiling-transactions", "200000")
+        expect(p.returncode == 0, p.stderr)
+        ceiling = bench_figure(p.stdout, "b_transport ceiling per wall s")
+        boundary = bench_figure(p.stdout, "boundary transactions per wall s")
+        ratio = bench_figure(p.stdout, "boundary / ceiling")
+        promotions = bench_figure(p.stdout, "promotions ")
+        per_s = bench_figure(p.stdout, "promotions per wall s")
+        expect(ceiling > 1e5, f"implausible b_transport ceiling {ceiling}")
+        expect(abs(ratio - boundary / ceiling) <= 0.002 + 0.01 * ratio, "ratio is not boundary / ceiling")
+        expect(promotions > 0 and per_s > 0, "the run promoted nothing")
+        expect(("per-layer" in p.stdout) == (layers == "1"), "bench does not say which block layout ran")
+    p = run(kvtier, "bench", "--ceiling-transactions", "x")
+    expect(p.returncode != 0, "bench accepted a non-numeric --ceiling-transactions")
+
+
 CHECKS = {f.__name__[len("check_"):]: f for f in [check_same_seed_same_stats, check_bad_input_exits_nonzero,
-                                                   check_help_lists_defaults, check_config_prints_effective_values]}
+                                                   check_help_lists_defaults, check_config_prints_effective_values,
+                                                   check_bench_reports_ceiling_and_promotions]}
 
 if __name__ == "__main__":
     CHECKS[sys.argv[2]](sys.argv[1])

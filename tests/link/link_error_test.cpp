@@ -57,6 +57,11 @@ TEST(LinkConfigErrors, NamedErrors) {
   bad = c;
   bad.tlps_per_ack = 0;
   EXPECT_EQ(failing_key(bad), "tlps_per_ack");
+  bad = c;
+  bad.flit_engine = "exact";
+  EXPECT_EQ(failing_key(bad), "flit_engine");
+  bad.flit_engine = "reference";
+  EXPECT_EQ(failing_key(bad), "");
 }
 
 TEST(LinkConfigErrors, PlatformLoaderRejectsUnknownProtocolAndOutOfRangeKeys) {
@@ -65,6 +70,8 @@ TEST(LinkConfigErrors, PlatformLoaderRejectsUnknownProtocolAndOutOfRangeKeys) {
   EXPECT_THROW(load_platform_text("[link]\nprotocol = cxl9\n", "t.ini", "."), ConfigError);
   EXPECT_THROW(load_platform_text(base + "bit_error_rate = 0.5\n", "t.ini", "."), ConfigError);
   EXPECT_THROW(load_platform_text(base + "retry_depth = 4\n", "t.ini", "."), ConfigError);
+  EXPECT_THROW(load_platform_text(base + "flit_engine = exact\n", "t.ini", "."), ConfigError);
+  EXPECT_EQ(load_platform_text(base + "flit_engine = reference\n", "t.ini", ".").link.flit_engine, "reference");
 }
 
 TEST(LinkConfigErrors, CxlMemTravelsOnlyItsOwnDirection) {

@@ -33,6 +33,9 @@ struct HbmConfig {
 
 struct LinkConfig {
   std::string protocol = "simple";   // simple | pcie5 | cxl2 | cxl3 | cxl3-lopt (docs/link.md)
+  // pcie5 / cxl2 / cxl3 / cxl3-lopt: fast = bursts in closed form (same counts as reference with
+  // no bit errors; replays sampled per burst); reference = unit by unit (docs/link.md).
+  std::string flit_engine = "fast";
   uint32_t lanes = 16;               // flit-accurate protocols: 4, 8 or 16
   double gt_per_s = 32.0;            // per lane
   double encoding_efficiency = 128.0 / 130.0;  // 1.0 for 64 GT/s PAM4 flit mode (FEC is in the flit)

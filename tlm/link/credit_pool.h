@@ -3,32 +3,64 @@
 // CXL 2.0 §4.2.6 ReqCrd/DataCrd/RspCrd; CXL 3.x §4.3 CRD field). A message may leave only
 // while the sender holds a credit; the credit comes back when the receiver has taken the
 // message and the return has crossed the link. With N credits, message k reuses the credit
-// of message k - N, so a ring of return times bounds the messages in flight per class.
+// of message k - N, so the return times of the last N messages bound the messages in flight.
 #include <cstdint>
 #include <systemc>
-#include <vector>
+
+#include "tlm/link/time_queue.h"
 
 namespace kvtier {
 
 class CreditPool {
  public:
-  explicit CreditPool(uint32_t credits) : returned_at_(credits ? credits : 1, sc_core::SC_ZERO_TIME) {}
+  explicit CreditPool(uint32_t credits) : credits_(credits ? credits : 1) {}
 
   // Earliest time at or after `earliest` at which the next message holds a credit.
   sc_core::sc_time available(const sc_core::sc_time& earliest) const {
-    const sc_core::sc_time& r = returned_at_[next_ % returned_at_.size()];
-    return r > earliest ? r : earliest;
+    const Ticks r = upcoming(0);
+    return r > ticks(earliest) ? from_ticks(r) : earliest;
   }
   // Takes the credit for the next message; it is back at the sender at `returned_at`.
   void consume(const sc_core::sc_time& returned_at) {
-    returned_at_[next_ % returned_at_.size()] = returned_at;
-    ++next_;
+    returned_.push(returned_at);
+    ++consumed_;
+    returned_.keep_last(credits_);
   }
-  uint32_t credits() const { return static_cast<uint32_t>(returned_at_.size()); }
+  uint32_t credits() const { return static_cast<uint32_t>(credits_); }
+
+  // Bulk: when the credit the k-th next message takes is back (0: a credit never used yet).
+  Ticks upcoming(uint64_t k) const {
+    const uint64_t index = consumed_ + k;  // of the message
+    if (index < credits_) return 0;
+    // It reuses the credit of message index - credits; returned_ holds messages
+    // [consumed_ - size, consumed_).
+    return returned_.at(index - credits_ - (consumed_ - returned_.size()));
+  }
+  // Whether upcoming(k_from + i) <= bound.at(i) for every k_from + i < k_to <= credits().
+  bool upcoming_bounded_by_run(uint64_t k_from, uint64_t k_to, const TimeRun& bound) const {
+    const uint64_t fresh = consumed_ < credits_ ? credits_ - consumed_ : 0;
+    if (k_to <= fresh) return true;
+    const uint64_t from = std::max(k_from, fresh);
+    // upcoming(k) is queue element k + size - credits (k >= fresh keeps it in range).
+    return returned_.bounded_by_run(from + returned_.size() - credits_, k_to - from, bound.without_first(from - k_from));
+  }
+  // Takes credits for run.count messages, returned at run.at(0), run.at(1), ...
+  void consume_run(TimeRun run) {
+    if (run.count > credits_) {
+      // Only the last `credits_` returns can matter again.
+      const uint64_t skip = run.count - credits_;
+      consumed_ += skip;
+      run = run.without_first(skip);
+    }
+    returned_.push(run);
+    consumed_ += run.count;
+    returned_.keep_last(credits_);
+  }
 
  private:
-  std::vector<sc_core::sc_time> returned_at_;
-  uint64_t next_ = 0;
+  uint64_t credits_;
+  uint64_t consumed_ = 0;
+  TimeQueue returned_;  // return times of the last `credits_` messages
 };
 
 }  // namespace kvtier

@@ -8,6 +8,23 @@ namespace kvtier {
 namespace {
 
 constexpr uint64_t kLineBytes = 64;
+// Runs shorter than this go unit by unit in the fast engine too: the closed form's checks
+// cost more than they save.
+constexpr uint64_t kBulkMinUnits = 4;
+constexpr int kBulkTries = 8;
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// How many of run elements [from, from + n) are at most t (the run is non-decreasing).
+uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
+  uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (r.at(from + mid) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 LinkWireParams cxl_wire_params(const LinkConfig& c, const FlitFormat& f, const sc_core::sc_time& latency) {
   LinkWireParams p;
@@ -41,7 +58,8 @@ CxlFlitProtocol::CxlFlitProtocol(const LinkConfig& config, FlitFormat format, st
       latency_(sc_core::sc_time(config.host_port_ns + config.device_port_ns +
                                     (format_.fec_interleaves ? config.fec_decode_ns : 0.0),
                                 sc_core::SC_NS)),
-      credit_return_interval_(sc_core::sc_time(config.credit_return_interval_ns, sc_core::SC_NS)) {
+      credit_return_interval_(sc_core::sc_time(config.credit_return_interval_ns, sc_core::SC_NS)),
+      fast_(config.flit_engine != "reference") {
   for (Direction d : {Direction::Downstream, Direction::Upstream})
     dirs_[static_cast<size_t>(d)] =
         std::make_unique<DirectionState>(config_, format_, cxl_wire_params(config_, format_, latency_), d);
@@ -62,18 +80,64 @@ void CxlFlitProtocol::flush(const sc_core::sc_time& until) {
 // wire, or in the message about to leave, or else in a credit-only flit.
 void CxlFlitProtocol::settle_owed(Direction dir, const sc_core::sc_time& until) {
   DirectionState& d = *dirs_[static_cast<size_t>(dir)];
-  while (!d.owed_dllps.empty() && d.owed_dllps.front() <= until) {
-    append_io(d, d.owed_dllps.front(), kDllpBytes);
-    d.owed_dllps.pop_front();
+  for (uint64_t due = d.owed_dllps.count_at_most(ticks(until)); due > 0;) {
+    uint64_t sent = fast_ ? settle_dllp_run(d, due) : 0;
+    if (sent == 0) {
+      append_io(d, from_ticks(d.owed_dllps.front()), kDllpBytes);
+      d.owed_dllps.pop_front();
+      sent = 1;
+    }
+    due -= sent;
   }
-  while (!d.owed_credits.empty() && d.owed_credits.front() <= until) {
-    const sc_core::sc_time due = d.owed_credits.front();
+  while (!d.owed_credits.empty() && d.owed_credits.front() <= ticks(until)) {
+    const sc_core::sc_time due = from_ticks(d.owed_credits.front());
     const sc_core::sc_time deadline = due + credit_return_interval_;
     if (d.wire.busy_until() < due && until > deadline) {
       d.wire.send_control(deadline, format_.flit_bytes);  // LLCRD / empty flit with CRD
     }
-    while (!d.owed_credits.empty() && d.owed_credits.front() <= deadline) d.owed_credits.pop_front();
+    d.owed_credits.pop_front(d.owed_credits.count_at_most(ticks(deadline)));
   }
+}
+
+// Two shapes cover owed DLLPs in bulk. (A) All are due by the time the wire frees up: they
+// stream into the TLP bytes of CXL.io flits sent back to back from busy_until, as the
+// reference's appends would. (B) The wire is idle when each falls due and they are at least a
+// flit apart: each group due together (an ACK and an UpdateFC) opens a flit of its own at its
+// due time. Anything else, and a current CXL.io flit they could still join, goes unit by unit.
+uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
+  const uint64_t left = std::min(n, d.owed_dllps.front_run_left());
+  if (left < kBulkMinUnits) return 0;
+  const TimeRun& run = d.owed_dllps.front_run();
+  const uint64_t o = d.owed_dllps.front_offset();
+  const uint32_t B = format_.io_bytes_per_flit;
+  const uint32_t F = format_.flit_bytes;
+  const Ticks unit = d.wire.unit_ticks(F);
+  const Ticks busy = ticks(d.wire.busy_until());
+  const auto joinable = [&](Ticks due) { return d.io.exists && d.io.used < B && ticks(d.io.start) >= due; };
+  if (joinable(run.at(o))) return 0;
+  const uint64_t streamed = run_count_at_most(run, o, left, busy);
+  if (streamed >= kBulkMinUnits) {
+    const uint64_t nf = ceil_div(streamed * kDllpBytes, B);
+    const TimeRun starts = TimeRun::linear(busy, unit, nf);
+    if (!d.wire.fits(starts, F)) return 0;
+    const LinkWire::Sent s = d.wire.send_run(starts, F);
+    d.io = {true, from_ticks(busy + (nf - 1) * unit), s.end, static_cast<uint32_t>(streamed * kDllpBytes - (nf - 1) * B)};
+    d.owed_dllps.pop_front(streamed);
+    return streamed;
+  }
+  const uint64_t r = run.repeat;
+  if (o % r != 0 || r * kDllpBytes > B) return 0;
+  const uint64_t groups = left / r;
+  if (groups < kBulkMinUnits) return 0;
+  TimeRun starts = run;
+  starts.repeat = 1;
+  starts.count = groups;
+  starts.c0 += (o / r) * run.a;
+  if (!d.wire.fits(starts, F)) return 0;  // the first due after busy_until, a flit apart, acks in time
+  const LinkWire::Sent s = d.wire.send_run(starts, F);
+  d.io = {true, from_ticks(starts.at(groups - 1)), s.end, static_cast<uint32_t>(r * kDllpBytes)};
+  d.owed_dllps.pop_front(groups * r);
+  return groups * r;
 }
 
 CxlFlitProtocol::IoAppend CxlFlitProtocol::append_io(DirectionState& d, const sc_core::sc_time& earliest,
@@ -107,29 +171,162 @@ CxlFlitProtocol::IoAppend CxlFlitProtocol::append_io(DirectionState& d, const sc
 LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_time& earliest) {
   DirectionState& tx = *dirs_[static_cast<size_t>(msg.dir)];
   DirectionState& back = *dirs_[static_cast<size_t>(reverse(msg.dir))];
-  const sc_core::sc_time return_delay = latency_ + back.wire.duration(format_.flit_bytes) + latency_;
   LinkTransfer t;
   bool first = true;
-  for (const Tlp& tlp : tlps_for(msg, config_)) {
-    CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(tlp.kind))];
-    const sc_core::sc_time ready = pool.available(earliest);
-    t.credit_wait = std::max(t.credit_wait, ready - earliest);
-    const IoAppend a = append_io(tx, ready, framing_.bytes(tlp));
-    if (first) t.first_bit = a.first;
-    first = false;
-    t.last_bit = std::max(t.last_bit, a.last);
-    t.units += a.flits;
-    t.replays += a.replays;
-    t.wire_bytes += a.wire_bytes;
-    pool.consume(a.last + return_delay);
-    if (format_.io_framed_tlps) {
-      // 68B: the CXL.io data link layer is PCIe's; its ACK / UpdateFC DLLPs go the other way.
-      ++tx.tlps_received;
-      if (tx.tlps_received % config_.tlps_per_ack == 0) back.owed_dllps.push_back(a.last + latency_);
-      if (tx.tlps_received % config_.tlps_per_update_fc == 0) back.owed_dllps.push_back(a.last + latency_);
+  for (const TlpRun& run : tlp_runs_for(msg, config_)) {
+    // A run the closed form cannot take whole often can after its first TLPs (those whose
+    // credits bind go one by one, the rest stream): retry a few times, a TLP further each time.
+    int tries = fast_ ? kBulkTries : 0;
+    for (uint64_t k = 0; k < run.count; ++k) {
+      if (tries > 0 && run.count - k >= kBulkMinUnits) {
+        if (send_tlp_run(tx, back, {run.tlp, run.count - k}, earliest, t, first)) break;
+        --tries;
+      }
+      send_tlp(tx, back, run.tlp, earliest, t, first);
     }
   }
   return t;
+}
+
+void CxlFlitProtocol::send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp,
+                               const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
+  const sc_core::sc_time return_delay = latency_ + back.wire.unit_time(format_.flit_bytes) + latency_;
+  CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(tlp.kind))];
+  const sc_core::sc_time ready = pool.available(earliest);
+  t.credit_wait = std::max(t.credit_wait, ready - earliest);
+  const IoAppend a = append_io(tx, ready, framing_.bytes(tlp));
+  if (first) t.first_bit = a.first;
+  first = false;
+  t.last_bit = std::max(t.last_bit, a.last);
+  t.units += a.flits;
+  t.replays += a.replays;
+  t.wire_bytes += a.wire_bytes;
+  pool.consume(a.last + return_delay);
+  if (format_.io_framed_tlps) {
+    // 68B: the CXL.io data link layer is PCIe's; its ACK / UpdateFC DLLPs go the other way.
+    ++tx.tlps_received;
+    if (tx.tlps_received % config_.tlps_per_ack == 0) back.owed_dllps.push(a.last + latency_);
+    if (tx.tlps_received % config_.tlps_per_update_fc == 0) back.owed_dllps.push(a.last + latency_);
+  }
+}
+
+// A run of n identical TLPs of b bytes streams through the B TLP bytes of CXL.io flits: TLP k
+// occupies stream bytes [off + k b, off + (k + 1) b), where the stream starts `off` bytes into
+// the current CXL.io flit when the first TLP may join it (flit 0), else in a new flit. New
+// flits go back to back from S; flit g starts at S + (g - f1) unit, f1 = 1 if flit 0 is the
+// joined one. The reference sends TLP k at ready_k = max(earliest, its credit's return), so the
+// stream above is what it builds exactly when every ready_k is no later than the start of the
+// flit TLP k begins in (TLP k then joins that flit, or the wire is still busy when it opens
+// one) and the retry buffer never holds a flit back. Credits of the run's own TLPs come back
+// at least G flits after they were used, G = floor(((N - 1) b + 1) / B) for N credits.
+bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run,
+                                   const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
+  const uint64_t n = run.count;
+  const uint64_t b = framing_.bytes(run.tlp);
+  const uint64_t B = format_.io_bytes_per_flit;
+  const uint32_t F = format_.flit_bytes;
+  const Ticks unit = tx.wire.unit_ticks(F);
+  const Ticks lat = ticks(latency_);
+  const Ticks rd = lat + back.wire.unit_ticks(F) + lat;
+  const Ticks E = ticks(earliest);
+  CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(run.tlp.kind))];
+  const uint64_t C = pool.credits();
+
+  const Ticks ready0 = std::max(E, pool.upcoming(0));
+  const bool joined = tx.io.exists && ticks(tx.io.start) >= ready0 && tx.io.used < B;
+  const uint64_t off = joined ? tx.io.used : 0;
+  const uint64_t f1 = joined ? 1 : 0;
+  const uint64_t spanned = ceil_div(off + n * b, B);
+  const uint64_t new_flits = spanned - f1;
+  // k1: the first TLP with bytes beyond flit 0 when joined (it opens flit 1).
+  const uint64_t k1 = joined ? (B - off) / b : 0;
+  if (new_flits > 0 && k1 >= C) return false;
+  const Ticks S = new_flits > 0 ? std::max(std::max(E, pool.upcoming(k1)), ticks(tx.wire.busy_until())) : 0;
+  const Ticks tail_start = joined ? ticks(tx.io.start) : 0;
+  // Credits held since before the run: TLP k's must be back by the start of the flit it begins
+  // in, the joined flit 0 for the first kz, else S + (floor((off + k b) / B) - f1) unit.
+  const uint64_t held = std::min(n, C);
+  const uint64_t kz = std::min(held, joined ? ceil_div(B - off, b) : 0);
+  for (uint64_t k = 0; k < kz; ++k)
+    if (pool.upcoming(k) > tail_start) return false;
+  if (kz < held) {
+    if (S < f1 * unit) return false;
+    TimeRun bound;
+    bound.count = held - kz;
+    bound.base = S - f1 * unit;
+    bound.c0 = off + kz * b;
+    bound.a = b;
+    bound.m = B;
+    bound.step = unit;
+    if (!pool.upcoming_bounded_by_run(kz, held, bound)) return false;
+  }
+  // Credits the run itself used.
+  if (n > C) {
+    const uint64_t G = ((C - 1) * b + 1) / B;
+    if (G < 1 || (G - 1) * unit < rd) return false;
+  }
+  const TimeRun starts = TimeRun::linear(S, unit, new_flits);
+  if (new_flits > 0 && !tx.wire.fits(starts, F)) return false;
+
+  // Commit. TLPs ending in flit 0 (k < k1 when joined) end with it; the others end with new flit
+  // e(k) = floor((off + (k + 1) b - 1) / B), at S + (e(k) - f1 + 1) unit.
+  const uint64_t k_new = joined ? std::min(k1, n) : 0;
+  const auto tlp_end_run = [&](uint64_t k_first, uint64_t stride, uint64_t count, Ticks extra, uint64_t repeat) {
+    TimeRun r;
+    r.count = count * repeat;
+    r.base = S + extra;
+    r.c0 = off + (k_first + 1) * b - 1 + (1 - f1) * B;
+    r.a = stride * b;
+    r.m = B;
+    r.repeat = repeat;
+    r.step = unit;
+    return r;
+  };
+  LinkWire::Sent sent;
+  if (new_flits > 0) sent = tx.wire.send_run(starts, F);
+  const Ticks last_end = new_flits > 0 ? ticks(sent.end) : ticks(tx.io.end);
+  // Credit wait as the reference counts it: the latest credit return any TLP of the run waited for.
+  Ticks latest_credit = pool.upcoming(std::min(n, C) - 1);
+  if (n > C) latest_credit = std::max(latest_credit, tlp_end_run(n - 1 - C, 1, 1, rd, 1).at(0));
+  if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
+  if (first) t.first_bit = joined ? tx.io.start : from_ticks(S);
+  first = false;
+  t.last_bit = std::max(t.last_bit, from_ticks(last_end));
+  t.units += new_flits;
+  t.replays += sent.replays;
+  t.wire_bytes += static_cast<uint64_t>(F) * (new_flits + sent.replays);
+  for (uint64_t k = 0; k < k_new; ++k) pool.consume(tx.io.end + from_ticks(rd));
+  pool.consume_run(tlp_end_run(k_new, 1, n - k_new, rd, 1));
+  if (format_.io_framed_tlps) {
+    const uint64_t r0 = tx.tlps_received;
+    const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
+    const auto first_due = [&](uint64_t ratio) { return (ratio - (r0 + 1) % ratio) % ratio; };  // (r0 + k + 1) % ratio == 0
+    if (A == U) {
+      // An ACK and an UpdateFC after the same TLPs: pairs due together.
+      uint64_t k = first_due(A);
+      for (; k < k_new && k < n; k += A) {
+        back.owed_dllps.push(tx.io.end + latency_);
+        back.owed_dllps.push(tx.io.end + latency_);
+      }
+      if (k < n) back.owed_dllps.push(tlp_end_run(k, A, (n - 1 - k) / A + 1, lat, 2));
+    } else {
+      for (uint64_t k = 0; k < n; ++k) {
+        const sc_core::sc_time due =
+            k < k_new ? tx.io.end + latency_ : from_ticks(tlp_end_run(k, 1, 1, lat, 1).at(0));
+        if ((r0 + k + 1) % A == 0) back.owed_dllps.push(due);
+        if ((r0 + k + 1) % U == 0) back.owed_dllps.push(due);
+      }
+    }
+    tx.tlps_received += n;
+  }
+  // The current CXL.io flit is now the stream's last.
+  if (new_flits > 0) {
+    tx.io = {true, from_ticks(S + (new_flits - 1) * unit), from_ticks(last_end),
+             static_cast<uint32_t>(off + n * b - (spanned - 1) * B)};
+  } else {
+    tx.io.used = static_cast<uint32_t>(off + n * b);
+  }
+  return true;
 }
 
 LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc_time& earliest) {
@@ -163,7 +360,7 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
     t.replays += p.replays;
     t.wire_bytes += p.wire_bytes;
     pool.consume(p.last_bit + return_delay);
-    back.owed_credits.push_back(p.last_bit + latency_);
+    back.owed_credits.push(p.last_bit + latency_);
   }
   return t;
 }

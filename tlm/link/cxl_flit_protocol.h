@@ -27,6 +27,7 @@
 #include "tlm/link/link_protocol.h"
 #include "tlm/link/link_wire.h"
 #include "tlm/link/pcie_tlp.h"
+#include "tlm/link/time_queue.h"
 
 namespace kvtier {
 
@@ -58,9 +59,9 @@ class CxlFlitProtocol : public LinkProtocol {
     IoTail io;
     std::array<CreditPool, static_cast<size_t>(FlowClass::Count)> io_credits;
     std::array<CreditPool, kMemMsgKinds> mem_credits;
-    uint64_t tlps_received = 0;               // by the far end, for the DLLP ratio (68B CXL.io)
-    std::deque<sc_core::sc_time> owed_dllps;  // CXL.io DLLPs to send on this direction
-    std::deque<sc_core::sc_time> owed_credits;  // CXL.mem credit returns to send on this direction
+    uint64_t tlps_received = 0;   // by the far end, for the DLLP ratio (68B CXL.io)
+    TimeQueue owed_dllps;         // CXL.io DLLPs to send on this direction, when each is due
+    TimeQueue owed_credits;       // CXL.mem credit returns to send on this direction
   };
   struct IoAppend {
     sc_core::sc_time first, last;
@@ -71,6 +72,17 @@ class CxlFlitProtocol : public LinkProtocol {
   LinkTransfer send_io(const LinkMessage& msg, const sc_core::sc_time& earliest);
   IoAppend append_io(DirectionState& d, const sc_core::sc_time& earliest, uint32_t bytes);
   void settle_owed(Direction dir, const sc_core::sc_time& until);
+  // One TLP, unit by unit (the reference engine, and the fast engine's fallback).
+  void send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp, const sc_core::sc_time& earliest,
+                LinkTransfer& t, bool& first);
+  // Fast engine: `run.count` identical TLPs in closed form. Returns false, having changed
+  // nothing, when the closed form's conditions do not hold (credits or the retry buffer would
+  // hold a TLP back); the caller then sends them one by one.
+  bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
+                    LinkTransfer& t, bool& first);
+  // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
+  // possible; returns how many it sent (0: send the next one unit by unit).
+  uint64_t settle_dllp_run(DirectionState& d, uint64_t n);
 
   const LinkConfig config_;
   const FlitFormat format_;
@@ -78,6 +90,7 @@ class CxlFlitProtocol : public LinkProtocol {
   const TlpFraming framing_;
   const sc_core::sc_time latency_;
   const sc_core::sc_time credit_return_interval_;
+  const bool fast_;                 // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
 };
 

@@ -36,6 +36,8 @@ void validate_link_config(const LinkConfig& c) {
   require(c.gt_per_s > 0 && c.gt_per_s <= 256, "gt_per_s", text(c.gt_per_s), "must be in (0, 256] GT/s");
   require(c.encoding_efficiency > 0 && c.encoding_efficiency <= 1, "encoding_efficiency", text(c.encoding_efficiency),
           "must be in (0, 1]");
+  require(c.flit_engine == "fast" || c.flit_engine == "reference", "flit_engine", "'" + c.flit_engine + "'",
+          "must be fast or reference");
   if (c.protocol == "simple") {
     require(c.lanes >= 1, "lanes", text(c.lanes), "must be at least 1");
     require(c.max_payload_bytes >= 1, "max_payload_bytes", text(c.max_payload_bytes), "must be at least 1");

@@ -10,12 +10,20 @@ LinkWire::LinkWire(const LinkWireParams& params, Direction dir)
     : params_(params),
       // Each direction draws its own errors, reproducibly from the configured seed.
       rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) + 0x9e3779b97f4a7c15ull),
-      ack_at_(std::max<uint32_t>(1, params.retry_buffer_units), sc_core::SC_ZERO_TIME) {
+      run_rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) + 0x2545f4914f6cdd1dull),
+      depth_(std::max<uint32_t>(1, params.retry_buffer_units)) {
   bits_to_next_error_ = draw_gap();
 }
 
 sc_core::sc_time LinkWire::duration(uint64_t bytes) const {
   return seconds(static_cast<double>(bytes) / params_.bytes_per_s);
+}
+
+LinkWireStats LinkWire::stats() const {
+  LinkWireStats s = stats_;
+  s.busy_s = from_ticks(busy_ticks_).to_seconds();
+  s.retry_stall_s = from_ticks(retry_stall_ticks_).to_seconds();
+  return s;
 }
 
 // Bits up to and including the next flipped bit: geometric with p = BER, by inversion of a
@@ -63,16 +71,17 @@ bool LinkWire::transmission_corrupted(uint32_t bytes) {
 
 LinkWire::Sent LinkWire::send_unit(const sc_core::sc_time& earliest, uint32_t bytes) {
   const uint64_t sequence = next_sequence_++;
-  const size_t ring_slot = sequence % ack_at_.size();
-  // Retry buffer full: the unit waits for the acknowledgement of unit (sequence - depth).
+  // Retry buffer full: the unit waits for the acknowledgement of unit (sequence - depth), the
+  // oldest of the last `depth` acknowledgements kept.
   sc_core::sc_time ready = earliest;
-  if (sequence >= ack_at_.size() && ack_at_[ring_slot] > ready) {
-    const sc_core::sc_time free_at = std::max(ack_at_[ring_slot], timeline_.busy_until());
-    if (free_at > std::max(earliest, timeline_.busy_until()))
-      stats_.retry_stall_s += (free_at - std::max(earliest, timeline_.busy_until())).to_seconds();
-    ready = ack_at_[ring_slot];
+  if (sequence >= depth_ && acks_.front() > ticks(ready)) {
+    const sc_core::sc_time ack = from_ticks(acks_.front());
+    const sc_core::sc_time free_at = std::max(ack, timeline_.busy_until());
+    const sc_core::sc_time would = std::max(earliest, timeline_.busy_until());
+    if (free_at > would) retry_stall_ticks_ += ticks(free_at - would);
+    ready = ack;
   }
-  const sc_core::sc_time d = duration(bytes);
+  const sc_core::sc_time& d = unit_time(bytes);
   Sent sent;
   sc_core::sc_time at = ready;
   for (bool first = true;; first = false) {
@@ -81,7 +90,7 @@ LinkWire::Sent LinkWire::send_unit(const sc_core::sc_time& earliest, uint32_t by
     sent.end = start + d;
     ++stats_.transmissions;
     stats_.wire_bytes += bytes;
-    stats_.busy_s += d.to_seconds();
+    busy_ticks_ += ticks(d);
     if (!transmission_corrupted(bytes)) break;
     // Receiver discards it (CRC), sender replays from the retry buffer after the handshake.
     ++stats_.corrupted;
@@ -94,20 +103,132 @@ LinkWire::Sent LinkWire::send_unit(const sc_core::sc_time& earliest, uint32_t by
   ++stats_.units_delivered;
   ++stats_.units_sent;
   stats_.replays += sent.replays;
-  ack_at_[ring_slot] = sent.end + params_.ack_delay;
+  acks_.push(sent.end + params_.ack_delay);
+  acks_.keep_last(depth_);
   return sent;
 }
 
 LinkWire::Sent LinkWire::send_control(const sc_core::sc_time& earliest, uint32_t bytes) {
-  const sc_core::sc_time d = duration(bytes);
+  const sc_core::sc_time& d = unit_time(bytes);
   Sent sent;
   sent.start = timeline_.reserve(earliest, d);
   sent.end = sent.start + d;
   ++stats_.control_units;
   stats_.wire_bytes += bytes;
-  stats_.busy_s += d.to_seconds();
+  busy_ticks_ += ticks(d);
   transmission_corrupted(bytes);  // advances the error process; a lost control unit is superseded
   return sent;
+}
+
+// Consecutive starts of a run are at least floor(a / m) steps apart, and starts `depth` apart
+// at least floor(depth a / m) steps (floor(x + y) >= floor(x) + floor(y)).
+bool LinkWire::fits(const TimeRun& starts, uint32_t bytes) const {
+  const uint64_t n = starts.count;
+  if (n == 0) return true;
+  if (starts.repeat != 1 || starts.m == 0) return false;
+  const Ticks unit = unit_ticks(bytes);
+  if (starts.at(0) < ticks(timeline_.busy_until())) return false;
+  if (n > 1 && (starts.a / starts.m) * starts.step < unit) return false;
+  // Units of the run that wait on acknowledgements of units already sent.
+  const uint64_t sent = next_sequence_;
+  const uint64_t kept = acks_.size();  // acknowledgements of units [sent - kept, sent)
+  uint64_t i0 = sent >= depth_ ? 0 : depth_ - sent;  // run units before i0 find a free slot
+  if (i0 < n) {
+    const uint64_t upto = std::min<uint64_t>(n, depth_);
+    // Unit i waits on unit sent + i - depth, queue index (sent + i - depth) - (sent - kept).
+    const uint64_t first = i0 + kept - depth_;
+    if (upto > i0 && !acks_.bounded_by(first, upto - i0, [&](uint64_t i) { return starts.at(i0 + i); })) return false;
+  }
+  // Units that wait on units of the run itself.
+  if (n > depth_) {
+    const Ticks gap = ((depth_ * starts.a) / starts.m) * starts.step;
+    if (unit + ticks(params_.ack_delay) > gap) return false;
+  }
+  return true;
+}
+
+void LinkWire::failure_probabilities(uint32_t bytes, double& fail, double& corrected) const {
+  const double ber = params_.bit_error_rate;
+  const double clean = std::exp(8.0 * bytes * std::log1p(-ber));  // no bit error at all
+  if (params_.fec_interleaves == 0) {
+    fail = -std::expm1(8.0 * bytes * std::log1p(-ber));
+    corrected = 0.0;
+    return;
+  }
+  // Interleave k holds bytes k, k + n, k + 2n, ...; it fails with two or more errored bytes.
+  const double byte_bad = -std::expm1(8.0 * std::log1p(-ber));
+  const uint32_t n = params_.fec_interleaves;
+  double ok = 1.0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t s = bytes / n + (k < bytes % n ? 1 : 0);
+    const double none = std::exp(s * std::log1p(-byte_bad));
+    const double one = s * byte_bad * std::exp((s > 0 ? s - 1 : 0) * std::log1p(-byte_bad));
+    ok *= std::min(1.0, none + one);
+  }
+  fail = 1.0 - ok;
+  corrected = std::max(0.0, ok - clean);
+}
+
+uint64_t LinkWire::sample_replays(uint64_t units, uint32_t bytes, uint64_t& fec_corrected) {
+  fec_corrected = 0;
+  if (params_.bit_error_rate <= 0.0 || units == 0) return 0;
+  double fail = 0, corrected = 0;
+  failure_probabilities(bytes, fail, corrected);
+  uint64_t replays = 0;
+  for (uint64_t pending = units; pending > 0;) {
+    std::binomial_distribution<uint64_t> failed(pending, fail);
+    pending = failed(run_rng_);
+    replays += pending;
+  }
+  if (corrected > 0) {
+    // Of the transmissions that got through, those FEC repaired.
+    std::binomial_distribution<uint64_t> repaired(units, std::min(1.0, corrected / (1.0 - fail)));
+    fec_corrected = repaired(run_rng_);
+  }
+  return replays;
+}
+
+LinkWire::Sent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
+  const uint64_t n = starts.count;
+  const Ticks unit = unit_ticks(bytes);
+  uint64_t fec = 0;
+  const uint64_t replays = sample_replays(n, bytes, fec);
+  const Ticks replay_hold = replays * (ticks(params_.replay_latency) + unit);
+  Sent sent;
+  sent.start = from_ticks(starts.at(0));
+  sent.end = from_ticks(starts.at(n - 1) + unit + replay_hold);
+  sent.replays = static_cast<uint32_t>(std::min<uint64_t>(replays, UINT32_MAX));
+  timeline_.reserve(sent.end - from_ticks(unit), from_ticks(unit));
+  stats_.transmissions += n + replays;
+  stats_.corrupted += replays;
+  stats_.replays += replays;
+  stats_.fec_corrected += fec;
+  stats_.wire_bytes += (n + replays) * bytes;
+  stats_.units_sent += n;
+  stats_.units_delivered += n;
+  busy_ticks_ += (n + replays) * unit;
+  next_sequence_ += n;
+  receiver_expected_ = next_sequence_;
+  TimeRun acks = starts;
+  acks.count = std::min<uint64_t>(n, depth_);
+  // The kept acknowledgements are those of the run's last units.
+  const uint64_t skip = n - acks.count;
+  acks.c0 += skip * acks.a;
+  acks.base += unit + ticks(params_.ack_delay);
+  acks_.push(acks);
+  acks_.keep_last(depth_);
+  return sent;
+}
+
+void LinkWire::send_control_run(uint64_t count, uint32_t bytes, Ticks last_start) {
+  if (count == 0) return;
+  const Ticks unit = unit_ticks(bytes);
+  timeline_.reserve(from_ticks(last_start), from_ticks(unit));
+  stats_.control_units += count;
+  stats_.wire_bytes += count * bytes;
+  busy_ticks_ += count * unit;
+  // Control units are never replayed; the bit-error process is memoryless, so skipping their
+  // bits leaves the distribution of later errors unchanged.
 }
 
 }  // namespace kvtier

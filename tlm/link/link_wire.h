@@ -9,6 +9,15 @@
 // The model holds the wire for `replay_latency` after the failed unit's last bit (the NAK /
 // RETRY.Req round trip and the discarded in-flight units) and then resends it. A full retry
 // buffer stalls the sender until the oldest unit is acknowledged (`ack_delay` after its last bit).
+//
+// Bulk (the fast flit engine, docs/link.md): a run of units whose start times are known in
+// closed form (back to back, or one every so often) goes out in one call. `fits` tells whether
+// the run would wait for no acknowledgement, so the caller can fall back to unit-by-unit
+// sending before anything is committed. With bit errors on, a run's replays are drawn at once
+// from the distribution the per-unit process gives: each transmission fails independently
+// with the probability a whole unit has of failing, so a run of n units needs
+// Binomial(n, p) replays, which need Binomial(that, p) more, and so on; the wire is held
+// `replay_latency` + one unit per replay, counted at the run's end.
 #include <cstdint>
 #include <random>
 #include <systemc>
@@ -16,6 +25,7 @@
 
 #include "tlm/common/timeline.h"
 #include "tlm/link/link_protocol.h"
+#include "tlm/link/time_queue.h"
 
 namespace kvtier {
 
@@ -45,22 +55,58 @@ class LinkWire {
   // superseded by the next (credits and ACKs are cumulative).
   Sent send_control(const sc_core::sc_time& earliest, uint32_t bytes);
 
+  // Whether `starts.count` sequenced units, unit i starting at starts.at(i), can go out as
+  // they are: the first no earlier than busy_until, none overlapping the next, none waiting
+  // for a retry-buffer slot. Only then may send_run take them.
+  bool fits(const TimeRun& starts, uint32_t bytes) const;
+  // Sends them; `Sent::end` is the last unit's last bit, replays included.
+  Sent send_run(const TimeRun& starts, uint32_t bytes);
+  // `count` unsequenced units, the last starting at `last_start` (caller checked that none
+  // overlaps the next and the first starts no earlier than busy_until).
+  void send_control_run(uint64_t count, uint32_t bytes, Ticks last_start);
+
   sc_core::sc_time duration(uint64_t bytes) const;
+  Ticks unit_ticks(uint32_t bytes) const { return cached(bytes).ticks; }  // duration(bytes), cached
+  const sc_core::sc_time& unit_time(uint32_t bytes) const { return cached(bytes).time; }
   const sc_core::sc_time& busy_until() const { return timeline_.busy_until(); }
-  const LinkWireStats& stats() const { return stats_; }
+  LinkWireStats stats() const;
 
  private:
   bool transmission_corrupted(uint32_t bytes);
   uint64_t draw_gap();
+  // Probability that one transmission of `bytes` fails its CRC (after FEC), and that it has
+  // bit errors which FEC repairs.
+  void failure_probabilities(uint32_t bytes, double& fail, double& corrected) const;
+  uint64_t sample_replays(uint64_t units, uint32_t bytes, uint64_t& fec_corrected);
 
   LinkWireParams params_;
   Timeline timeline_;
   LinkWireStats stats_;
+  Ticks busy_ticks_ = 0;                // time spent transmitting, replays and control included
+  Ticks retry_stall_ticks_ = 0;
   std::mt19937_64 rng_;
+  std::mt19937_64 run_rng_;             // replays of bulk runs (a stream of its own)
   uint64_t bits_to_next_error_ = 0;     // error process: bits until the next flipped bit
   uint64_t next_sequence_ = 0;          // sender: sequence number of the next new unit
   uint64_t receiver_expected_ = 0;      // receiver: next sequence number it accepts
-  std::vector<sc_core::sc_time> ack_at_;  // ring: when unit (seq mod depth) is acknowledged
+  const uint64_t depth_;                // retry-buffer units
+  TimeQueue acks_;                      // when each of the last `depth_` units is acknowledged
+  struct CachedDuration {
+    uint32_t bytes = 0;
+    Ticks ticks = 0;
+    sc_core::sc_time time;
+  };
+  // The few unit sizes in use (flits, TLPs of a size, DLLPs), so that no unit converts a double.
+  const CachedDuration& cached(uint32_t bytes) const {
+    CachedDuration& c = durations_[bytes % 8];
+    if (c.bytes != bytes || bytes == 0) {
+      c.bytes = bytes;
+      c.time = duration(bytes);
+      c.ticks = c.time.value();
+    }
+    return c;
+  }
+  mutable CachedDuration durations_[8];
 };
 
 }  // namespace kvtier

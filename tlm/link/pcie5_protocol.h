@@ -15,6 +15,7 @@
 #include "tlm/link/link_protocol.h"
 #include "tlm/link/link_wire.h"
 #include "tlm/link/pcie_tlp.h"
+#include "tlm/link/time_queue.h"
 
 namespace kvtier {
 
@@ -29,9 +30,6 @@ class Pcie5Protocol : public LinkProtocol {
   const char* unit_name() const override { return "TLP"; }
 
  private:
-  struct OwedDllp {
-    sc_core::sc_time ready;  // when the receiver's data link layer could send it
-  };
   struct DirectionState {
     DirectionState(const LinkConfig& c, const LinkWireParams& p, Direction d)
         : wire(p, d),
@@ -39,13 +37,21 @@ class Pcie5Protocol : public LinkProtocol {
     LinkWire wire;
     std::array<CreditPool, static_cast<size_t>(FlowClass::Count)> credits;  // receiver's header credits
     uint64_t tlps_received = 0;    // by the far end, for the ACK / UpdateFC ratio
-    std::deque<OwedDllp> owed;     // DLLPs waiting to go out on this direction
+    TimeQueue owed;                // DLLPs waiting to go out on this direction: when each could leave
   };
   void send_owed_dllps(Direction dir, const sc_core::sc_time& until);
+  // Fast engine (link.flit_engine = fast): `run.count` identical TLPs in closed form; false,
+  // having changed nothing, when a credit or the retry buffer would hold one back.
+  bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
+                    LinkTransfer& t, bool& first);
+  void send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp, const sc_core::sc_time& earliest,
+                LinkTransfer& t, bool& first);
+  uint64_t send_dllp_run(DirectionState& d, uint64_t n);
 
   const LinkConfig config_;
   const TlpFraming framing_;
   const sc_core::sc_time latency_;
+  const bool fast_;
   std::array<DirectionState, 2> dirs_;
 };
 

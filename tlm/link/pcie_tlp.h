@@ -43,4 +43,18 @@ constexpr uint32_t kDllpBytes = 8;   // SDP token 2 B + DLLP 4 B + CRC-16 2 B (P
 // Memory requests carry a 4DW header with 64-bit addresses, completions a 3DW header.
 std::vector<Tlp> tlps_for(const LinkMessage& msg, const LinkConfig& config);
 
+// The same TLPs as runs of identical ones: a message splits into full pieces and at most one
+// shorter last piece, so at most two runs, in order.
+struct TlpRun {
+  Tlp tlp;
+  uint64_t count = 0;
+};
+struct TlpRuns {
+  TlpRun run[2];
+  size_t size = 0;
+  const TlpRun* begin() const { return run; }
+  const TlpRun* end() const { return run + size; }
+};
+TlpRuns tlp_runs_for(const LinkMessage& msg, const LinkConfig& config);
+
 }  // namespace kvtier

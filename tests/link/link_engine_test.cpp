@@ -1,0 +1,200 @@
+// The fast flit engine against the reference (unit-by-unit) engine on random message
+// sequences: every count and time identical with no bit errors, for every preset and for
+// settings that make credits and the retry buffer bind; with bit errors, replays within the
+// sampling error of the per-unit model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <systemc>
+#include <vector>
+
+#include "tests/link/link_test_util.h"
+#include "tlm/link/link_protocol.h"
+
+namespace kvtier {
+namespace {
+
+using sc_core::sc_time;
+
+const char* const kPresets[] = {"pcie5-x16", "cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"};
+
+struct Step {
+  LinkMessage msg;
+  sc_time at;
+};
+
+bool is_mem(TxnClass c) { return c == TxnClass::MemRead || c == TxnClass::MemWrite; }
+
+// A random sequence as the Link would issue it: each transaction's forward message, then its
+// response (read data, CXL.mem write completion) on the other direction a little later.
+// Sizes log-uniform from 8 B to 8 MiB (CXL.mem to 256 KiB: its lines go one by one in both
+// engines); issue times either back to back, a little apart or long idle gaps.
+std::vector<Step> random_sequence(uint32_t seed, bool completing_writes, size_t transactions) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<Step> steps;
+  double now_ns = 0;
+  for (size_t i = 0; i < transactions; ++i) {
+    const TxnClass cls = static_cast<TxnClass>(rng() % static_cast<uint64_t>(TxnClass::Count));
+    const double max_log = is_mem(cls) ? std::log(256.0 * 1024) : std::log(8.0 * 1024 * 1024);
+    uint64_t bytes = static_cast<uint64_t>(std::exp(std::log(8.0) + unit(rng) * (max_log - std::log(8.0))));
+    if (is_mem(cls)) bytes = std::max<uint64_t>(64, bytes / 64 * 64);
+    const bool read = cls == TxnClass::PayloadRead || cls == TxnClass::MemRead;
+    Direction dir = Direction::Downstream;
+    if (!is_mem(cls) && (cls == TxnClass::PayloadWrite || cls == TxnClass::PayloadRead ||
+                         cls == TxnClass::CompletionWrite))
+      dir = Direction::Upstream;
+    const double gap = unit(rng);
+    now_ns += gap < 0.4 ? 0.0 : gap < 0.8 ? unit(rng) * 200.0 : unit(rng) * 200000.0;
+    const sc_time at(now_ns, sc_core::SC_NS);
+    steps.push_back({{dir, cls, false, read ? 0 : bytes, read ? bytes : 0}, at});
+    const sc_time later(now_ns + 100 + unit(rng) * 2000, sc_core::SC_NS);
+    if (read) steps.push_back({{reverse(dir), cls, true, bytes, 0}, later});
+    if (cls == TxnClass::MemWrite && completing_writes) steps.push_back({{reverse(dir), cls, true, 0, 0}, later});
+  }
+  return steps;
+}
+
+void expect_same_transfer(const LinkTransfer& f, const LinkTransfer& r, size_t i) {
+  EXPECT_EQ(f.first_bit, r.first_bit) << "message " << i;
+  EXPECT_EQ(f.last_bit, r.last_bit) << "message " << i;
+  EXPECT_EQ(f.wire_bytes, r.wire_bytes) << "message " << i;
+  EXPECT_EQ(f.units, r.units) << "message " << i;
+  EXPECT_EQ(f.slots, r.slots) << "message " << i;
+  EXPECT_EQ(f.replays, r.replays) << "message " << i;
+  EXPECT_EQ(f.credit_wait, r.credit_wait) << "message " << i;
+}
+
+void expect_same_wire(const LinkWireStats& f, const LinkWireStats& r, Direction d) {
+  SCOPED_TRACE(to_string(d));
+  EXPECT_EQ(f.units_sent, r.units_sent);
+  EXPECT_EQ(f.units_delivered, r.units_delivered);
+  EXPECT_EQ(f.out_of_sequence, r.out_of_sequence);
+  EXPECT_EQ(f.transmissions, r.transmissions);
+  EXPECT_EQ(f.replays, r.replays);
+  EXPECT_EQ(f.control_units, r.control_units);
+  EXPECT_EQ(f.wire_bytes, r.wire_bytes);
+  EXPECT_EQ(f.busy_s, r.busy_s);
+  EXPECT_EQ(f.retry_stall_s, r.retry_stall_s);
+}
+
+// Runs `steps` through both engines; returns how many messages were compared.
+size_t compare_engines(LinkConfig c, const std::vector<Step>& steps) {
+  c.flit_engine = "fast";
+  auto fast = make_link_protocol(c);
+  c.flit_engine = "reference";
+  auto ref = make_link_protocol(c);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const LinkTransfer f = fast->send(steps[i].msg, steps[i].at);
+    const LinkTransfer r = ref->send(steps[i].msg, steps[i].at);
+    expect_same_transfer(f, r, i);
+    if (::testing::Test::HasFailure()) return i;
+  }
+  const sc_time end = steps.back().at + sc_time(1, sc_core::SC_SEC);
+  fast->flush(end);
+  ref->flush(end);
+  for (Direction d : {Direction::Downstream, Direction::Upstream}) expect_same_wire(fast->wire_stats(d), ref->wire_stats(d), d);
+  return steps.size();
+}
+
+TEST(FlitEngine, FastMatchesReferenceOnRandomSequencesForEveryPreset) {
+  for (const char* name : kPresets) {
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+      const LinkConfig c = test::preset(name);
+      auto probe = make_link_protocol(c);
+      const auto steps = random_sequence(seed, probe->write_completes(TxnClass::MemWrite), 120);
+      EXPECT_EQ(compare_engines(c, steps), steps.size());
+    }
+  }
+}
+
+// Few credits, a shallow retry buffer, other DLLP ratios, completions at the RCB: the fast
+// engine's conditions fail often and it must fall back without changing a count.
+TEST(FlitEngine, FastMatchesReferenceWhenCreditsAndRetryBufferBind) {
+  std::mt19937 pick(7);
+  for (const char* name : kPresets) {
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+      LinkConfig c = test::preset(name);
+      const uint32_t credits[] = {1, 2, 8, 32};
+      c.credits_posted = credits[pick() % 4];
+      c.credits_non_posted = credits[pick() % 4];
+      c.credits_completion = credits[pick() % 4];
+      c.credits_m2s_req = c.credits_m2s_rwd = c.credits_s2m_drs = c.credits_s2m_ndr = credits[pick() % 4];
+      const uint32_t depths[] = {1, 4, 16, 64};
+      c.retry_buffer_units = depths[pick() % 4];
+      c.tlps_per_ack = 1 + pick() % 5;
+      c.tlps_per_update_fc = 1 + pick() % 5;
+      c.completions_at_rcb = pick() % 2 == 0;
+      c.max_payload_bytes = 128u << (pick() % 4);
+      auto probe = make_link_protocol(c);
+      const auto steps = random_sequence(100 + seed, probe->write_completes(TxnClass::MemWrite), 80);
+      EXPECT_EQ(compare_engines(c, steps), steps.size());
+    }
+  }
+}
+
+// Bit errors on: the fast engine samples a run's replays, the reference draws bit errors unit
+// by unit. Both must match the expectation of the per-unit model, replays per unit
+// p / (1 - p) (each unit is resent until one transmission gets through), within 5 standard
+// deviations (Poisson bound on a count of rare events).
+struct ErrorCase {
+  const char* preset;
+  double ber;
+  uint32_t unit_bytes;   // every sequenced unit of the stream below has this size
+  double fail;           // probability that one transmission fails, hand-computed
+};
+
+double no_fec_failure(double ber, uint32_t bytes) { return 1.0 - std::pow(1.0 - ber, 8.0 * bytes); }
+
+// 3-way interleaved FEC over 256 B (86, 85, 85 bytes): an interleave fails with 2+ errored bytes.
+double fec_failure(double ber) {
+  const double q = 1.0 - std::pow(1.0 - ber, 8.0);
+  double ok = 1.0;
+  for (int s : {86, 85, 85}) ok *= std::pow(1 - q, s) + s * q * std::pow(1 - q, s - 1);
+  return 1.0 - ok;
+}
+
+TEST(FlitEngine, SampledReplaysMatchThePerUnitModelWithinSamplingError) {
+  const ErrorCase cases[] = {
+      {"pcie5-x16", 1e-6, 280, no_fec_failure(1e-6, 280)},  // 4 + 16 + 256 + 4 B MWr TLPs
+      {"cxl2-x16", 1e-6, 68, no_fec_failure(1e-6, 68)},
+      {"cxl3-x16", 1e-4, 256, fec_failure(1e-4)},
+      {"cxl3-lopt-x16", 1e-4, 256, fec_failure(1e-4)},
+  };
+  for (const ErrorCase& e : cases) {
+    SCOPED_TRACE(e.preset);
+    for (const char* engine : {"fast", "reference"}) {
+      SCOPED_TRACE(engine);
+      LinkConfig c = test::preset(e.preset);
+      c.bit_error_rate = e.ber;
+      c.flit_engine = engine;
+      c.tlps_per_ack = c.tlps_per_update_fc = 1u << 30;  // no DLLPs: every unit is a 64 KiB write's
+      auto p = make_link_protocol(c);
+      uint64_t replays = 0, wire = 0, payload = 0;
+      for (int i = 0; i < 1500; ++i) {
+        const LinkTransfer t =
+            p->send({Direction::Upstream, TxnClass::PayloadWrite, false, 65536, 0}, sc_time(20.0 * i, sc_core::SC_US));
+        replays += t.replays;
+        wire += t.wire_bytes;
+        payload += 65536;
+      }
+      const LinkWireStats w = p->wire_stats(Direction::Upstream);
+      const double expected = w.units_sent * e.fail / (1.0 - e.fail);
+      EXPECT_GT(expected, 100.0);  // enough events for the bound to mean something
+      EXPECT_NEAR(static_cast<double>(replays), expected, 5.0 * std::sqrt(expected) + 1.0);
+      EXPECT_EQ(replays, w.replays);
+      EXPECT_EQ(w.units_delivered, w.units_sent);
+      EXPECT_EQ(w.out_of_sequence, 0u);
+      // Every replay resends one unit: the wire bytes they add.
+      EXPECT_EQ(wire, (w.units_sent + replays) * e.unit_bytes);
+      EXPECT_EQ(w.wire_bytes, wire);
+      EXPECT_GT(payload, 0u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kvtier

@@ -1,0 +1,205 @@
+#pragma once
+// A first-in first-out queue of times that stores a burst's worth of them as one arithmetic
+// run instead of one entry each: the receiver credits a burst consumes, the acknowledgements
+// of its flits, the DLLPs and credit returns it leaves owed on the other direction. A burst of
+// N units writes one run in O(1), so the bulk path (docs/link.md, "Fast flit engine") costs
+// the same for 64 B and for 8 MiB; single times are runs of one.
+//
+// Element i of a run (0-based, in time order):
+//   base + floor((c0 + floor(i / repeat) * a) / m) * step
+// which covers "the end of the flit that holds byte c0 + i*a of a stream of m-byte flits"
+// (TLP last bits), "one unit every a steps" (m = 1) and pairs due together (repeat = 2).
+//
+// Every queue this model keeps is non-decreasing (units leave the wire in order); the search
+// and bound helpers rely on it.
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <systemc>
+
+namespace kvtier {
+
+using Ticks = sc_core::sc_time::value_type;  // simulation-time resolution units
+inline Ticks ticks(const sc_core::sc_time& t) { return t.value(); }
+inline sc_core::sc_time from_ticks(Ticks v) { return sc_core::sc_time::from_value(v); }
+
+struct TimeRun {
+  uint64_t count = 1;
+  Ticks base = 0;
+  uint64_t c0 = 0, a = 0, m = 1;
+  uint64_t repeat = 1;
+  Ticks step = 0;
+  Ticks at(uint64_t i) const {
+    if (a == 0 || step == 0) return base + (c0 / m) * step;
+    if (m == 1 && repeat == 1) return base + (c0 + i * a) * step;
+    return base + ((c0 + (i / repeat) * a) / m) * step;
+  }
+  // The run less its first `skip` elements (whole groups of `repeat`).
+  TimeRun without_first(uint64_t skip) const {
+    TimeRun r = *this;
+    skip = std::min(skip, count) / repeat * repeat;
+    r.c0 += (skip / repeat) * a;
+    r.count -= skip;
+    return r;
+  }
+  static TimeRun single(Ticks t) {
+    TimeRun r;
+    r.base = t;
+    return r;
+  }
+  // count elements base, base + step, base + 2 step, ...
+  static TimeRun linear(Ticks base, Ticks step, uint64_t count) {
+    TimeRun r;
+    r.count = count;
+    r.base = base;
+    r.a = 1;
+    r.step = step;
+    return r;
+  }
+};
+
+class TimeQueue {
+ public:
+  bool empty() const { return head_ == end_; }
+  uint64_t size() const { return end_ - head_; }
+  // One element; it extends the newest run when that is an arithmetic progression it continues
+  // (acknowledgements of flits sent back to back, credits of TLPs sent one by one).
+  void push(const sc_core::sc_time& t) {
+    const Ticks v = ticks(t);
+    if (!runs_.empty()) {
+      TimeRun& r = runs_.back().run;
+      if (r.count == 1 && r.a == 0 && r.c0 == 0 && v >= r.base) {
+        r.a = 1;
+        r.step = v - r.base;
+        r.count = 2;
+        ++end_;
+        return;
+      }
+      if (r.count >= 2 && r.m == 1 && r.repeat == 1 && r.a == 1 && r.c0 == 0 && v == r.base + r.count * r.step) {
+        ++r.count;
+        ++end_;
+        return;
+      }
+    }
+    push(TimeRun::single(v));
+  }
+  void push(const TimeRun& r) {
+    if (r.count == 0) return;
+    runs_.push_back({r, end_});
+    end_ += r.count;
+  }
+  Ticks front() const { return runs_.front().run.at(head_ - runs_.front().first); }
+  // The i-th element from the front.
+  Ticks at(uint64_t i) const {
+    const uint64_t abs = head_ + i;
+    const Entry& f = runs_.front();
+    if (abs < f.first + f.run.count) return f.run.at(abs - f.first);
+    const Entry& l = runs_.back();
+    if (abs >= l.first) return l.run.at(abs - l.first);
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), abs,
+                               [](uint64_t v, const Entry& e) { return v < e.first; });
+    --it;
+    return it->run.at(abs - it->first);
+  }
+  void pop_front(uint64_t n = 1) {
+    head_ += std::min(n, size());
+    while (!runs_.empty() && runs_.front().first + runs_.front().run.count <= head_) runs_.pop_front();
+  }
+  // The run holding the front element, and how many of its elements are left from the front.
+  const TimeRun& front_run() const { return runs_.front().run; }
+  uint64_t front_offset() const { return head_ - runs_.front().first; }
+  uint64_t front_run_left() const { return runs_.front().run.count - front_offset(); }
+  // Keeps the newest `n` elements.
+  void keep_last(uint64_t n) {
+    if (size() > n) pop_front(size() - n);
+  }
+  // Elements from the front that are at most `t`, stopping at the first later one.
+  uint64_t count_at_most(Ticks t) const {
+    uint64_t n = 0;
+    for (const Entry& e : runs_) {
+      const uint64_t from = head_ > e.first ? head_ - e.first : 0;
+      if (e.run.at(e.run.count - 1) <= t) {
+        n += e.run.count - from;
+        continue;
+      }
+      uint64_t lo = from, hi = e.run.count - 1;  // at(hi) > t
+      while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (e.run.at(mid) <= t) lo = mid + 1;
+        else hi = mid;
+      }
+      return n + (lo - from);
+    }
+    return n;
+  }
+  // Whether at(first + i) <= bound(i) for every i < n, where bound is non-decreasing. Splits
+  // the range until each piece's largest element (its last) is under the bound at the piece's
+  // start; answers false when that fails for a piece of one or after `depth` splits, so false
+  // may be conservative (callers then take the exact per-unit path), true never is.
+  template <class Bound>
+  bool bounded_by(uint64_t first, uint64_t n, const Bound& bound) const {
+    return bounded_piece(first, 0, n, bound, 8);
+  }
+  // The same for bound(i) = bound.at(i). A queued run of the bound's shape (same a, m, step:
+  // the previous burst of the same TLPs) is checked in O(1) and exactly: the difference of
+  // the two floors depends only on the residue (bound.c0 + i a) mod m, and those residues are
+  // the values = bound.c0 mod gcd(a, m), the largest m - gcd + (bound.c0 mod gcd).
+  bool bounded_by_run(uint64_t first, uint64_t n, const TimeRun& bound) const {
+    for (uint64_t i = 0; i < n;) {
+      const uint64_t abs = head_ + first + i;
+      auto it = std::upper_bound(runs_.begin(), runs_.end(), abs,
+                                 [](uint64_t v, const Entry& e) { return v < e.first; });
+      --it;
+      const TimeRun& q = it->run;
+      const uint64_t j0 = abs - it->first;
+      const uint64_t len = std::min(n - i, q.count - j0);
+      if (!same_shape_bounded(q, j0, len, bound, i) &&
+          !bounded_piece(first, i, len, [&](uint64_t k) { return bound.at(k); }, 8))
+        return false;
+      i += len;
+    }
+    return true;
+  }
+
+ private:
+  static int64_t floor_div(int64_t x, int64_t m) { return x >= 0 ? x / m : -((-x + m - 1) / m); }
+  static uint64_t gcd(uint64_t a, uint64_t b) {
+    while (b) {
+      const uint64_t t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  }
+  // q.at(j0 + t) <= bound.at(i0 + t) for t < len, when q and bound differ only in base and c0.
+  static bool same_shape_bounded(const TimeRun& q, uint64_t j0, uint64_t len, const TimeRun& bound, uint64_t i0) {
+    if (len == 1) return q.at(j0) <= bound.at(i0);
+    if (q.repeat != 1 || bound.repeat != 1 || q.a != bound.a || q.m != bound.m || q.step != bound.step || q.m == 0)
+      return false;
+    const uint64_t m = q.m;
+    const uint64_t u0 = bound.c0 + i0 * bound.a;
+    const int64_t delta = static_cast<int64_t>(q.c0 + j0 * q.a) - static_cast<int64_t>(u0);
+    const uint64_t g = gcd(q.a, m);
+    const int64_t r_max = static_cast<int64_t>(m - g + u0 % g);
+    const int64_t jump = floor_div(r_max + delta, static_cast<int64_t>(m));
+    return static_cast<int64_t>(q.base) - static_cast<int64_t>(bound.base) + jump * static_cast<int64_t>(q.step) <= 0;
+  }
+  template <class Bound>
+  bool bounded_piece(uint64_t first, uint64_t i0, uint64_t n, const Bound& bound, int depth) const {
+    if (n == 0) return true;
+    if (at(first + i0 + n - 1) <= bound(i0)) return true;
+    if (n == 1 || depth == 0) return false;
+    const uint64_t half = n / 2;
+    return bounded_piece(first, i0, half, bound, depth - 1) &&
+           bounded_piece(first, i0 + half, n - half, bound, depth - 1);
+  }
+  struct Entry {
+    TimeRun run;
+    uint64_t first;  // absolute index of the run's element 0
+  };
+  std::deque<Entry> runs_;
+  uint64_t head_ = 0;  // absolute index of the front element
+  uint64_t end_ = 0;   // absolute index past the back
+};
+
+}  // namespace kvtier
