@@ -54,6 +54,36 @@ int type_at(const HbmDemand& d, double period, double u) {
   return -1;
 }
 
+// The phase instance holding instant u (from the step start): its type and where it ends. False
+// outside the step.
+bool phase_at(const HbmDemand& d, double period, double u, size_t* type, double* end) {
+  if (u < 0) return false;
+  const double periodic_end = period * d.repeats;
+  if (u < periodic_end && period > 0) {
+    const double base = std::floor(u / period) * period;
+    double offset = base;
+    for (size_t i = 0; i < d.period.size(); ++i) {
+      offset += d.period[i].duration_s;
+      if (u < offset) {
+        *type = i;
+        *end = offset;
+        return true;
+      }
+    }
+    return false;
+  }
+  double offset = periodic_end;
+  for (size_t i = 0; i < d.tail.size(); ++i) {
+    offset += d.tail[i].duration_s;
+    if (u < offset) {
+      *type = d.period.size() + i;
+      *end = offset;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 HbmContention::HbmContention(MemoryTarget& hbm, double achievable_bytes_per_s)
@@ -76,6 +106,16 @@ double HbmContention::extension_s(double start_s, const HbmDemand& d) {
     const double to = std::min(b.end_s, end_s) - start_s;
     if (b.end_s > b.start_s) {
       if (to <= from) continue;
+      // A DMA burst (about a microsecond) mostly lies inside one phase (a layer's weight or KV
+      // streaming, hundreds of microseconds): its overlap is then the burst's own span.
+      size_t k0 = 0;
+      double phase_end = 0.0;
+      if (phase_at(d, period, from, &k0, &phase_end) && to <= phase_end) {
+        const double share = static_cast<double>(b.bytes) * (to - from) / (b.end_s - b.start_s);
+        bytes[k0] += share;
+        in_window += share;
+        continue;
+      }
       for (size_t k = 0; k < types; ++k) {
         const double overlap = measure_before(d, period, k, to) - measure_before(d, period, k, from);
         const double share = static_cast<double>(b.bytes) * overlap / (b.end_s - b.start_s);
