@@ -540,27 +540,26 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
   run.private_ids.clear();
 }
 
-void HostControlPlane::preempt(uint64_t id, double now_s) {
+void HostControlPlane::let_go(Running& run, double now_s) {
   integrate(now_s);
-  auto node = running_.find(id);
-  Running& run = node->second;
   for (uint64_t key : run.keys) unpin(blocks_.at(key), now_s);
   for (uint64_t slot : run.private_ids) free_hbm_slots_.push_back(slot);
   resident_ -= run.private_ids.size();
   pinned_ -= run.private_ids.size();
+}
+
+void HostControlPlane::preempt(uint64_t id, double now_s) {
+  auto node = running_.find(id);
+  let_go(node->second, now_s);
   ++stats_.preemptions;
   running_.erase(node);
   if (!path_->idle()) flush(now_s);
 }
 
 void HostControlPlane::release(uint64_t id, const workload::Request& r, double now_s) {
-  integrate(now_s);
   auto node = running_.find(id);
   Running& run = node->second;
-  for (uint64_t key : run.keys) unpin(blocks_.at(key), now_s);
-  for (uint64_t slot : run.private_ids) free_hbm_slots_.push_back(slot);
-  resident_ -= run.private_ids.size();
-  pinned_ -= run.private_ids.size();
+  let_go(run, now_s);
   // What the next turn of this session will read: its context (no knowledge of whether it comes).
   if (config_.prefetch_horizon_steps && config_.prefetch_next_turn) next_turn_.finished(r.session, now_s, run.keys);
   if (r.last_turn && config_.free_dead_blocks) {

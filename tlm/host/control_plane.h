@@ -318,6 +318,8 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk, uint32_t tenant);
   void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
   void unstream(Block& b);
+  // A request stops reading its blocks: pins released, its partial last block's slots freed.
+  void let_go(Running& run, double now_s);
   double last_integrate_s_ = 0.0;
 
   // The command path (host.dma): descriptors through the device's ring, or host-issued copies.

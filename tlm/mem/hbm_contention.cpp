@@ -33,27 +33,6 @@ double measure_before(const HbmDemand& d, double period, size_t k, double u) {
   return std::clamp(u - offset, 0.0, d.tail[t].duration_s);
 }
 
-// Phase type holding the instant u (from the step start); -1 outside the step.
-int type_at(const HbmDemand& d, double period, double u) {
-  if (u < 0) return -1;
-  const double periodic_end = period * d.repeats;
-  if (u < periodic_end && period > 0) {
-    const double rest = u - std::floor(u / period) * period;
-    double offset = 0.0;
-    for (size_t i = 0; i < d.period.size(); ++i) {
-      offset += d.period[i].duration_s;
-      if (rest < offset) return static_cast<int>(i);
-    }
-    return static_cast<int>(d.period.size()) - 1;
-  }
-  double offset = periodic_end;
-  for (size_t i = 0; i < d.tail.size(); ++i) {
-    offset += d.tail[i].duration_s;
-    if (u < offset) return static_cast<int>(d.period.size() + i);
-  }
-  return -1;
-}
-
 // The phase instance holding instant u (from the step start): its type and where it ends. False
 // outside the step.
 bool phase_at(const HbmDemand& d, double period, double u, size_t* type, double* end) {
@@ -70,7 +49,10 @@ bool phase_at(const HbmDemand& d, double period, double u, size_t* type, double*
         return true;
       }
     }
-    return false;
+    if (d.period.empty()) return false;
+    *type = d.period.size() - 1;  // rounding left u at the period's very end: its last phase
+    *end = offset;
+    return true;
   }
   double offset = periodic_end;
   for (size_t i = 0; i < d.tail.size(); ++i) {
@@ -82,6 +64,13 @@ bool phase_at(const HbmDemand& d, double period, double u, size_t* type, double*
     }
   }
   return false;
+}
+
+// Phase type holding the instant u (from the step start); -1 outside the step.
+int type_at(const HbmDemand& d, double period, double u) {
+  size_t type = 0;
+  double end = 0.0;
+  return phase_at(d, period, u, &type, &end) ? static_cast<int>(type) : -1;
 }
 
 }  // namespace
