@@ -15,9 +15,10 @@
 # ones and ones holding ';' arrive intact.
 
 # gtest_discover_tests(), with `fast` added to the labels of every discovered case unless its
-# PROPERTIES' LABELS hold slow or long. The cases are known only at test time, so the labels are set by a
-# CTest include file that runs after the discovered cases are added. This file is included
-# after GoogleTest, whose gtest_discover_tests() CMake then keeps as _gtest_discover_tests.
+# PROPERTIES' LABELS hold slow or long. The cases are known only at test time, so the labels
+# are set by a CTest include file that runs after the discovered cases are added. This file is
+# included after GoogleTest, whose gtest_discover_tests() CMake then keeps as
+# _gtest_discover_tests.
 function(gtest_discover_tests target)
   set(code "")
   math(EXPR last "${ARGC} - 1")
