@@ -396,7 +396,15 @@ struct Loader {
         where[opt.string_key] = name + (line ? ":" + std::to_string(line) : "");
       }
     }
-    po::store(parsed, vm);
+    try {
+      po::store(parsed, vm);
+    } catch (const po::multiple_occurrences& e) {
+      const int line = line_of(text, e.get_option_name());
+      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": key '" + e.get_option_name() +
+                        "' is set more than once in this file");
+    } catch (const po::error& e) {
+      throw ConfigError(name + ": " + e.what());
+    }
     // First stored value wins: the including file before its includes, the last include first.
     for (auto it = includes.rbegin(); it != includes.rend(); ++it) {
       if (embedded) {

@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev
   python3                   # generator for the command-set files
   python3-matplotlib        # plots in tools/
+  clang-14 libclang-rt-14-dev   # libFuzzer targets (preset fuzz)
 )
 missing=()
 for p in "${packages[@]}"; do

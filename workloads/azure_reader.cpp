@@ -1,6 +1,7 @@
 #include "workloads/azure_reader.h"
 
 #include <cctype>
+#include <limits>
 
 #include "workloads/csv_table.h"
 #include "workloads/field_parse.h"
@@ -57,6 +58,10 @@ int64_t parse_wall_clock_ns(const std::string& raw) {
   }
   const int64_t seconds = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
                           hour * 3600 + minute * 60 + second;
+  // Nanoseconds since 1970 in 64 bits reach from 1677-09-21 to 2262-04-11.
+  constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / 1000000000 - 1;
+  if (seconds > kMaxSeconds || seconds < -kMaxSeconds)
+    throw LineError("TIMESTAMP '" + t + "' is outside 1677-09-22 .. 2262-04-10 (nanoseconds since 1970 in 64 bits)");
   return seconds * 1000000000 + fraction_ns;
 }
 

@@ -28,6 +28,9 @@ MooncakeLine parse_line(const std::string& text) {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw LineError(std::string("not valid JSON (") + e.what() + ")");
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number too large for a double (1e400) is valid JSON nlohmann cannot hold.
+    throw LineError(std::string("number out of range (") + e.what() + ")");
   }
   if (!j.is_object()) throw LineError("not a JSON object");
   MooncakeLine line;
