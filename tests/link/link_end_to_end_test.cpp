@@ -13,6 +13,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include "tests/link/storing_memory.h"
 #include "tlm/link/link.h"
 
 namespace kvtier {
@@ -21,33 +22,8 @@ namespace {
 constexpr uint32_t kBlockBytes = 64 * 1024;
 constexpr uint32_t kBlocks = 2048;
 
-uint64_t checksum(const uint8_t* p, size_t n) {  // FNV-1a, 64 bit
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
-// Host memory that keeps what is written to it.
-class StoringMemory : public sc_core::sc_module {
- public:
-  tlm_utils::simple_target_socket<StoringMemory> in{"in"};
-  StoringMemory(sc_core::sc_module_name name, size_t bytes) : sc_core::sc_module(name), data_(bytes, 0) {
-    in.register_b_transport(this, &StoringMemory::transport);
-  }
-
- private:
-  void transport(tlm::tlm_generic_payload& t, sc_core::sc_time&) {
-    if (t.get_address() + t.get_data_length() > data_.size()) {
-      t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-      return;
-    }
-    uint8_t* mem = data_.data() + t.get_address();
-    if (t.is_write()) std::memcpy(mem, t.get_data_ptr(), t.get_data_length());
-    else std::memcpy(t.get_data_ptr(), mem, t.get_data_length());
-    t.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
-  std::vector<uint8_t> data_;
-};
+using testing::StoringMemory;
+using testing::fnv1a;
 
 // A device-side DMA engine: writes every block, then reads every block back.
 class DmaInitiator : public sc_core::sc_module {
@@ -87,7 +63,7 @@ class DmaInitiator : public sc_core::sc_module {
         const uint64_t v = rng();
         std::memcpy(&block[i], &v, 8);
       }
-      sums[b] = checksum(block.data(), kBlockBytes);
+      sums[b] = fnv1a(block.data(), kBlockBytes);
       wait(transact(tlm::TLM_WRITE_COMMAND, uint64_t{b} * kBlockBytes, block.data(), TxnClass::PayloadWrite));
     }
     write_done = sc_core::sc_time_stamp();
@@ -95,7 +71,7 @@ class DmaInitiator : public sc_core::sc_module {
       std::fill(block.begin(), block.end(), 0);
       wait(transact(tlm::TLM_READ_COMMAND, uint64_t{b} * kBlockBytes, block.data(), TxnClass::PayloadRead));
       ++blocks_checked;
-      if (checksum(block.data(), kBlockBytes) != sums[b]) ++mismatches;
+      if (fnv1a(block.data(), kBlockBytes) != sums[b]) ++mismatches;
     }
     read_done = sc_core::sc_time_stamp();
   }

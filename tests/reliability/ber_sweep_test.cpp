@@ -18,6 +18,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include "tests/link/storing_memory.h"
 #include "tlm/link/link.h"
 
 namespace kvtier {
@@ -26,32 +27,8 @@ namespace {
 constexpr uint32_t kBlockBytes = 16 * 1024;
 constexpr uint32_t kBlocks = 10'000;
 
-uint64_t fnv1a(const uint8_t* p, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
-class StoringMemory : public sc_core::sc_module {
- public:
-  tlm_utils::simple_target_socket<StoringMemory> in{"in"};
-  StoringMemory(sc_core::sc_module_name name, size_t bytes) : sc_core::sc_module(name), data_(bytes, 0) {
-    in.register_b_transport(this, &StoringMemory::transport);
-  }
-
- private:
-  void transport(tlm::tlm_generic_payload& t, sc_core::sc_time&) {
-    if (t.get_address() + t.get_data_length() > data_.size()) {
-      t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-      return;
-    }
-    uint8_t* mem = data_.data() + t.get_address();
-    if (t.is_write()) std::memcpy(mem, t.get_data_ptr(), t.get_data_length());
-    else std::memcpy(t.get_data_ptr(), mem, t.get_data_length());
-    t.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
-  std::vector<uint8_t> data_;
-};
+using testing::StoringMemory;
+using testing::fnv1a;
 
 // Writes every block, then reads every block back and checks it.
 class BlockMover : public sc_core::sc_module {
