@@ -112,7 +112,7 @@ void HostControlPlane::on_arrival(const workload::Request& r, double arrival_s) 
 double HostControlPlane::next_prediction_s(double lead_s) const {
   if (!config_.prefetch_horizon_steps || !config_.prefetch_next_turn) return kNever;
   const double t = next_turn_.next_expected_s();
-  return t >= NextTurnPredictor::kNever ? kNever : t - lead_s;
+  return t >= kNever ? kNever : t - lead_s;
 }
 
 void HostControlPlane::prefetch_blocks(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
@@ -398,6 +398,10 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
     }
     run.keys.push_back(b->id.key);
   }
+  // Growth is asked about every step while a prompt is prefilled: a prefix sum of the positions
+  // prefill computes answers it in O(1) instead of a walk over the remaining prompt.
+  run.uncached_before.assign(full + 1, 0);
+  for (uint64_t i = 0; i < full; ++i) run.uncached_before[i + 1] = run.uncached_before[i] + !run.prompt_cached[i];
   // The request's own pins now hold what its prefetch pinned (its own, or its session's).
   end_prefetch(r.id);
   end_prefetch(kSessionPrefetch | r.session);
@@ -447,10 +451,13 @@ uint64_t HostControlPlane::growth_slots(uint64_t id, uint64_t kv_tokens) const {
   const Running& run = running_.at(id);
   const uint32_t bt = config_.block_tokens;
   const uint64_t have = (run.kv_tokens + bt - 1) / bt, want = (kv_tokens + bt - 1) / bt;
-  uint64_t slots = 0;
-  for (uint64_t p = have; p < want; ++p)
-    if (p >= run.prompt_cached.size() || !run.prompt_cached[p]) slots += groups_;
-  return slots;
+  if (want <= have) return 0;
+  // Prompt positions admission found cached need no slot; every other new position needs one
+  // per layer group (positions past the prompt's full blocks are never cached).
+  const uint64_t full = run.prompt_cached.size();
+  const uint64_t lo = std::min(have, full), hi = std::min(want, full);
+  const uint64_t computed = run.uncached_before[hi] - run.uncached_before[lo] + (want - std::max(have, hi));
+  return computed * groups_;
 }
 
 uint64_t HostControlPlane::prefill_reach(uint64_t id, uint64_t kv_tokens, uint64_t budget, uint64_t prompt_tokens,

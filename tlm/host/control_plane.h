@@ -196,7 +196,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   uint32_t prefetch_horizon_steps() const { return config_.prefetch_horizon_steps; }
   // When the next-turn predictor next expects a session `lead_s` from now (kNever: none): an idle
   // scheduler wakes then to let prefetch run.
-  static constexpr double kNever = 1e300;
+  static constexpr double kNever = NextTurnPredictor::kNever;
   double next_prediction_s(double lead_s) const;
   // A new turn of `session` arrived at `arrival_s`: one more observed inter-turn gap.
   void on_arrival(const workload::Request& r, double arrival_s);
@@ -254,6 +254,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
     std::vector<uint64_t> private_ids;  // HBM slots of the partial tail block, one per layer group
     std::vector<uint64_t> prompt_pk;    // position key of each full prompt block
     std::vector<uint8_t> prompt_cached; // ... 1 when admission found all its groups in HBM or the tier
+    std::vector<uint32_t> uncached_before;  // prompt positions below p that prefill computes (prefix sum)
     uint64_t kv_tokens = 0;      // tokens of the context that have KV slots
     bool continues = false;      // not the session's last turn (scheduler intent for the policy)
     size_t spill_cursor = 0;     // next entry of `keys` spill() looks at
@@ -333,7 +334,6 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   kv::Format tier_format_ = kv::Format::Bf16;
   kv::Format recompress_format_ = kv::Format::Bf16;
   bool recompress_ = false;
-  double step_estimate_s_ = 0.0;
   std::unordered_map<uint64_t, Prefetch> prefetch_;  // request id -> its prefetched blocks
   std::unordered_set<uint64_t> prefetch_scanned_;    // requests already looked at by prefetch
   SustainabilityConstraint* sustainability_ = nullptr;

@@ -254,7 +254,7 @@ Scheduler::Plan Scheduler::draft(double) const {
   return p;
 }
 
-bool Scheduler::make_room(double now, const Plan& p) {
+bool Scheduler::make_room(double now) {
   // Contention is resolved by preemption, the latest arrival first (vLLM). Streaming is the
   // fallback for a context that does not fit even alone: with streamed residency the last running
   // request moves its own blocks to the tier, a whole position (every layer group) at a time,
@@ -290,7 +290,6 @@ bool Scheduler::make_room(double now, const Plan& p) {
     return true;
   }
   if (host_.streaming_possible()) {
-    (void)p;
     uint32_t spilled = 0;
     while (spilled < groups_ && host_.spill(view(seqs_[victim]).id, now)) ++spilled;
     if (spilled) return true;
@@ -309,7 +308,7 @@ bool Scheduler::plan(double now, Plan& p) {
     const uint64_t held = host_.staging_slots();
     const uint64_t extra_staging = p.staging > held ? p.staging - held : 0;
     if (p.slots + extra_staging <= host_.available_slots()) break;
-    if (!make_room(now, p)) return false;
+    if (!make_room(now)) return false;
   }
   if (host_.streaming_possible() && !host_.set_staging(p.staging, now))
     SC_REPORT_FATAL("kvtier/sched", "staging slots checked free could not be taken");

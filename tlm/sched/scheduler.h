@@ -124,7 +124,7 @@ class Scheduler : public sc_core::sc_module {
   void intent(double end_s, double step_s);
   // Helpers of the phases.
   Plan draft(double now_s) const;
-  bool make_room(double now_s, const Plan& p);
+  bool make_room(double now_s);
   void preempt(size_t seq, double now_s);
   void reject(size_t seq, const char* reason, double now_s);
   void finish(size_t seq, double now_s);
