@@ -58,6 +58,8 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
   });
   host_->report_demand_to(constraints_->sustainability);
   sched_ = std::make_unique<Scheduler>("sched", config.sched, workload, *host_, cost_, groups_, *constraints_);
+  // The stream budget uses the link's raw rate (its payload efficiency is known only after the run).
+  sched_->set_stream_bandwidth(std::min(config.link.bytes_per_s(), config.tier.bw_gbps * 1e9));
 
   // Every binding, through a protocol checker when sim.check_tlm_protocol is set. The host
   // bus routes by address window but passes addresses through unchanged, so no binding may

@@ -179,6 +179,49 @@ TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
   expect_invariants(r);
 }
 
+namespace {
+// Two requests (1000-token prompts, 6000-token outputs) on streamed residency with 10 layer groups
+// and 256-token blocks (8 MiB; a 4 GiB budget is 512 blocks): at the end each context is 7000
+// tokens = 28 positions x 10 groups = 280 blocks, 560 together, 48 blocks beyond the budget (plus
+// the staging they stream through). The decode step of two 7k contexts is about
+// 16.9 + 14000 x 320 KiB / 1.296 TB/s + 1.6 = 22 ms, so one step's worth of the link's raw rate
+// (16 x 3.94 GB/s = 63 GB/s) is about 1.39 GB = 165 blocks.
+RunResult two_growing_contexts(const std::string& stream_share) {
+  return run(native_file("stream_share_" + stream_share,
+                         {{0.0, 1, 0, 1000, 6000, keys(1, 3)}, {0.0, 2, 0, 1000, 6000, keys(2, 3)}}, 256),
+             {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
+              "host.block_tokens=256", "sched.stream_share=" + stream_share});
+}
+}  // namespace
+
+// sched.stream_share = 1: the 48-odd blocks the decode set outgrows the budget by stream within
+// one step's link time (< 165 blocks): nobody is preempted, the longer context spills.
+TEST(ServingDynamics, AStreamShareLetsTheDecodeSetOutgrowTheBudgetWithoutPreemption) {
+  RunResult r = two_growing_contexts("1");
+  const SchedStats& s = r.platform->scheduler().stats();
+  const HostStats& h = r.platform->host().stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  EXPECT_EQ(s.preemptions, 0u);
+  EXPECT_GE(h.spills, 48u);
+  EXPECT_LT(h.spills, 165u);
+  EXPECT_GT(s.streamed_steps, 0u);
+  expect_invariants(r);
+}
+
+// sched.stream_share = 0: streaming is only for a context that does not fit alone, so the same
+// shortage preempts the later arrival, as pinned residency does, and nothing spills: its resume
+// waits until its context fits beside the other.
+TEST(ServingDynamics, ZeroStreamSharePreemptsTheLatestArrivalInstead) {
+  RunResult r = two_growing_contexts("0");
+  const SchedStats& s = r.platform->scheduler().stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  EXPECT_GE(s.requests[1].preemptions, 1u);
+  EXPECT_EQ(s.requests[0].preemptions, 0u);
+  EXPECT_EQ(r.platform->host().stats().spills, 0u);
+  EXPECT_GT(s.requests[1].finish_s, s.requests[0].finish_s);
+  expect_invariants(r);
+}
+
 // The same context on pinned residency cannot run: it is rejected with its reason.
 TEST(ServingDynamics, PinnedResidencyRejectsAContextBeyondTheBudget) {
   const uint32_t prompt = 192 * 1024;

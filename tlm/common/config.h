@@ -182,6 +182,9 @@ struct SchedConfig {
   uint32_t max_batched_tokens = 8192;   // tokens per step: decode tokens first, then prefill chunks
   Preemption preemption = Preemption::Swap;
   KvLoad kv_load = KvLoad::Async;
+  // Streamed residency: the share of B_tier that streaming decode-set KV may take per step before
+  // the scheduler preempts instead of spilling one more position to the tier.
+  double stream_share = 0.25;
   double layer_overhead_us = 20.0;      // launch and sync overhead per layer per step
   double prefill_tflops = 1979.0;
   double prefill_utilization = 0.5;

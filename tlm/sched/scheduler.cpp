@@ -132,6 +132,9 @@ void Scheduler::run() {
 
 void Scheduler::admit(double now) {
   const bool streaming = host_.streaming_possible();
+  // Staging is held from one streamed step to the next; with nothing running it goes back.
+  if (running_.empty() && host_.staging_slots() && !host_.set_staging(0, now))
+    SC_REPORT_FATAL("kvtier/sched", "staging slots could not be released");
   // vLLM's watermark: leave 1 % of the budget free at admission so that running requests can grow
   // a little before anyone has to be preempted.
   const uint64_t watermark = host_.budget_blocks() / 100;
@@ -157,7 +160,20 @@ void Scheduler::admit(double now) {
       continue;
     }
     const uint64_t first = streaming ? std::min<uint64_t>(v.prompt_tokens, config_.max_batched_tokens) : v.prompt_tokens;
-    if (!host_.can_admit(v, first, watermark + pending)) {
+    // A prompt that does not fit streams: beside its first chunk it needs the staging its
+    // streamed positions pass through, at most two layer groups' worth of every prompt position.
+    const uint64_t prompt_slots = host_.prompt_slots(v);
+    const bool must_stream = streaming && prompt_slots + watermark + pending > host_.available_slots();
+    if (must_stream && prompt_slots + groups_ <= host_.budget_blocks() &&
+        prompt_slots + watermark + pending - host_.available_slots() > stream_budget_blocks(step_estimate_s_)) {
+      // It would fit alone: it waits for room, as on pinned residency, unless what it lacks
+      // streams within sched.stream_share of the link.
+      ++stats_.capacity_waits;
+      constraints_.capacity.queue_head_waited();
+      break;
+    }
+    const uint64_t staging = must_stream ? 2 * ((v.prompt_tokens + host_.block_tokens() - 1) / host_.block_tokens()) : 0;
+    if (!host_.can_admit(v, first, watermark + pending + staging)) {
       ++stats_.capacity_waits;
       constraints_.capacity.queue_head_waited();
       break;
@@ -175,6 +191,9 @@ void Scheduler::admit(double now) {
       lp.promote_room = host_.available_slots() > held ? host_.available_slots() - held : 0;
       lp.keep_free = first_slots + watermark;
     }
+    // A prompt that does not fit beside what is held is admitted on the premise that it streams:
+    // it absorbs its own shortages instead of being preempted (and readmitted, and preempted).
+    s.must_stream = must_stream;
     const AdmitResult a = host_.admit(v, now, lp);
     pending += host_.growth_slots(v.id, v.prompt_tokens);
     const bool first_admission = rec.admitted_s < 0;
@@ -254,12 +273,46 @@ Scheduler::Plan Scheduler::draft(double) const {
   return p;
 }
 
-bool Scheduler::make_room(double now) {
-  // Contention is resolved by preemption, the latest arrival first (vLLM). Streaming is the
-  // fallback for a context that does not fit even alone: with streamed residency the last running
-  // request moves its own blocks to the tier, a whole position (every layer group) at a time,
-  // instead of being rejected; and once a request streams, it absorbs later shortages too.
+uint64_t Scheduler::stream_budget_blocks(double step_s) const {
+  return static_cast<uint64_t>(config_.stream_share * stream_bytes_per_s_ * step_s / static_cast<double>(host_.block_bytes()));
+}
+
+bool Scheduler::spill_within_stream_budget(double now, const Plan& p) {
+  // Streamed residency lets the decode set's KV exceed the budget by what the link can stream
+  // back every step: one more position moves to the tier only while all streamed blocks together
+  // stay within sched.stream_share of B_tier over the planned step. The request that already
+  // streams goes first (its positions are the oldest), else the one with the longest context.
+  const double step_s = cost_.step(!p.decode.empty(), p.context_tokens, p.new_tokens, p.attended_pairs).total_s();
+  uint64_t streamed = 0;
+  size_t pick = running_.size();
+  int pick_rank = -1;
+  for (size_t k = 0; k < running_.size(); ++k) {
+    const Seq& s = seqs_[running_[k]];
+    const uint64_t n = host_.streamed_blocks_total(view(s).id);
+    streamed += n;
+    // Preference: admitted to stream, then already streaming, then the longest context.
+    const int rank = s.must_stream ? 2 : n > 0 ? 1 : 0;
+    if (rank > pick_rank || (rank == pick_rank && s.kv_tokens > seqs_[running_[pick]].kv_tokens)) {
+      pick = k;
+      pick_rank = rank;
+    }
+  }
+  if (pick == running_.size()) return false;
+  // A request that streams already absorbs the shortage whatever the budget: preempting others
+  // for it would only have them readmitted and preempted again while it runs.
+  if (pick_rank == 0 && streamed + groups_ > stream_budget_blocks(step_s)) return false;
+  uint32_t spilled = 0;
+  while (spilled < groups_ && host_.spill(view(seqs_[running_[pick]]).id, now)) ++spilled;
+  return spilled > 0;
+}
+
+bool Scheduler::make_room(double now, const Plan& p) {
+  // Contention is resolved by preemption, the latest arrival first (vLLM). With streamed
+  // residency the decode set may first outgrow the budget by what the link can stream within
+  // sched.stream_share of B_tier per step; and a context that does not fit even alone streams
+  // whatever it must rather than being rejected.
   if (running_.empty()) return false;
+  if (host_.streaming_possible() && spill_within_stream_budget(now, p)) return true;
   size_t victim = running_.front();
   auto later = [&](size_t a, size_t b) {
     const auto& x = workload_.requests[a];
@@ -270,21 +323,6 @@ bool Scheduler::make_room(double now) {
     if (later(i, victim)) victim = i;
   for (size_t i : loading_)
     if (later(i, victim)) victim = i;
-  if (host_.streaming_possible()) {
-    // A request that streams already absorbs the shortage: one more of its positions moves to
-    // the tier (more link time per step) instead of a preemption of someone else.
-    size_t streaming = running_.size();
-    for (size_t k = 0; k < running_.size(); ++k) {
-      const Seq& s = seqs_[running_[k]];
-      if (host_.streamed_blocks_total(view(s).id) == 0) continue;
-      if (streaming == running_.size() || s.kv_tokens > seqs_[running_[streaming]].kv_tokens) streaming = k;
-    }
-    if (streaming < running_.size()) {
-      uint32_t spilled = 0;
-      while (spilled < groups_ && host_.spill(view(seqs_[running_[streaming]]).id, now)) ++spilled;
-      if (spilled) return true;
-    }
-  }
   if (running_.size() > 1 || !loading_.empty()) {
     preempt(victim, now);
     return true;
@@ -308,7 +346,7 @@ bool Scheduler::plan(double now, Plan& p) {
     const uint64_t held = host_.staging_slots();
     const uint64_t extra_staging = p.staging > held ? p.staging - held : 0;
     if (p.slots + extra_staging <= host_.available_slots()) break;
-    if (!make_room(now)) return false;
+    if (!make_room(now, p)) return false;
   }
   if (host_.streaming_possible() && !host_.set_staging(p.staging, now))
     SC_REPORT_FATAL("kvtier/sched", "staging slots checked free could not be taken");

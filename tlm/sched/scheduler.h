@@ -80,6 +80,9 @@ class Scheduler : public sc_core::sc_module {
 
   const SchedStats& stats() const { return stats_; }
   bool done() const { return done_; }
+  // What the boundary can stream per second (B_tier: min of link rate and tier DRAM bandwidth);
+  // sched.stream_share of it bounds how much decode-set KV may stream per step.
+  void set_stream_bandwidth(double bytes_per_s) { stream_bytes_per_s_ = bytes_per_s; }
 
  private:
   enum class Phase { Waiting, Loading, Prefill, Decode, Done };
@@ -93,6 +96,7 @@ class Scheduler : public sc_core::sc_module {
     double load_start_s = 0.0, load_ready_s = 0.0;
     double last_token_s = 0.0;
     std::vector<Transfer> joining;    // transfers judged in the step it joins (layerwise, blocking)
+    bool must_stream = false;         // admitted (streamed residency) with a prompt that did not fit
   };
   struct Chunk {
     size_t seq;
@@ -124,7 +128,10 @@ class Scheduler : public sc_core::sc_module {
   void intent(double end_s, double step_s);
   // Helpers of the phases.
   Plan draft(double now_s) const;
-  bool make_room(double now_s);
+  bool make_room(double now_s, const Plan& p);
+  bool spill_within_stream_budget(double now_s, const Plan& p);
+  // Blocks that may stream per step within sched.stream_share of B_tier over a step of step_s.
+  uint64_t stream_budget_blocks(double step_s) const;
   void preempt(size_t seq, double now_s);
   void reject(size_t seq, const char* reason, double now_s);
   void finish(size_t seq, double now_s);
@@ -146,6 +153,7 @@ class Scheduler : public sc_core::sc_module {
   size_t next_arrival_ = 0;
   double step_estimate_s_ = 0.0;      // the last step's length: when the next step will start
   bool preempted_last_step_ = false;
+  double stream_bytes_per_s_ = 0.0;
 };
 
 }  // namespace kvtier
