@@ -28,7 +28,7 @@ MmioObserver& global_observer() {
 void set_mmio_observer(MmioObserver observer) { global_observer() = std::move(observer); }
 
 std::unique_ptr<DataPlane> make_data_plane(const char* name, const CtrlConfig& config) {
-  if (config.impl == "rtl") {
+  if (config.impl == DataPlaneImpl::Rtl) {
     const std::string why = cosim::rtl_config_mismatch(config);
     if (!why.empty()) throw std::invalid_argument("ctrl.impl = rtl: " + why);
     return std::make_unique<cosim::RtlDataPlane>(
@@ -65,10 +65,12 @@ std::string rtl_config_mismatch(const CtrlConfig& c) {
   if (c.max_burst_bytes != p.max_burst_bytes)
     return differs("max_burst_bytes", c.max_burst_bytes, "MaxBurstBytes", p.max_burst_bytes);
   // Behaviour the TLM model has beyond the RTL engine (tlm/ctrl/controller.h).
-  if (c.transfer_order != "fifo")
-    return "key 'ctrl.transfer_order' = " + c.transfer_order + ": the RTL engine issues transfers in ring order (fifo)";
-  if (c.index_org != "full")
-    return "key 'ctrl.index_org' = " + c.index_org + ": the RTL engine keeps the whole index in SRAM (full)";
+  if (c.transfer_order != TransferOrder::Fifo)
+    return std::string("key 'ctrl.transfer_order' = ") + name_of(c.transfer_order) +
+           ": the RTL engine issues transfers in ring order (fifo)";
+  if (c.index_org != IndexOrg::Full)
+    return std::string("key 'ctrl.index_org' = ") + name_of(c.index_org) +
+           ": the RTL engine keeps the whole index in SRAM (full)";
   if (c.compress_gbps != 0.0)
     return "key 'ctrl.compress_gbps' = " + std::to_string(c.compress_gbps) +
            ": the RTL engine has no compression engine (set it to 0)";

@@ -93,7 +93,7 @@ int cmd_bench(int argc, char** argv) {
     double tlm_sim_wall = -1.0;
     // With the RTL engine (--cosim, or ctrl.impl = rtl from the platform or --set) the TLM
     // run and the bare engine are measured too: the two ratios a co-simulation is judged by.
-    if (!cosim_ratio) cosim_ratio = load_platform(options.platform, options.overrides).ctrl.impl == "rtl";
+    if (!cosim_ratio) cosim_ratio = load_platform(options.platform, options.overrides).ctrl.impl == DataPlaneImpl::Rtl;
     if (cosim_ratio) {
       int fds[2];
       if (pipe(fds) != 0) throw std::runtime_error("bench --cosim: pipe() failed");

@@ -318,7 +318,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                    {"used_while_arriving", h.prefetch_lead_late},
                    {"accuracy", h.prefetched ? nlohmann::json(static_cast<double>(h.prefetch_used) / h.prefetched)
                                              : nlohmann::json(nullptr)},
-                   {"transfer_order", config_.ctrl.transfer_order},
+                   {"transfer_order", name_of(config_.ctrl.transfer_order)},
                    {"reordered_batches", ctrl_->stats().reordered_batches}};
   j["host_cpu"] = {{"dma", config_.host.dma == HostDma::Host ? "host" : "device"},
                    {"descriptor_s", h.cpu_descriptor_s},
@@ -329,8 +329,8 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                    {"total_s", h.host_cpu_kv_s},
                    {"core_utilisation", s.end_s > 0 ? h.host_cpu_kv_s / s.end_s : 0.0}};
   const ControllerStats& ix = ctrl_->stats();
-  j["index_organisation"] = {{"org", config_.ctrl.index_org},
-                             {"cache_entries", config_.ctrl.index_org == "cached" ? config_.ctrl.index_cache_entries : 0u},
+  j["index_organisation"] = {{"org", name_of(config_.ctrl.index_org)},
+                             {"cache_entries", config_.ctrl.index_org == IndexOrg::Cached ? config_.ctrl.index_cache_entries : 0u},
                              {"cache_hits", ix.index_cache_hits},
                              {"cache_misses", ix.index_cache_misses},
                              {"dram_read_bytes", ix.index_dram_read_bytes},

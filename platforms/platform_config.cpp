@@ -180,7 +180,7 @@ void declare_tier_keys(KeyRegistry& r, TierConfig& c) {
 }
 
 void declare_ctrl_keys(KeyRegistry& r, CtrlConfig& c) {
-  r.choice("ctrl.impl", &c.impl, {"tlm", "rtl"}, "data-plane implementation: TLM reference or the Verilated RTL engine");
+  r.choice_enum("ctrl.impl", &c.impl, {{"tlm", DataPlaneImpl::Tlm}, {"rtl", DataPlaneImpl::Rtl}}, "data-plane implementation: TLM reference or the Verilated RTL engine");
   r.number("ctrl.clock_mhz", &c.clock_mhz, 1, 1e4, "controller clock, MHz");
   r.number("ctrl.index_sets", &c.index_sets, 1, 1 << 30, "index sets (a power of two)");
   r.number("ctrl.index_ways", &c.index_ways, 1, 64, "index ways per set");
@@ -203,9 +203,9 @@ void declare_ctrl_keys(KeyRegistry& r, CtrlConfig& c) {
   // any descriptor's lookup latency or completion time, or the median issue latency (docs/cosim.md).
   r.number("ctrl.cosim_timing_tolerance_cycles", &c.cosim_timing_tolerance_cycles, 0, 1e9,
            "kvtier cosim: largest |RTL - TLM| lookup latency and completion time, and median issue latency, cycles");
-  r.choice("ctrl.transfer_order", &c.transfer_order, {"fifo", "deadline"},
+  r.choice_enum("ctrl.transfer_order", &c.transfer_order, {{"fifo", TransferOrder::Fifo}, {"deadline", TransferOrder::Deadline}},
            "transfer order among a doorbell's commands: ring order, or earliest descriptor deadline first");
-  r.choice("ctrl.index_org", &c.index_org, {"full", "cached"},
+  r.choice_enum("ctrl.index_org", &c.index_org, {{"full", IndexOrg::Full}, {"cached", IndexOrg::Cached}},
            "index organisation: full SRAM index, or an SRAM cache of a table in tier DRAM");
   r.number("ctrl.index_cache_entries", &c.index_cache_entries, 1, 1 << 30,
            "cached index: entries the SRAM cache holds (fully associative, LRU)");
@@ -452,7 +452,7 @@ void validate(const PlatformConfig& c) {
        << " GB exceed hbm.capacity_gb = " << c.hbm.capacity_gb << " GB";
     throw ConfigError(os.str());
   }
-  if (c.ctrl.impl == "rtl") {
+  if (c.ctrl.impl == DataPlaneImpl::Rtl) {
     const std::string why = cosim::rtl_config_mismatch(c.ctrl);
     if (!why.empty()) throw ConfigError(src + ": ctrl.impl = rtl: " + why);
   }

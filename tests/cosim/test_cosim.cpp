@@ -233,7 +233,7 @@ TEST(Cosim, ConfigMismatchNamesTheKey) {
   c.index_ways = 8;
   EXPECT_NE(rtl_config_mismatch(c).find("ctrl.index_ways"), std::string::npos);
   c = CtrlConfig{};
-  c.transfer_order = "deadline";
+  c.transfer_order = TransferOrder::Deadline;
   EXPECT_NE(rtl_config_mismatch(c).find("ctrl.transfer_order"), std::string::npos);
 }
 

@@ -118,7 +118,7 @@ CtrlConfig one_engine() {
 // Demotes keys 1..3, then promotes them in one doorbell with deadlines (later, earlier, none).
 std::vector<cmdset::Completion> three_promotions(const std::string& order, uint64_t d1, uint64_t d2, uint64_t d3) {
   CtrlConfig cc = one_engine();
-  cc.transfer_order = order;
+  cc.transfer_order = order == "deadline" ? TransferOrder::Deadline : TransferOrder::Fifo;
   Bench b("bench", cc);
   b.post({demote(1, 1), demote(2, 2), demote(3, 3)}, sc_core::SC_ZERO_TIME);
   b.post({promote(1, 11, d1), promote(2, 12, d2), promote(3, 13, d3)}, sc_core::sc_time(10, sc_core::SC_MS));
@@ -147,7 +147,7 @@ TEST(TransferOrder, DeadlineModeWithEqualDeadlinesMatchesFifoExactly) {
   // Two benches side by side, the same stimulus; equal deadlines: every completion identical.
   CtrlConfig fifo_cc;  // the platform defaults: 4 engines, 64 KiB bursts
   CtrlConfig edf_cc = fifo_cc;
-  edf_cc.transfer_order = "deadline";
+  edf_cc.transfer_order = TransferOrder::Deadline;
   Bench fifo("fifo", fifo_cc, false), edf("edf", edf_cc, false);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   for (Bench* b : {&fifo, &edf}) {
@@ -171,7 +171,7 @@ TEST(TransferOrder, DeadlineModeWithEqualDeadlinesMatchesFifoExactly) {
 
 TEST(CachedIndex, AMissAddsOneTierDramReadToTheLookup) {
   CtrlConfig cc = one_engine();
-  cc.index_org = "cached";
+  cc.index_org = IndexOrg::Cached;
   cc.index_cache_entries = 1;  // holds one entry: the second key evicts the first
   cc.index_dram_read_ns = 110;
   cc.clock_mhz = 1000;         // 1 ns cycles

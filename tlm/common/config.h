@@ -78,8 +78,19 @@ struct TierConfig {
   double latency_ns = 110.0;
 };
 
+// The data plane behind the controller's sockets: the TLM reference model or the Verilated RTL
+// engine (cosim/data_plane.h).
+enum class DataPlaneImpl { Tlm, Rtl };
+// Transfer scheduling among the commands of one doorbell (see CtrlConfig::transfer_order).
+enum class TransferOrder { Fifo, Deadline };
+// Index organisation (DESIGN.md §4; see CtrlConfig::index_org).
+enum class IndexOrg { Full, Cached };
+inline const char* name_of(DataPlaneImpl v) { return v == DataPlaneImpl::Rtl ? "rtl" : "tlm"; }
+inline const char* name_of(TransferOrder v) { return v == TransferOrder::Deadline ? "deadline" : "fifo"; }
+inline const char* name_of(IndexOrg v) { return v == IndexOrg::Cached ? "cached" : "full"; }
+
 struct CtrlConfig {
-  std::string impl = "tlm";          // tlm | rtl
+  DataPlaneImpl impl = DataPlaneImpl::Tlm;
   double clock_mhz = 1000.0;
   uint32_t index_sets = 16384;
   uint32_t index_ways = 4;
@@ -101,13 +112,13 @@ struct CtrlConfig {
   // Transfer scheduling among the commands of one doorbell: fifo = ring order (what the RTL
   // engine does); deadline = earliest descriptor deadline first (0 = no deadline, last), ties by
   // priority then ring order. With equal deadlines both orders give the same result.
-  std::string transfer_order = "fifo";
+  TransferOrder transfer_order = TransferOrder::Fifo;
   // Index organisation (DESIGN.md §4): full = every tier-resident block has an SRAM entry;
   // cached = the SRAM caches `index_cache_entries` entries of a table kept in tier DRAM, and a
   // lookup that misses reads `index_entry_bytes` from tier DRAM on the command's path, which
   // takes `index_dram_read_ns` (misses of one batch overlap: the table has its own DRAM bank
   // group, so payload bursts queued on the tier DRAM timeline do not delay it).
-  std::string index_org = "full";
+  IndexOrg index_org = IndexOrg::Full;
   uint32_t index_cache_entries = 4096;
   uint32_t index_entry_bytes = 64;
   double index_dram_read_ns = 110.0;

@@ -23,7 +23,7 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
       index_(config.index_sets, config.index_ways, config.key_tag_bits),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       engines_(config.dma_engines),
-      index_cache_(config.index_org == "cached" ? config.index_cache_entries : 0),
+      index_cache_(config.index_org == IndexOrg::Cached ? config.index_cache_entries : 0),
       burst_buffer_(config.max_burst_bytes) {
   mmio_in.register_b_transport(this, &DataPlaneController::mmio);
 }
@@ -65,7 +65,7 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
       head_ = (head_ + 1) % config_.ring_entries;
     }
     const bool by_deadline =
-        config_.transfer_order == "deadline" &&
+        config_.transfer_order == TransferOrder::Deadline &&
         std::any_of(batch.begin(), batch.end(), [&](const Descriptor& d) { return d.deadline_ns != batch[0].deadline_ns; });
     if (!by_deadline) {
       // Ring order, one command at a time: the reference behaviour the RTL engine shares.
