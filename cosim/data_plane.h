@@ -32,6 +32,9 @@ class DataPlane {
   virtual double footprint_mm2() const = 0;
   virtual sc_core::sc_time cycle() const = 0;
   virtual std::string implementation() const = 0;
+  // Timeline of DMA engines and link transfers (the TLM reference model records them; the RTL
+  // engine's own schedule is in its waves).
+  virtual void set_trace(TraceEventLog*) {}
 };
 
 // An MMIO write seen at the data plane's mmio_in (ring slot or doorbell), at absolute time
@@ -54,6 +57,7 @@ class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
   double footprint_mm2() const override { return ctrl_.footprint_mm2(); }
   sc_core::sc_time cycle() const override { return ctrl_.cycle(); }
   std::string implementation() const override { return "tlm"; }
+  void set_trace(TraceEventLog* trace) override { ctrl_.set_trace(trace); }
   const DataPlaneController& controller() const { return ctrl_; }
 
  private:

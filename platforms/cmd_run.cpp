@@ -1,3 +1,4 @@
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,26 @@ namespace po = boost::program_options;
 
 namespace kvtier {
 
+namespace {
+// "START:END", either side may be empty (from the start, to the end).
+bool parse_window(const std::string& text, double& start, double& end) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) return false;
+  auto number = [](const std::string& s, double& v) {
+    if (s.empty()) return true;
+    size_t used = 0;
+    try {
+      v = std::stod(s, &used);
+    } catch (const std::exception&) {
+      return false;
+    }
+    return used == s.size() && std::isfinite(v);
+  };
+  if (!number(text.substr(0, colon), start) || !number(text.substr(colon + 1), end)) return false;
+  return start >= 0 && start < end;
+}
+}  // namespace
+
 int cmd_run(int argc, char** argv) {
   RunOptions options;
   std::string out;
@@ -17,8 +38,25 @@ int cmd_run(int argc, char** argv) {
   add_run_options(desc, options);
   desc.add_options()("out", po::value<std::string>(&out)->default_value("")->value_name("DIR"),
                      "write DIR/stats.json and DIR/requests.jsonl (created if missing); empty: print only");
+  std::string window;
+  desc.add_options()("timeline", po::value<std::string>(&options.timeline)->default_value("")->value_name("FILE.json"),
+                     "write a Chrome trace-event timeline (ui.perfetto.dev, chrome://tracing): steps and layer groups, "
+                     "link directions, DMA engines, occupancy counters, promotion-to-step flows")
+                    ("timeline-window", po::value<std::string>(&window)->default_value("")->value_name("START:END"),
+                     "keep only timeline events overlapping simulated seconds START..END (either may be empty)");
   po::variables_map vm;
   if (int status = parse_command_line(argc, argv, desc, vm, "kvtier run [options]"); status >= 0) return status;
+  if (!window.empty()) {
+    if (options.timeline.empty()) {
+      std::cerr << "kvtier run: --timeline-window needs --timeline FILE.json\n";
+      return 2;
+    }
+    if (!parse_window(window, options.timeline_start_s, options.timeline_end_s)) {
+      std::cerr << "kvtier run: --timeline-window '" << window
+                << "' is not START:END with 0 <= START < END in simulated seconds\n";
+      return 2;
+    }
+  }
   return guarded("run", [&]() {
     prepare_systemc();
     RunResult result = simulate(options);
@@ -36,6 +74,7 @@ int cmd_run(int argc, char** argv) {
       if (!r) throw std::runtime_error("cannot write " + per_request);
       std::cout << "wrote " << per_request << "\n";
     }
+    if (result.trace) std::cout << "wrote " << options.timeline << " (" << result.trace->size() << " trace events)\n";
     return 0;
   });
 }

@@ -189,6 +189,12 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
   };
 }
 
+void Platform::attach_trace(TraceEventLog* trace) {
+  sched_->set_trace(trace);
+  host_->set_trace(trace);
+  ctrl_->set_trace(trace);
+}
+
 nlohmann::ordered_json Platform::constraints() const {
   const HostStats& h = host_->stats();
   const SchedStats& s = sched_->stats();

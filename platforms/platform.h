@@ -55,6 +55,9 @@ class Platform : public sc_core::sc_module {
 
   const HostControlPlane& host() const { return *host_; }
   const Scheduler& scheduler() const { return *sched_; }
+  // Every component that records into a timeline records into `trace` (null: none). Call before
+  // the simulation starts.
+  void attach_trace(TraceEventLog* trace);
   const Link& link() const { return *link_; }
   const DataPlane& controller() const { return *ctrl_; }
 

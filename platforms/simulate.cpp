@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <stdexcept>
 #include <iomanip>
 #include <sstream>
 
@@ -28,12 +30,21 @@ RunResult simulate(const RunOptions& options) {
   r.workload = std::make_unique<workload::Workload>(workload::load_workload(spec, load));
   if (r.workload->requests.empty()) throw workload::WorkloadError("workload '" + spec + "' has no requests");
   r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
+  if (!options.timeline.empty()) {
+    r.trace = std::make_unique<TraceEventLog>(options.timeline_start_s, options.timeline_end_s);
+    r.platform->attach_trace(r.trace.get());
+  }
   const auto t1 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const auto t2 = std::chrono::steady_clock::now();
   if (!r.platform->finished()) SC_REPORT_ERROR("kvtier/run", "simulation stopped before every request completed");
   r.setup_wall_s = std::chrono::duration<double>(t1 - t0).count();
   r.wall_time_s = std::chrono::duration<double>(t2 - t0).count();
+  if (r.trace) {
+    std::ofstream f(options.timeline);
+    r.trace->write(f);
+    if (!f) throw std::runtime_error("cannot write timeline " + options.timeline);
+  }
   return r;
 }
 

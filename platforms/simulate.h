@@ -2,6 +2,7 @@
 // One simulation from options to report: load the platform, load the workload, elaborate,
 // run to completion. SystemC elaborates once per process, so a process runs one simulation.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "platforms/platform.h"
 #include "platforms/platform_config.h"
+#include "tlm/common/trace_event_log.h"
 #include "workloads/request.h"
 
 namespace kvtier {
@@ -18,12 +20,18 @@ struct RunOptions {
   std::string workload;                // empty: the platform's [workload] spec
   std::vector<std::string> overrides;  // --set section.key=value
   uint64_t seed = 1;
+  // --timeline: a Chrome trace-event file of the run (empty: none), keeping only events that
+  // overlap [timeline_start_s, timeline_end_s] of simulated time.
+  std::string timeline;
+  double timeline_start_s = 0.0;
+  double timeline_end_s = std::numeric_limits<double>::infinity();
 };
 
 struct RunResult {
   PlatformConfig config;
   std::unique_ptr<workload::Workload> workload;
   std::unique_ptr<Platform> platform;
+  std::unique_ptr<TraceEventLog> trace;  // with RunOptions::timeline
   double wall_time_s = 0.0;
   double setup_wall_s = 0.0;           // platform and workload loading
 };

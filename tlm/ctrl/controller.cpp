@@ -1,6 +1,7 @@
 #include "tlm/ctrl/controller.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 
@@ -8,6 +9,18 @@
 #include "tlm/link/transact.h"
 
 namespace kvtier {
+
+namespace {
+const char* opcode_name(cmdset::Opcode op) {
+  using cmdset::Opcode;
+  switch (op) {
+    case Opcode::PROMOTE: return "PROMOTE";
+    case Opcode::DEMOTE: return "DEMOTE";
+    case Opcode::RECOMPRESS: return "RECOMPRESS";
+    default: return "MOVE";
+  }
+}
+}  // namespace
 
 using cmdset::Completion;
 using cmdset::Descriptor;
@@ -276,6 +289,7 @@ void DataPlaneController::finish(Work& w) {
 
 sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts) {
   sc_core::sc_time done = earliest;
+  sc_core::sc_time first_start = earliest;
   const double engine_bytes_per_s = config_.dma_engine_gbps * 1e9;
   const uint32_t length = w.length;
   for (uint64_t offset = 0; offset < length; offset += config_.max_burst_bytes) {
@@ -283,7 +297,14 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
     // The burst goes to the engine that frees up first; the engine is busy while it streams.
     auto engine = std::min_element(engines_.begin(), engines_.end(),
                                    [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
-    const sc_core::sc_time start = engine->reserve(earliest, seconds(burst / engine_bytes_per_s));
+    const sc_core::sc_time engine_time = seconds(burst / engine_bytes_per_s);
+    const sc_core::sc_time start = engine->reserve(earliest, engine_time);
+    if (trace_) {
+      const size_t k = static_cast<size_t>(engine - engines_.begin());
+      trace_->slice(trace_->track("device", "DMA engine " + std::to_string(k)), opcode_name(w.move_op),
+                    start.to_seconds(), (start + engine_time).to_seconds());
+      if (offset == 0) first_start = start;
+    }
     // Compressed copies pass the compression engine: it (de)quantises the burst's bf16-equivalent
     // bytes at its own rate, after its pipeline latency. Only the stored bytes cross the link.
     auto codec = [&](const sc_core::sc_time& at) {
@@ -309,6 +330,14 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
     ++stats_.bursts;
   }
   if (w.compressed) ++stats_.compressed_transfers;
+  if (trace_) {
+    char key[24];
+    std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(w.d.key));
+    const char* direction = w.move_op == Opcode::PROMOTE ? "to HBM" : w.move_op == Opcode::DEMOTE ? "to tier" : "in tier";
+    trace_->async_slice(trace_->track("link", direction), "transfer", std::string(opcode_name(w.move_op)) + " " + key,
+                        first_start.to_seconds(), done.to_seconds(),
+                        {{"bytes", w.length}, {"bursts", bursts}, {"deadline_s", w.d.deadline_ns * 1e-9}});
+  }
   return done;
 }
 

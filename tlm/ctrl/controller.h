@@ -22,6 +22,7 @@
 
 #include "tlm/common/config.h"
 #include "tlm/common/timeline.h"
+#include "tlm/common/trace_event_log.h"
 #include "tlm/ctrl/block_index.h"
 #include "tlm/ctrl/index_cache.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
@@ -60,6 +61,8 @@ class DataPlaneController : public sc_core::sc_module {
   DataPlaneController(sc_core::sc_module_name name, const CtrlConfig& config);
 
   const ControllerStats& stats() const { return stats_; }
+  // Records each DMA burst on its engine's track and each block transfer on its link direction.
+  void set_trace(TraceEventLog* trace) { trace_ = trace; }
   const BlockIndex& index() const { return index_; }
   // SRAM bits of one index entry and of the whole index (spec §M.2.4: footprint).
   uint32_t entry_bits() const { return entry_bits_; }
@@ -68,6 +71,7 @@ class DataPlaneController : public sc_core::sc_module {
   sc_core::sc_time cycle() const { return cycle_; }
 
  private:
+  TraceEventLog* trace_ = nullptr;
   // One command between its lookup and its completion: what the index decided, and the
   // transfer (if any) still to be scheduled on the DMA engines.
   struct Work {

@@ -38,6 +38,7 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
       budget_(budget_blocks),
       groups_(layer_groups),
       hbm_kv_base_(hbm_kv_base),
+      tier_blocks_(tier_blocks),
       cycle_s_(cycle_s),
       policy_store_(config.persistent_policy) {
   policy_ = make_replacement_policy(policy_params(config), policy_store_);
@@ -193,6 +194,7 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
   // Two upcoming requests may share a prefix block: it is pinned for each, promoted once.
   std::unordered_set<const Block*> distinct(to_promote.begin(), to_promote.end());
   const double room_ready_s = make_room(distinct.size(), now_s);
+  std::vector<size_t> promoted;  // for the timeline
   for (size_t i = 0; i < to_promote.size(); ++i) {
     Block* b = to_promote[i];
     if (b->mech.in_hbm) continue;
@@ -205,8 +207,12 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
     d.deadline_ns = static_cast<uint64_t>(std::llround(due[i].first * 1e9));
     d.prio = due[i].second;
     enqueue(d, Opcode::PROMOTE, b->id.key, now_s);
+    if (trace_) promoted.push_back(i);
   }
   flush(room_ready_s);
+  for (size_t i : promoted)
+    trace_->async_slice(trace_->track("host", "prefetch promotions"), "promotion", "prefetch", now_s,
+                        to_promote[i]->mech.ready_s, {{"deadline_s", due[i].first}});
 }
 
 std::string HostControlPlane::verify_accounting() const {
@@ -442,6 +448,12 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   for (Block* b : issued) {
     res.ready_s[b->id.layer_group] = std::max(res.ready_s[b->id.layer_group], b->mech.ready_s);
     res.transfers.push_back({b->id.layer_group, b->mech.ready_s, deadline_of(b->id.layer_group)});
+    if (trace_) {
+      const TraceEventLog::Track t = trace_->track("host", "admission promotions");
+      trace_->async_slice(t, "promotion", "request " + std::to_string(r.id) + " group " + std::to_string(b->id.layer_group),
+                          now_s, b->mech.ready_s, {{"deadline_s", deadline_of(b->id.layer_group)}});
+      res.transfers.back().flow = trace_->flow_start(t, "promotion", now_s);
+    }
   }
   for (const Transfer& t : res.transfers) res.load_ready_s = std::max(res.load_ready_s, t.ready_s);
   return res;

@@ -22,6 +22,7 @@
 
 #include "tlm/common/config.h"
 #include "tlm/common/timeline.h"
+#include "tlm/common/trace_event_log.h"
 #include "tlm/constraints/sustainability.h"
 #include "tlm/host/command_path.h"
 #include "tlm/host/next_turn_predictor.h"
@@ -96,6 +97,7 @@ struct Transfer {
   uint32_t group = 0;
   double ready_s = 0.0;     // when the block is usable in HBM
   double deadline_s = 0.0;  // when the layer group that reads it is planned to start
+  uint64_t flow = 0;        // timeline flow from its descriptor to the step that reads it (0: none)
 };
 
 // When the blocks a request is about to read are meant to be used: the step they are meant for
@@ -206,6 +208,11 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   }
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
   void report_demand_to(SustainabilityConstraint& sustainability) { sustainability_ = &sustainability; }
+  // Records each promotion the control plane decides, from its descriptor to its block's arrival.
+  void set_trace(TraceEventLog* trace) { trace_ = trace; }
+  // Tier slots holding a block (of the tier's whole block capacity).
+  uint64_t tier_used_blocks() const { return tier_blocks_ - free_tier_slots_.size(); }
+  uint64_t tier_blocks() const { return tier_blocks_; }
   // Payload bytes of one tier copy in `format`.
   uint64_t stored_bytes(kv::Format format) const;
 
@@ -291,6 +298,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   const uint64_t budget_;
   const uint32_t groups_;
   const uint64_t hbm_kv_base_;
+  const uint64_t tier_blocks_;
   const double cycle_s_;
   std::unique_ptr<ReplacementPolicy> policy_;
   kv::PolicyStore policy_store_;
@@ -330,6 +338,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   HostCopyEngine* copies_ = nullptr;   // path_ when host.dma = host
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
+  TraceEventLog* trace_ = nullptr;
 
   kv::Format tier_format_ = kv::Format::Bf16;
   kv::Format recompress_format_ = kv::Format::Bf16;

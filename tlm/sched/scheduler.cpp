@@ -210,14 +210,18 @@ void Scheduler::admit(double now) {
     if (config_.kv_load == KvLoad::Async && a.load_ready_s > now + kEps) {
       // Waits outside the batch; lateness only delays this request (its TTFT or resume).
       for (const Transfer& t : a.transfers) judge(t, t.deadline_s, Lateness::DelaysRequest);
+      if (trace_)
+        for (const Transfer& t : a.transfers) s.flows.push_back(t.flow);
       s.phase = Phase::Loading;
       s.load_ready_s = a.load_ready_s;
       s.load_start_s = now;
       loading_.push_back(i);
     } else {
-      if (config_.kv_load == KvLoad::Async)
+      if (config_.kv_load == KvLoad::Async) {
         for (const Transfer& t : a.transfers) judge(t, t.deadline_s, Lateness::DelaysRequest);  // all in time
-      else
+        if (trace_)
+          for (const Transfer& t : a.transfers) s.flows.push_back(t.flow);
+      } else
         s.joining = a.transfers;  // judged by the step it joins
       s.phase = Phase::Prefill;
       running_.push_back(i);
@@ -449,7 +453,46 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
   const double t_hbm = cost_.hbm_contention_s(o.time, now + o.stall_s);
   o.end_s = now + o.stall_s + o.t_step + t_hbm;
+  if (trace_) trace_step(p, o, now, group_end);
   return o;
+}
+
+void Scheduler::trace_step(const Plan& p, const StepOutcome& o, double now, const std::vector<double>& group_end) {
+  const TraceEventLog::Track steps = trace_->track("GPU", "steps");
+  const TraceEventLog::Track groups = trace_->track("GPU", "layer groups");
+  trace_->slice(steps, p.staging ? "step (streamed)" : "step", now, o.end_s,
+                {{"decode_requests", p.decode.size()}, {"prefill_chunks", p.prefill.size()},
+                 {"prefill_tokens", p.new_tokens}, {"stall_s", o.stall_s}, {"compute_s", o.t_step}});
+  const double tg = o.t_step / groups_;
+  for (uint32_t g = 0; g < groups_; ++g)
+    trace_->slice(groups, "group " + std::to_string(g), group_end[g] - tg, group_end[g]);
+  // Flows end where the transfer was waited for: at its layer group (layerwise), at the step's
+  // start (blocking, or an async load joining its first step).
+  for (const Chunk& c : p.prefill) {
+    Seq& s = seqs_[c.seq];
+    for (const Transfer& t : s.joining) {
+      if (config_.kv_load == KvLoad::Layerwise) trace_->flow_end(groups, "promotion", t.flow, group_end[t.group] - tg);
+      else trace_->flow_end(steps, "promotion", t.flow, now);
+    }
+    for (uint64_t f : s.flows) trace_->flow_end(steps, "promotion", f, now);
+    s.flows.clear();
+  }
+  // Counters at the step's end: what HBM and the tier hold, and the link demand the control
+  // plane decided during the step as a share of B_tier over the step.
+  const TraceEventLog::Track memory = trace_->track("memory", "occupancy");
+  const double gib = static_cast<double>(host_.block_bytes()) / (1u << 30);
+  trace_->counter(memory, "HBM KV resident (GiB)", o.end_s, static_cast<double>(host_.resident_blocks()) * gib);
+  trace_->counter(memory, "tier used (GiB)", o.end_s, static_cast<double>(host_.tier_used_blocks()) * gib);
+  const HostStats& h = host_.stats();
+  const double capacity = stream_bytes_per_s_ * (o.end_s - now);
+  if (capacity > 0) {
+    trace_->counter(memory, "link to HBM (share of B_tier)", o.end_s,
+                    static_cast<double>(h.promoted_bytes - traced_promoted_bytes_) / capacity);
+    trace_->counter(memory, "link to tier (share of B_tier)", o.end_s,
+                    static_cast<double>(h.demoted_bytes - traced_demoted_bytes_) / capacity);
+  }
+  traced_promoted_bytes_ = h.promoted_bytes;
+  traced_demoted_bytes_ = h.demoted_bytes;
 }
 
 void Scheduler::judge(const Transfer& t, double deadline_s, Lateness cost, bool streamed) {

@@ -83,6 +83,9 @@ class Scheduler : public sc_core::sc_module {
   // What the boundary can stream per second (B_tier: min of link rate and tier DRAM bandwidth);
   // sched.stream_share of it bounds how much decode-set KV may stream per step.
   void set_stream_bandwidth(double bytes_per_s) { stream_bytes_per_s_ = bytes_per_s; }
+  // Records every step (and its layer groups), the flows from promotions to the steps that read
+  // them, and per-step counters of HBM and tier occupancy and link demand.
+  void set_trace(TraceEventLog* trace) { trace_ = trace; }
 
  private:
   enum class Phase { Waiting, Loading, Prefill, Decode, Done };
@@ -96,6 +99,7 @@ class Scheduler : public sc_core::sc_module {
     double load_start_s = 0.0, load_ready_s = 0.0;
     double last_token_s = 0.0;
     std::vector<Transfer> joining;    // transfers judged in the step it joins (layerwise, blocking)
+    std::vector<uint64_t> flows;      // timeline flows of an async load, ended by the step it joins
     bool must_stream = false;         // admitted (streamed residency) with a prompt that did not fit
   };
   struct Chunk {
@@ -154,6 +158,9 @@ class Scheduler : public sc_core::sc_module {
   double step_estimate_s_ = 0.0;      // the last step's length: when the next step will start
   bool preempted_last_step_ = false;
   double stream_bytes_per_s_ = 0.0;
+  TraceEventLog* trace_ = nullptr;
+  uint64_t traced_promoted_bytes_ = 0, traced_demoted_bytes_ = 0;
+  void trace_step(const Plan& p, const StepOutcome& o, double now, const std::vector<double>& group_end);
 };
 
 }  // namespace kvtier

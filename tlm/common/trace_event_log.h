@@ -1,0 +1,103 @@
+#pragma once
+// A run's timeline in the Chrome trace-event format (the JSON that ui.perfetto.dev and
+// chrome://tracing open). Components record what they decide as they decide it: slices on named
+// tracks (a process and a thread of the trace), overlapping intervals as async slices, counters,
+// and flows that tie a promotion's descriptor to the step that waited for it. Only events that
+// overlap the window [start_s, end_s] are kept, so a long trace gives a small file.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <utility>
+
+namespace kvtier {
+
+class TraceEventLog {
+ public:
+  explicit TraceEventLog(double start_s = 0.0, double end_s = std::numeric_limits<double>::infinity())
+      : start_s_(start_s), end_s_(end_s) {}
+
+  struct Track {
+    int pid = 0, tid = 0;
+  };
+  // The track `thread` of `process`, created (with its metadata events) on first use.
+  Track track(const std::string& process, const std::string& thread) {
+    auto [pit, fresh_process] = processes_.try_emplace(process, static_cast<int>(processes_.size()) + 1);
+    if (fresh_process)
+      events_.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pit->second}, {"args", {{"name", process}}}});
+    auto [tit, fresh_thread] = threads_.try_emplace({process, thread}, static_cast<int>(threads_.size()) + 1);
+    if (fresh_thread)
+      events_.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pit->second}, {"tid", tit->second},
+                         {"args", {{"name", thread}}}});
+    return {pit->second, tit->second};
+  }
+
+  bool overlaps(double from_s, double to_s) const { return to_s >= start_s_ && from_s <= end_s_; }
+
+  // A slice on a track whose slices never overlap (a step, a layer group, one DMA engine's bursts).
+  void slice(const Track& t, const std::string& name, double from_s, double to_s, nlohmann::json args = nullptr) {
+    if (!overlaps(from_s, to_s)) return;
+    nlohmann::json e = {{"ph", "X"}, {"name", name}, {"pid", t.pid}, {"tid", t.tid}, {"ts", us(from_s)},
+                        {"dur", us(to_s) - us(from_s)}};
+    if (!args.is_null()) e["args"] = std::move(args);
+    events_.push_back(std::move(e));
+  }
+  // An interval that may overlap others of its kind (block transfers sharing a link direction):
+  // an async slice, shown in rows of its own under the process.
+  void async_slice(const Track& t, const std::string& category, const std::string& name, double from_s, double to_s,
+                   nlohmann::json args = nullptr) {
+    if (!overlaps(from_s, to_s)) return;
+    const uint64_t id = ++async_ids_;
+    nlohmann::json b = {{"ph", "b"}, {"cat", category}, {"name", name}, {"id", id},
+                        {"pid", t.pid}, {"tid", t.tid}, {"ts", us(from_s)}};
+    if (!args.is_null()) b["args"] = std::move(args);
+    events_.push_back(std::move(b));
+    events_.push_back({{"ph", "e"}, {"cat", category}, {"name", name}, {"id", id}, {"pid", t.pid}, {"tid", t.tid},
+                       {"ts", us(to_s)}});
+  }
+  void counter(const Track& t, const std::string& name, double at_s, double value) {
+    if (!overlaps(at_s, at_s)) return;
+    events_.push_back({{"ph", "C"}, {"name", name}, {"pid", t.pid}, {"ts", us(at_s)}, {"args", {{"value", value}}}});
+  }
+  // A flow from a point on one track to the slice enclosing a later point on another. The start
+  // is recorded when it happens; the end only if its start was kept (both inside the window).
+  uint64_t flow_start(const Track& t, const std::string& name, double at_s) {
+    if (!overlaps(at_s, at_s)) return 0;
+    const uint64_t id = ++flow_ids_;
+    events_.push_back({{"ph", "s"}, {"cat", "flow"}, {"name", name}, {"id", id}, {"pid", t.pid}, {"tid", t.tid},
+                       {"ts", us(at_s)}});
+    return id;
+  }
+  void flow_end(const Track& t, const std::string& name, uint64_t id, double at_s) {
+    if (!id || !overlaps(at_s, at_s)) return;
+    events_.push_back({{"ph", "f"}, {"bp", "e"}, {"cat", "flow"}, {"name", name}, {"id", id}, {"pid", t.pid},
+                       {"tid", t.tid}, {"ts", us(at_s)}});
+  }
+
+  size_t size() const { return events_.size(); }
+  void write(std::ostream& os) const {
+    nlohmann::json j;
+    j["traceEvents"] = events_;
+    j["displayTimeUnit"] = "ns";
+    j["otherData"] = {{"generator", "kvtier run --timeline"},
+                      {"window_start_s", start_s_},
+                      {"window_end_s", end_s_ == std::numeric_limits<double>::infinity() ? nlohmann::json(nullptr)
+                                                                                        : nlohmann::json(end_s_)}};
+    os << j.dump() << "\n";
+  }
+
+ private:
+  // Trace-event timestamps are in microseconds; nanosecond resolution is kept as a fraction.
+  static double us(double s) { return std::round(s * 1e9) / 1e3; }
+
+  double start_s_, end_s_;
+  nlohmann::json events_ = nlohmann::json::array();
+  std::map<std::string, int> processes_;
+  std::map<std::pair<std::string, std::string>, int> threads_;
+  uint64_t async_ids_ = 0, flow_ids_ = 0;
+};
+
+}  // namespace kvtier
