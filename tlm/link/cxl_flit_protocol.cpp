@@ -12,6 +12,10 @@ constexpr uint64_t kLineBytes = 64;
 // cost more than they save.
 constexpr uint64_t kBulkMinUnits = 4;
 constexpr int kBulkTries = 8;
+// CXL.mem: messages of fewer lines go line by line; a period is looked for among this many
+// packer states before the search starts over.
+constexpr uint64_t kBulkMinLines = 16;
+constexpr size_t kMemRepeatSearch = 256;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -349,9 +353,16 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
   const sc_core::sc_time return_delay = latency_ + back.wire.duration(format_.flit_bytes) + latency_;
   CreditPool& pool = tx.mem_credits[static_cast<size_t>(kind)];
   LinkTransfer t;
+  MemRepeat repeat(kind);
+  const bool bulk = fast_ && lines >= kBulkMinLines;
   for (uint64_t line = 0; line < lines; ++line) {
     const sc_core::sc_time ready = pool.available(earliest);
     t.credit_wait = std::max(t.credit_wait, ready - earliest);
+    // Whether the line's earliest time held it back: it may use every flit the packer still
+    // offers, and flits it opens go straight after the wire's last.
+    const bool waited = tx.packer.has_window() ? ready > tx.packer.first_usable_start() || ready > tx.wire.busy_until()
+                                               : true;
+    const Ticks usable = tx.packer.has_window() ? ticks(tx.packer.first_usable_start()) : 0;
     const MemPlacement p = tx.packer.place(kind, chunks, ready);
     if (line == 0) t.first_bit = p.first_bit;
     t.last_bit = std::max(t.last_bit, p.last_bit);
@@ -361,8 +372,108 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
     t.wire_bytes += p.wire_bytes;
     pool.consume(p.last_bit + return_delay);
     back.owed_credits.push(p.last_bit + latency_);
+    if (bulk && lines - line - 1 >= kBulkMinLines)
+      line += skip_mem_periods(tx, back, repeat, {usable, ticks(p.last_bit), p.slots, waited}, lines - line - 1,
+                               earliest, t);
   }
   return t;
+}
+
+// The fast engine's CXL.mem bulk path. The packer's placement of a line depends only on its
+// state (signature) and on whether the line's credit held it back. When the state after line
+// j equals the state after an earlier line i, and no line in between waited, the lines
+// i+1..j form a period: P lines that open D flits, back to back. Every further period packs
+// the same, D flits and D flit times later, as long as no line of it would wait either: its
+// credit (a credit held before, or the credit of the line C lines earlier, back `return_delay`
+// after that line's last bit) is back by the start of the first flit it may use, and no flit
+// waits for a retry-buffer slot. Then K periods go out as one run of K D flits, and the
+// credits and credit returns they leave as one patterned run each (time_queue.h). Returns the
+// lines it took (0: none).
+uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& back, MemRepeat& rep,
+                                           const MemLine& placed, uint64_t lines_left,
+                                           const sc_core::sc_time& earliest, LinkTransfer& t) {
+  const Ticks busy = ticks(tx.wire.busy_until());
+  const uint64_t tail = tx.packer.flits_built();
+  const uint64_t index = rep.lines.size();
+  rep.lines.push_back(placed);
+  rep.busy.push_back(busy);
+  rep.tail.push_back(tail);
+  rep.waited_until = placed.waited ? index + 1 : rep.waited_until;
+  tx.packer.signature(rep.scratch);
+  auto seen = rep.states.find(rep.scratch);
+  if (seen == rep.states.end()) {
+    if (rep.states.size() >= kMemRepeatSearch) rep = MemRepeat(rep.kind);  // no period within reach: look again later
+    else rep.states.emplace(rep.scratch, index);
+    return 0;
+  }
+  const uint64_t i = seen->second, j = index;
+  seen->second = j;
+  if (j < rep.next_try) return 0;
+  const uint64_t P = j - i;
+  // A period that cannot be skipped now is tried again after twice as many lines each time.
+  rep.next_try = j + (P << std::min<uint64_t>(rep.failures++, 20));
+  const uint64_t D = tail - rep.tail[i];
+  const uint32_t F = format_.flit_bytes;
+  const Ticks unit = tx.wire.unit_ticks(F);
+  const Ticks Du = busy - rep.busy[i];
+  const uint64_t K = lines_left / P;
+  if (rep.waited_until > i + 1 || D == 0 || Du != D * unit || K == 0 || K * D < tx.packer.window_flits()) return 0;
+
+  // The period's lines i+1..j, relative to the wire's busy_until after line i (offsets may be
+  // negative: kept modulo 2^64, which TimeRun::at's sums undo; compared as signed below).
+  auto usable_rel = std::make_shared<std::vector<Ticks>>(P);
+  auto last_rel = std::make_shared<std::vector<Ticks>>(P);
+  uint64_t period_slots = 0;
+  for (uint64_t r = 0; r < P; ++r) {
+    const MemLine& l = rep.lines[i + 1 + r];
+    (*usable_rel)[r] = l.usable - rep.busy[i];
+    (*last_rel)[r] = l.last_bit - rep.busy[i];
+    period_slots += l.slots;
+  }
+  // Skipped line s starts period s / P at O + (s / P) Du.
+  const Ticks O = busy;
+  const uint64_t n = K * P;
+  const Ticks rd = ticks(latency_) + back.wire.unit_ticks(F) + ticks(latency_);
+  CreditPool& pool = tx.mem_credits[static_cast<size_t>(rep.kind)];
+  const uint64_t C = pool.credits();
+  const uint64_t held = std::min<uint64_t>(n, C);
+  // Credits of skipped lines reused C lines later: the difference depends on s mod P only.
+  Ticks latest = 0;
+  if (n > C) {
+    const uint64_t cq = C / P, cr = C % P;
+    for (uint64_t r = 0; r < P; ++r) {
+      const uint64_t r_prev = (r + P - cr) % P;
+      const int64_t usable_at = static_cast<int64_t>((cq + (r < cr ? 1 : 0)) * Du + (*usable_rel)[r]);
+      if (static_cast<int64_t>((*last_rel)[r_prev] + rd) > usable_at) return 0;
+    }
+    const TimeRun returns = TimeRun::patterned(O + rd, Du, last_rel, n);
+    for (uint64_t s = std::max(C, n - std::min(n, P)); s < n; ++s) latest = std::max(latest, returns.at(s - C));
+  }
+  const TimeRun starts = TimeRun::linear(O, unit, K * D);
+  if (!tx.wire.fits(starts, F)) return 0;
+  // Credits held before the skip: the credit of skipped line s must be back by usable(s).
+  // Checked one by one (at most C): CXL.mem credit returns need not be monotone (LOpt half flits).
+  const TimeRun usable_at = TimeRun::patterned(O, Du, usable_rel, held);
+  for (uint64_t s = 0; s < held; ++s) {
+    const Ticks back_at = pool.upcoming(s);
+    if (back_at > usable_at.at(s)) return 0;
+    latest = std::max(latest, back_at);
+  }
+
+  const LinkWire::Sent sent = tx.wire.send_run(starts, F);
+  const Ticks hold = ticks(sent.end) - (O + static_cast<Ticks>(K * D) * unit);
+  tx.packer.advance(K * D, from_ticks(static_cast<Ticks>(K) * Du + hold));
+  if (latest > ticks(earliest)) t.credit_wait = std::max(t.credit_wait, from_ticks(latest - ticks(earliest)));
+  t.units += K * D;
+  t.slots += K * period_slots;
+  t.replays += sent.replays;
+  t.wire_bytes += static_cast<uint64_t>(F) * (K * D + sent.replays);
+  const TimeRun last_bits = TimeRun::patterned(O, Du, last_rel, n);
+  for (uint64_t s = n - P; s < n; ++s) t.last_bit = std::max(t.last_bit, from_ticks(last_bits.at(s) + hold));
+  pool.consume_run(TimeRun::patterned(O + rd, Du, last_rel, n));
+  back.owed_credits.push(TimeRun::patterned(O + ticks(latency_), Du, last_rel, n));
+  rep = MemRepeat(rep.kind);
+  return n;
 }
 
 }  // namespace kvtier

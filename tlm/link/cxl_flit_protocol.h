@@ -19,7 +19,9 @@
 // `credit_return_interval_ns`, in a credit-only flit (68B LLCRD, 256B empty flit with CRD).
 #include <array>
 #include <deque>
+#include <map>
 #include <memory>
+#include <vector>
 
 #include "tlm/link/credit_pool.h"
 #include "tlm/link/cxl_flit_format.h"
@@ -68,7 +70,30 @@ class CxlFlitProtocol : public LinkProtocol {
     uint64_t flits = 0, replays = 0, wire_bytes = 0;
   };
 
+  // One CXL.mem line as the bulk path's period search records it (ticks).
+  struct MemLine {
+    Ticks usable = 0;     // start of the first flit it could use
+    Ticks last_bit = 0;
+    uint64_t slots = 0;
+    bool waited = false;  // its credit held it back
+  };
+  // The period search over one message's lines (skip_mem_periods).
+  struct MemRepeat {
+    explicit MemRepeat(MemMsg k) : kind(k) {}
+    MemMsg kind;
+    std::vector<MemLine> lines;
+    std::vector<Ticks> busy;       // the wire's busy_until after each line
+    std::vector<uint64_t> tail;    // flits built after each line
+    uint64_t waited_until = 0;     // lines before this index waited
+    uint64_t next_try = 0;         // no skip is tried before this line
+    uint64_t failures = 0;
+    std::map<std::vector<uint64_t>, uint64_t> states;  // packer signature -> line after which it was seen
+    std::vector<uint64_t> scratch;
+  };
+
   LinkTransfer send_mem(const LinkMessage& msg, const sc_core::sc_time& earliest);
+  uint64_t skip_mem_periods(DirectionState& tx, DirectionState& back, MemRepeat& rep, const MemLine& placed,
+                            uint64_t lines_left, const sc_core::sc_time& earliest, LinkTransfer& t);
   LinkTransfer send_io(const LinkMessage& msg, const sc_core::sc_time& earliest);
   IoAppend append_io(DirectionState& d, const sc_core::sc_time& earliest, uint32_t bytes);
   void settle_owed(Direction dir, const sc_core::sc_time& until);

@@ -206,6 +206,7 @@ LinkWire::Sent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
   stats_.wire_bytes += (n + replays) * bytes;
   stats_.units_sent += n;
   stats_.units_delivered += n;
+  stats_.bulk_units += n;
   busy_ticks_ += (n + replays) * unit;
   next_sequence_ += n;
   receiver_expected_ = next_sequence_;
