@@ -129,6 +129,7 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
     d.owed_dllps.pop_front(streamed);
     return streamed;
   }
+  if (run.pattern) return 0;  // (B) needs the arithmetic shape
   const uint64_t r = run.repeat;
   if (o % r != 0 || r * kDllpBytes > B) return 0;
   const uint64_t groups = left / r;
@@ -178,6 +179,9 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
   LinkTransfer t;
   bool first = true;
   for (const TlpRun& run : tlp_runs_for(msg, config_)) {
+    if (fast_ && run.count >= kBulkMinUnits &&
+        (send_tlp_run(tx, back, run, earliest, t, first) || send_tlp_stream(tx, back, run, earliest, t, first)))
+      continue;
     // A run the closed form cannot take whole often can after its first TLPs (those whose
     // credits bind go one by one, the rest stream): retry a few times, a TLP further each time.
     int tries = fast_ ? kBulkTries : 0;
@@ -330,6 +334,105 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   } else {
     tx.io.used = static_cast<uint32_t>(off + n * b);
   }
+  return true;
+}
+
+// What send_tlp and append_io do for each TLP of the run, with the CXL.io flit being filled,
+// the wire's busy_until and the credits as local values: TLP k is ready at max(earliest, its
+// credit's return) (a credit held before the run, or the one TLP k - C of the run used); it
+// joins the current CXL.io flit if that flit starts no earlier and has room, and opens new
+// flits at max(ready, busy_until) for the rest of its bytes.
+bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run,
+                                      const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
+  const uint64_t n = run.count;
+  const uint32_t b = framing_.bytes(run.tlp);
+  const uint32_t B = format_.io_bytes_per_flit;
+  const uint32_t F = format_.flit_bytes;
+  const Ticks unit = tx.wire.unit_ticks(F);
+  const Ticks lat = ticks(latency_);
+  const Ticks rd = lat + back.wire.unit_ticks(F) + lat;
+  const Ticks E = ticks(earliest);
+  CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(run.tlp.kind))];
+  const uint64_t C = pool.credits();
+  const uint64_t depth = tx.wire.retry_depth();
+  const Ticks ack_delay = tx.wire.ack_delay_ticks();
+
+  auto starts = std::make_shared<std::vector<Ticks>>();
+  auto last_bits = std::make_shared<std::vector<Ticks>>();
+  starts->reserve(n * b / B + 2);
+  last_bits->reserve(n);
+  bool io_exists = tx.io.exists;
+  Ticks io_start = ticks(tx.io.start), io_end = ticks(tx.io.end);
+  uint32_t io_used = tx.io.used;
+  Ticks busy = ticks(tx.wire.busy_until());
+  Ticks first_bit = 0, latest_ready = E;
+  for (uint64_t k = 0; k < n; ++k) {
+    const Ticks credit = k < C ? pool.upcoming(k) : (*last_bits)[k - C] + rd;
+    const Ticks ready = std::max(E, credit);
+    latest_ready = std::max(latest_ready, ready);
+    uint32_t remaining = b;
+    Ticks last = 0;
+    bool any = false;
+    if (io_exists && io_start >= ready && io_used < B) {
+      const uint32_t take = std::min(B - io_used, remaining);
+      io_used += take;
+      remaining -= take;
+      if (k == 0) first_bit = io_start;
+      last = io_end;
+      any = true;
+    }
+    while (remaining > 0) {
+      const uint64_t f = starts->size();
+      // The retry buffer must have a slot for the flit when it would start.
+      const Ticks slot = f < depth ? tx.wire.slot_free_at(f) : (*starts)[f - depth] + unit + ack_delay;
+      const Ticks start = std::max(ready, busy);
+      if (slot > start) return false;
+      starts->push_back(start);
+      busy = start + unit;
+      const uint32_t take = std::min(B, remaining);
+      io_exists = true;
+      io_start = start;
+      io_end = busy;
+      io_used = take;
+      remaining -= take;
+      if (k == 0 && !any) first_bit = start;
+      any = true;
+      last = io_end;
+    }
+    last_bits->push_back(last);
+  }
+
+  // Commit.
+  const uint64_t flits = starts->size();
+  LinkWire::Sent sent;
+  Ticks hold = 0;
+  if (flits > 0) {
+    const Ticks nominal_end = starts->back() + unit;
+    sent = tx.wire.send_run(TimeRun::patterned(0, 0, starts, flits), F);
+    hold = ticks(sent.end) - nominal_end;
+  }
+  if (latest_ready > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_ready - E));
+  if (first) t.first_bit = from_ticks(first_bit);
+  first = false;
+  t.last_bit = std::max(t.last_bit, from_ticks(last_bits->back() + hold));
+  t.units += flits;
+  t.replays += sent.replays;
+  t.wire_bytes += static_cast<uint64_t>(F) * (flits + sent.replays);
+  pool.consume_run(TimeRun::patterned(rd, 0, last_bits, n));
+  if (format_.io_framed_tlps) {
+    // ACK / UpdateFC after every tlps_per_ack / tlps_per_update_fc TLPs received, in order.
+    auto dues = std::make_shared<std::vector<Ticks>>();
+    const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
+    for (uint64_t k = 0; k < n; ++k) {
+      const uint64_t received = tx.tlps_received + k + 1;
+      if (received % A == 0) dues->push_back((*last_bits)[k] + lat);
+      if (received % U == 0) dues->push_back((*last_bits)[k] + lat);
+    }
+    tx.tlps_received += n;
+    if (!dues->empty()) back.owed_dllps.push(TimeRun::patterned(0, 0, dues, dues->size()));
+  }
+  if (flits > 0) tx.io = {true, from_ticks(io_start), from_ticks(io_end + hold), io_used};
+  else tx.io.used = io_used;
   return true;
 }
 

@@ -105,6 +105,13 @@ class CxlFlitProtocol : public LinkProtocol {
   // hold a TLP back); the caller then sends them one by one.
   bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
                     LinkTransfer& t, bool& first);
+  // Fast engine, when the closed form does not hold (TLPs held back by credits that come back
+  // irregularly): the run's TLPs placed one by one as send_tlp would, in local arithmetic,
+  // then committed at once (flits as one run, credit returns and owed DLLPs as one patterned
+  // run each). Returns false, having changed nothing, when a flit would wait for a
+  // retry-buffer slot.
+  bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
+                       LinkTransfer& t, bool& first);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
   // possible; returns how many it sent (0: send the next one unit by unit).
   uint64_t settle_dllp_run(DirectionState& d, uint64_t n);

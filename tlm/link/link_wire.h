@@ -59,11 +59,23 @@ class LinkWire {
   // they are: the first no earlier than busy_until, none overlapping the next, none waiting
   // for a retry-buffer slot. Only then may send_run take them.
   bool fits(const TimeRun& starts, uint32_t bytes) const;
-  // Sends them; `Sent::end` is the last unit's last bit, replays included.
+  // Sends them; `Sent::end` is the last unit's last bit, replays included. `starts` may be a
+  // patterned run (any start times, in order, a unit apart at least): the caller then checks
+  // the retry buffer itself (slot_free_at).
   Sent send_run(const TimeRun& starts, uint32_t bytes);
   // `count` unsequenced units, the last starting at `last_start` (caller checked that none
   // overlaps the next and the first starts no earlier than busy_until).
   void send_control_run(uint64_t count, uint32_t bytes, Ticks last_start);
+
+  // When the retry-buffer slot of the f-th next sequenced unit frees, for f below
+  // `retry_slots_known()` (0: free now); later units wait on units not sent yet.
+  Ticks slot_free_at(uint64_t f) const {
+    const uint64_t seq = next_sequence_ + f;
+    if (seq < depth_) return 0;
+    return acks_.at(seq - depth_ - (next_sequence_ - acks_.size()));
+  }
+  uint64_t retry_depth() const { return depth_; }
+  Ticks ack_delay_ticks() const { return ticks(params_.ack_delay); }
 
   sc_core::sc_time duration(uint64_t bytes) const;
   Ticks unit_ticks(uint32_t bytes) const { return cached(bytes).ticks; }  // duration(bytes), cached
