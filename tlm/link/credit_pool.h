@@ -44,6 +44,15 @@ class CreditPool {
     // upcoming(k) is queue element k + size - credits (k >= fresh keeps it in range).
     return returned_.bounded_by_run(from + returned_.size() - credits_, k_to - from, bound.without_first(from - k_from));
   }
+  // Whether the credits of the next n messages are those a run pushed by consume_run(ran)
+  // returned, element k for message k (so they come back at ran.at(0), ..., ran.at(n - 1)).
+  bool upcoming_are(const TimeRun& ran, uint64_t n) const {
+    if (consumed_ < credits_ || n == 0 || n > credits_ || !ran.pattern) return false;
+    uint64_t index = 0;
+    const TimeRun& r = returned_.run_at(returned_.size() - credits_, index);
+    return r.pattern == ran.pattern && r.base == ran.base && r.step == ran.step && r.c0 + index == ran.c0 &&
+           r.count - index >= n;
+  }
   // Takes credits for run.count messages, returned at run.at(0), run.at(1), ...
   void consume_run(TimeRun run) {
     if (run.count > credits_) {

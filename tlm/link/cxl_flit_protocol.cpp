@@ -357,6 +357,62 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   const uint64_t depth = tx.wire.retry_depth();
   const Ticks ack_delay = tx.wire.ack_delay_ticks();
 
+  const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
+  const FlowClass cls = flow_class(run.tlp.kind);
+  StreamMemo& m = tx.memo;
+  const Ticks credit0 = pool.upcoming(0);
+  if (m.valid && m.cls == cls && m.n == n && m.tlp_bytes == b && m.ack_phase == tx.tlps_received % A &&
+      m.fc_phase == tx.tlps_received % U && credit0 >= E && pool.upcoming_are(m.credit_returns, n)) {
+    // This run is held back by the credits the memorised run used, which came back `shift`
+    // after that run's own were ready: from the same state relative to its first ready time
+    // it packs the same, `shift` later.
+    const Ticks d = credit0 - m.origin;
+    const auto rel = [&](Ticks v) { return static_cast<int64_t>(v - credit0); };
+    const bool same_state = d == m.shift && tx.io.exists == m.io_exists && tx.io.used == m.io_used &&
+                            (!m.io_exists || (rel(ticks(tx.io.start)) == m.io_start && rel(ticks(tx.io.end)) == m.io_end)) &&
+                            rel(ticks(tx.wire.busy_until())) == m.busy;
+    TimeRun starts = m.starts;
+    starts.base += d;
+    if (same_state && (m.flits == 0 || tx.wire.slots_free_by(starts))) {
+      LinkWire::Sent sent;
+      Ticks hold = 0;
+      if (m.flits > 0) {
+        sent = tx.wire.send_run(starts, F);
+        hold = ticks(sent.end) - (starts.at(m.flits - 1) + unit);
+      }
+      m.origin += d;
+      m.starts = starts;
+      m.last_bits.base += d;
+      m.dues.base += d;
+      m.first_bit += d;
+      m.latest_ready += d;
+      if (m.latest_ready > E) t.credit_wait = std::max(t.credit_wait, from_ticks(m.latest_ready - E));
+      if (first) t.first_bit = from_ticks(m.first_bit);
+      first = false;
+      t.last_bit = std::max(t.last_bit, from_ticks(m.last_bits.at(n - 1) + hold));
+      t.units += m.flits;
+      t.replays += sent.replays;
+      t.wire_bytes += static_cast<uint64_t>(F) * (m.flits + sent.replays);
+      m.credit_returns = m.last_bits;
+      m.credit_returns.base += rd;
+      pool.consume_run(m.credit_returns);
+      if (format_.io_framed_tlps) {
+        tx.tlps_received += n;
+        if (m.dues.count > 0) back.owed_dllps.push(m.dues);
+      }
+      m.io_after.start += from_ticks(d);
+      m.io_after.end += from_ticks(d);
+      tx.io = m.io_after;
+      tx.io.end += from_ticks(hold);
+      return true;
+    }
+  }
+  m.valid = false;
+  const IoTail io_before = tx.io;
+  const Ticks busy_before = ticks(tx.wire.busy_until());
+  auto readies = std::make_shared<std::vector<Ticks>>();
+  readies->reserve(n);
+
   auto starts = std::make_shared<std::vector<Ticks>>();
   auto last_bits = std::make_shared<std::vector<Ticks>>();
   starts->reserve(n * b / B + 2);
@@ -370,6 +426,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     const Ticks credit = k < C ? pool.upcoming(k) : (*last_bits)[k - C] + rd;
     const Ticks ready = std::max(E, credit);
     latest_ready = std::max(latest_ready, ready);
+    readies->push_back(ready);
     uint32_t remaining = b;
     Ticks last = 0;
     bool any = false;
@@ -418,11 +475,12 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   t.units += flits;
   t.replays += sent.replays;
   t.wire_bytes += static_cast<uint64_t>(F) * (flits + sent.replays);
-  pool.consume_run(TimeRun::patterned(rd, 0, last_bits, n));
+  const TimeRun credit_returns = TimeRun::patterned(rd, 0, last_bits, n);
+  pool.consume_run(credit_returns);
+  const uint64_t ack_phase = tx.tlps_received % A, fc_phase = tx.tlps_received % U;
+  auto dues = std::make_shared<std::vector<Ticks>>();
   if (format_.io_framed_tlps) {
     // ACK / UpdateFC after every tlps_per_ack / tlps_per_update_fc TLPs received, in order.
-    auto dues = std::make_shared<std::vector<Ticks>>();
-    const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
     for (uint64_t k = 0; k < n; ++k) {
       const uint64_t received = tx.tlps_received + k + 1;
       if (received % A == 0) dues->push_back((*last_bits)[k] + lat);
@@ -433,6 +491,38 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   }
   if (flits > 0) tx.io = {true, from_ticks(io_start), from_ticks(io_end + hold), io_used};
   else tx.io.used = io_used;
+
+  // Memorise the run when the next one, held back by its credits, would be its copy: every
+  // TLP was ready when its credit came back (never earlier than `earliest` made it), no more
+  // TLPs than credits, and last bit + round trip - ready time the same for every TLP.
+  const Ticks shift = last_bits->front() + rd - readies->front();
+  bool self_similar = n <= C && flits <= depth && readies->front() > E && hold == 0;
+  for (uint64_t k = 0; k < n && self_similar; ++k) self_similar = (*last_bits)[k] + rd - (*readies)[k] == shift;
+  if (self_similar) {
+    const Ticks o = readies->front();
+    m.valid = true;
+    m.cls = cls;
+    m.n = n;
+    m.tlp_bytes = b;
+    m.ack_phase = ack_phase;
+    m.fc_phase = fc_phase;
+    m.origin = o;
+    m.io_exists = io_before.exists;
+    m.io_used = io_before.used;
+    m.io_start = static_cast<int64_t>(ticks(io_before.start) - o);
+    m.io_end = static_cast<int64_t>(ticks(io_before.end) - o);
+    m.busy = static_cast<int64_t>(busy_before - o);
+    m.starts = TimeRun::patterned(0, 0, starts, flits);
+    m.last_bits = TimeRun::patterned(0, 0, last_bits, n);
+    m.dues = TimeRun::patterned(0, 0, dues, dues->size());
+    if (dues->empty()) m.dues.count = 0;
+    m.flits = flits;
+    m.shift = shift;
+    m.first_bit = first_bit;
+    m.latest_ready = latest_ready;
+    m.io_after = tx.io;
+    m.credit_returns = credit_returns;
+  }
   return true;
 }
 

@@ -54,6 +54,28 @@ class CxlFlitProtocol : public LinkProtocol {
     sc_core::sc_time start, end;
     uint32_t used = 0;          // TLP-stream bytes in it
   };
+  // The latest run send_tlp_stream placed on a direction, relative to the return of its first
+  // credit, so that the next run, held back by exactly these credits, can be recognised as its
+  // copy a fixed time later (it then costs O(1)).
+  struct StreamMemo {
+    bool valid = false;
+    FlowClass cls = FlowClass::Posted;
+    uint64_t n = 0;
+    uint32_t tlp_bytes = 0;
+    uint64_t ack_phase = 0, fc_phase = 0;  // tlps_received mod tlps_per_ack / tlps_per_update_fc before it
+    Ticks origin = 0;                       // when its first TLP was ready (its first credit's return)
+    // Before it, relative to origin: the CXL.io flit and the wire.
+    bool io_exists = false;
+    uint32_t io_used = 0;
+    int64_t io_start = 0, io_end = 0, busy = 0;
+    // It: flit starts, TLP last bits and DLLP due times (patterned runs, base = 0 + shift).
+    TimeRun starts, last_bits, dues;
+    uint64_t flits = 0;
+    Ticks shift = 0;                        // each TLP's last bit + credit round trip - its ready time
+    Ticks first_bit = 0, latest_ready = 0;
+    IoTail io_after;                        // absolute
+    TimeRun credit_returns;                 // as pushed into the pool
+  };
   struct DirectionState {
     DirectionState(const LinkConfig& c, const FlitFormat& f, const LinkWireParams& p, Direction d);
     LinkWire wire;
@@ -64,6 +86,7 @@ class CxlFlitProtocol : public LinkProtocol {
     uint64_t tlps_received = 0;   // by the far end, for the DLLP ratio (68B CXL.io)
     TimeQueue owed_dllps;         // CXL.io DLLPs to send on this direction, when each is due
     TimeQueue owed_credits;       // CXL.mem credit returns to send on this direction
+    StreamMemo memo;
   };
   struct IoAppend {
     sc_core::sc_time first, last;

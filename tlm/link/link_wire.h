@@ -75,6 +75,16 @@ class LinkWire {
     return acks_.at(seq - depth_ - (next_sequence_ - acks_.size()));
   }
   uint64_t retry_depth() const { return depth_; }
+  // Whether the f-th next unit finds a retry-buffer slot by starts.at(f), for every f of a run
+  // of at most retry_depth() units (only units sent before it can hold a slot).
+  bool slots_free_by(const TimeRun& starts) const {
+    const uint64_t n = starts.count;
+    if (n > depth_) return false;
+    const uint64_t sent = next_sequence_, kept = acks_.size();
+    const uint64_t i0 = sent >= depth_ ? 0 : depth_ - sent;
+    if (i0 >= n) return true;
+    return acks_.bounded_by(i0 + kept - depth_, n - i0, [&](uint64_t i) { return starts.at(i0 + i); });
+  }
   Ticks ack_delay_ticks() const { return ticks(params_.ack_delay); }
 
   sc_core::sc_time duration(uint64_t bytes) const;

@@ -141,6 +141,15 @@ class TimeQueue {
     --it;
     return it->run.at(abs - it->first);
   }
+  // The run holding the i-th element from the front, and that element's index in it.
+  const TimeRun& run_at(uint64_t i, uint64_t& index) const {
+    const uint64_t abs = head_ + i;
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), abs,
+                               [](uint64_t v, const Entry& e) { return v < e.first; });
+    --it;
+    index = abs - it->first;
+    return it->run;
+  }
   void pop_front(uint64_t n = 1) {
     head_ += std::min(n, size());
     while (!runs_.empty() && runs_.front().first + runs_.front().run.count <= head_) runs_.pop_front();
