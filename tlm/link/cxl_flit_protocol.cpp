@@ -422,8 +422,18 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   uint32_t io_used = tx.io.used;
   Ticks busy = ticks(tx.wire.busy_until());
   Ticks first_bit = 0, latest_ready = E;
+  // Credits held before the run, and whether flits that can only wait on units sent before the
+  // run (the first `depth`) find their retry-buffer slots free at the earliest any could start.
+  const uint64_t held = std::min<uint64_t>(n, C);
+  std::vector<Ticks>& credits = stream_scratch_;
+  credits.resize(held);
+  pool.upcoming_into(held, credits.data());
+  // Retry-buffer slots of the first `depth` flits (they wait on units sent before the run),
+  // fetched a block at a time as the run opens flits.
+  std::vector<Ticks>& slots = slot_scratch_;
+  slots.clear();
   for (uint64_t k = 0; k < n; ++k) {
-    const Ticks credit = k < C ? pool.upcoming(k) : (*last_bits)[k - C] + rd;
+    const Ticks credit = k < C ? credits[k] : (*last_bits)[k - C] + rd;
     const Ticks ready = std::max(E, credit);
     latest_ready = std::max(latest_ready, ready);
     readies->push_back(ready);
@@ -441,9 +451,17 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     while (remaining > 0) {
       const uint64_t f = starts->size();
       // The retry buffer must have a slot for the flit when it would start.
-      const Ticks slot = f < depth ? tx.wire.slot_free_at(f) : (*starts)[f - depth] + unit + ack_delay;
       const Ticks start = std::max(ready, busy);
-      if (slot > start) return false;
+      if (f < depth) {
+        if (f >= slots.size()) {
+          const uint64_t more = std::min<uint64_t>(depth - slots.size(), 64);
+          slots.resize(slots.size() + more);
+          tx.wire.slots_free_into(slots.size() - more, more, slots.data() + slots.size() - more);
+        }
+        if (slots[f] > start) return false;
+      } else if ((*starts)[f - depth] + unit + ack_delay > start) {
+        return false;
+      }
       starts->push_back(start);
       busy = start + unit;
       const uint32_t take = std::min(B, remaining);
@@ -481,10 +499,16 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   auto dues = std::make_shared<std::vector<Ticks>>();
   if (format_.io_framed_tlps) {
     // ACK / UpdateFC after every tlps_per_ack / tlps_per_update_fc TLPs received, in order.
+    uint64_t to_ack = A - ack_phase, to_fc = U - fc_phase;  // TLPs until the next of each
     for (uint64_t k = 0; k < n; ++k) {
-      const uint64_t received = tx.tlps_received + k + 1;
-      if (received % A == 0) dues->push_back((*last_bits)[k] + lat);
-      if (received % U == 0) dues->push_back((*last_bits)[k] + lat);
+      if (--to_ack == 0) {
+        dues->push_back((*last_bits)[k] + lat);
+        to_ack = A;
+      }
+      if (--to_fc == 0) {
+        dues->push_back((*last_bits)[k] + lat);
+        to_fc = U;
+      }
     }
     tx.tlps_received += n;
     if (!dues->empty()) back.owed_dllps.push(TimeRun::patterned(0, 0, dues, dues->size()));

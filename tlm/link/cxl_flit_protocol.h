@@ -147,6 +147,8 @@ class CxlFlitProtocol : public LinkProtocol {
   const sc_core::sc_time credit_return_interval_;
   const bool fast_;                 // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
+  std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
+  std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free
 };
 
 }  // namespace kvtier

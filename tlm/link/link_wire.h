@@ -74,6 +74,12 @@ class LinkWire {
     if (seq < depth_) return 0;
     return acks_.at(seq - depth_ - (next_sequence_ - acks_.size()));
   }
+  // slot_free_at(f0), ..., slot_free_at(f0 + n - 1) into out, f0 + n <= retry_depth().
+  void slots_free_into(uint64_t f0, uint64_t n, Ticks* out) const {
+    uint64_t f = f0;
+    for (; f < f0 + n && next_sequence_ + f < depth_; ++f) out[f - f0] = 0;
+    if (f < f0 + n) acks_.copy_out(next_sequence_ + f - depth_ - (next_sequence_ - acks_.size()), f0 + n - f, out + (f - f0));
+  }
   uint64_t retry_depth() const { return depth_; }
   // Whether the f-th next unit finds a retry-buffer slot by starts.at(f), for every f of a run
   // of at most retry_depth() units (only units sent before it can hold a slot).

@@ -39,6 +39,7 @@ struct TimeRun {
   Ticks at(uint64_t i) const {
     if (pattern) {
       const uint64_t j = c0 + i, p = pattern->size();
+      if (j < p) return base + (*pattern)[j];
       return base + static_cast<Ticks>(j / p) * step + (*pattern)[j % p];
     }
     if (a == 0 || step == 0) return base + (c0 / m) * step;
@@ -140,6 +141,21 @@ class TimeQueue {
                                [](uint64_t v, const Entry& e) { return v < e.first; });
     --it;
     return it->run.at(abs - it->first);
+  }
+  // Elements [first, first + n) from the front into out[0..n), run by run.
+  void copy_out(uint64_t first, uint64_t n, Ticks* out) const {
+    if (n == 0) return;
+    const uint64_t abs0 = head_ + first;
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), abs0,
+                               [](uint64_t v, const Entry& e) { return v < e.first; });
+    --it;
+    uint64_t done = 0;
+    for (; done < n; ++it) {
+      const uint64_t from = abs0 + done - it->first;
+      const uint64_t len = std::min(n - done, it->run.count - from);
+      for (uint64_t i = 0; i < len; ++i) out[done + i] = it->run.at(from + i);
+      done += len;
+    }
   }
   // The run holding the i-th element from the front, and that element's index in it.
   const TimeRun& run_at(uint64_t i, uint64_t& index) const {
