@@ -16,6 +16,8 @@ constexpr int kBulkTries = 8;
 // packer states before the search starts over.
 constexpr uint64_t kBulkMinLines = 16;
 constexpr size_t kMemRepeatSearch = 256;
+// CXL.io run placements remembered (send_tlp_stream); the cache starts over when full.
+constexpr size_t kStreamCacheEntries = 4096;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -342,6 +344,14 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
 // credit's return) (a credit held before the run, or the one TLP k - C of the run used); it
 // joins the current CXL.io flit if that flit starts no earlier and has room, and opens new
 // flits at max(ready, busy_until) for the rest of its bytes.
+//
+// Everything is kept relative to o, the return of the run's first credit. When the run's
+// credits are those an earlier run placed here returned (its last bits + the round trip), the
+// relative placement depends only on that run's relative last bits (its shape), the state
+// before the run relative to o (the CXL.io flit if the run could join it, busy_until if later
+// than o, earliest if later than o), the DLLP counters and the run's size: a run met before in
+// the same relative situation packs the same, o later, and costs O(1) (stream_cache_). A DMA
+// engine's bursts of reads, each held back by the credits of the one before, go this way.
 bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run,
                                       const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
   const uint64_t n = run.count;
@@ -352,78 +362,51 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   const Ticks lat = ticks(latency_);
   const Ticks rd = lat + back.wire.unit_ticks(F) + lat;
   const Ticks E = ticks(earliest);
-  CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(run.tlp.kind))];
+  const FlowClass cls = flow_class(run.tlp.kind);
+  CreditPool& pool = tx.io_credits[static_cast<size_t>(cls)];
+  StreamSource& source = tx.stream_sources[static_cast<size_t>(cls)];
   const uint64_t C = pool.credits();
   const uint64_t depth = tx.wire.retry_depth();
   const Ticks ack_delay = tx.wire.ack_delay_ticks();
-
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-  const FlowClass cls = flow_class(run.tlp.kind);
-  StreamMemo& m = tx.memo;
-  const Ticks credit0 = pool.upcoming(0);
-  if (m.valid && m.cls == cls && m.n == n && m.tlp_bytes == b && m.ack_phase == tx.tlps_received % A &&
-      m.fc_phase == tx.tlps_received % U && credit0 >= E && pool.upcoming_are(m.credit_returns, n)) {
-    // This run is held back by the credits the memorised run used, which came back `shift`
-    // after that run's own were ready: from the same state relative to its first ready time
-    // it packs the same, `shift` later.
-    const Ticks d = credit0 - m.origin;
-    const auto rel = [&](Ticks v) { return static_cast<int64_t>(v - credit0); };
-    const bool same_state = d == m.shift && tx.io.exists == m.io_exists && tx.io.used == m.io_used &&
-                            (!m.io_exists || (rel(ticks(tx.io.start)) == m.io_start && rel(ticks(tx.io.end)) == m.io_end)) &&
-                            rel(ticks(tx.wire.busy_until())) == m.busy;
-    TimeRun starts = m.starts;
-    starts.base += d;
-    if (same_state && (m.flits == 0 || tx.wire.slots_free_by(starts))) {
-      LinkWire::Sent sent;
-      Ticks hold = 0;
-      if (m.flits > 0) {
-        sent = tx.wire.send_run(starts, F);
-        hold = ticks(sent.end) - (starts.at(m.flits - 1) + unit);
+  const uint64_t ack_phase = tx.tlps_received % A, fc_phase = tx.tlps_received % U;
+  const Ticks o = pool.upcoming(0);
+  const Ticks busy_before = ticks(tx.wire.busy_until());
+
+  // The relative situation, when the credits are a known run's.
+  StreamKey key;
+  const bool keyed = n <= C && source.valid && pool.upcoming_are(source.credit_returns, n);
+  if (keyed) {
+    key.source = source.shape;
+    key.n = n;
+    key.tlp_bytes = b;
+    key.cls = static_cast<uint8_t>(cls);
+    key.ack_phase = ack_phase;
+    key.fc_phase = fc_phase;
+    key.joinable = tx.io.exists && ticks(tx.io.start) >= o && tx.io.used < B;
+    if (key.joinable) {
+      key.io_used = tx.io.used;
+      key.io_start = ticks(tx.io.start) - o;
+      key.io_end = ticks(tx.io.end) - o;
+    }
+    key.busy = busy_before > o ? busy_before - o : 0;
+    key.earliest = E > o ? E - o : 0;
+    auto hit = stream_cache_.find(key);
+    if (hit != stream_cache_.end()) {
+      const StreamLayout& l = *hit->second;
+      const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
+      if (l.flits == 0 || tx.wire.slots_free_by(starts)) {
+        commit_stream(tx, back, l, o, n, E, t, first);
+        source.credit_returns = TimeRun::patterned(o + rd, 0, l.last_bits, n);
+        source.shape = l.shape;
+        source.valid = true;
+        pool.consume_run(source.credit_returns);
+        return true;
       }
-      m.origin += d;
-      m.starts = starts;
-      m.last_bits.base += d;
-      m.dues.base += d;
-      m.first_bit += d;
-      m.latest_ready += d;
-      if (m.latest_ready > E) t.credit_wait = std::max(t.credit_wait, from_ticks(m.latest_ready - E));
-      if (first) t.first_bit = from_ticks(m.first_bit);
-      first = false;
-      t.last_bit = std::max(t.last_bit, from_ticks(m.last_bits.at(n - 1) + hold));
-      t.units += m.flits;
-      t.replays += sent.replays;
-      t.wire_bytes += static_cast<uint64_t>(F) * (m.flits + sent.replays);
-      m.credit_returns = m.last_bits;
-      m.credit_returns.base += rd;
-      pool.consume_run(m.credit_returns);
-      if (format_.io_framed_tlps) {
-        tx.tlps_received += n;
-        if (m.dues.count > 0) back.owed_dllps.push(m.dues);
-      }
-      m.io_after.start += from_ticks(d);
-      m.io_after.end += from_ticks(d);
-      tx.io = m.io_after;
-      tx.io.end += from_ticks(hold);
-      return true;
     }
   }
-  m.valid = false;
-  const IoTail io_before = tx.io;
-  const Ticks busy_before = ticks(tx.wire.busy_until());
-  auto readies = std::make_shared<std::vector<Ticks>>();
-  readies->reserve(n);
 
-  auto starts = std::make_shared<std::vector<Ticks>>();
-  auto last_bits = std::make_shared<std::vector<Ticks>>();
-  starts->reserve(n * b / B + 2);
-  last_bits->reserve(n);
-  bool io_exists = tx.io.exists;
-  Ticks io_start = ticks(tx.io.start), io_end = ticks(tx.io.end);
-  uint32_t io_used = tx.io.used;
-  Ticks busy = ticks(tx.wire.busy_until());
-  Ticks first_bit = 0, latest_ready = E;
-  // Credits held before the run, and whether flits that can only wait on units sent before the
-  // run (the first `depth`) find their retry-buffer slots free at the earliest any could start.
+  // Place the run TLP by TLP.
   const uint64_t held = std::min<uint64_t>(n, C);
   std::vector<Ticks>& credits = stream_scratch_;
   credits.resize(held);
@@ -432,11 +415,19 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   // fetched a block at a time as the run opens flits.
   std::vector<Ticks>& slots = slot_scratch_;
   slots.clear();
+  auto starts = std::make_shared<std::vector<Ticks>>();
+  auto last_bits = std::make_shared<std::vector<Ticks>>();
+  starts->reserve(n * b / B + 2);
+  last_bits->reserve(n);
+  bool io_exists = tx.io.exists;
+  Ticks io_start = ticks(tx.io.start), io_end = ticks(tx.io.end);
+  uint32_t io_used = tx.io.used;
+  Ticks busy = busy_before;
+  Ticks first_bit = 0, latest_ready = E;
   for (uint64_t k = 0; k < n; ++k) {
-    const Ticks credit = k < C ? credits[k] : (*last_bits)[k - C] + rd;
+    const Ticks credit = k < C ? credits[k] : (*last_bits)[k - C] + o + rd;
     const Ticks ready = std::max(E, credit);
     latest_ready = std::max(latest_ready, ready);
-    readies->push_back(ready);
     uint32_t remaining = b;
     Ticks last = 0;
     bool any = false;
@@ -450,7 +441,6 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     }
     while (remaining > 0) {
       const uint64_t f = starts->size();
-      // The retry buffer must have a slot for the flit when it would start.
       const Ticks start = std::max(ready, busy);
       if (f < depth) {
         if (f >= slots.size()) {
@@ -459,10 +449,10 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
           tx.wire.slots_free_into(slots.size() - more, more, slots.data() + slots.size() - more);
         }
         if (slots[f] > start) return false;
-      } else if ((*starts)[f - depth] + unit + ack_delay > start) {
+      } else if ((*starts)[f - depth] + o + unit + ack_delay > start) {
         return false;
       }
-      starts->push_back(start);
+      starts->push_back(start - o);
       busy = start + unit;
       const uint32_t take = std::min(B, remaining);
       io_exists = true;
@@ -474,28 +464,8 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
       any = true;
       last = io_end;
     }
-    last_bits->push_back(last);
+    last_bits->push_back(last - o);
   }
-
-  // Commit.
-  const uint64_t flits = starts->size();
-  LinkWire::Sent sent;
-  Ticks hold = 0;
-  if (flits > 0) {
-    const Ticks nominal_end = starts->back() + unit;
-    sent = tx.wire.send_run(TimeRun::patterned(0, 0, starts, flits), F);
-    hold = ticks(sent.end) - nominal_end;
-  }
-  if (latest_ready > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_ready - E));
-  if (first) t.first_bit = from_ticks(first_bit);
-  first = false;
-  t.last_bit = std::max(t.last_bit, from_ticks(last_bits->back() + hold));
-  t.units += flits;
-  t.replays += sent.replays;
-  t.wire_bytes += static_cast<uint64_t>(F) * (flits + sent.replays);
-  const TimeRun credit_returns = TimeRun::patterned(rd, 0, last_bits, n);
-  pool.consume_run(credit_returns);
-  const uint64_t ack_phase = tx.tlps_received % A, fc_phase = tx.tlps_received % U;
   auto dues = std::make_shared<std::vector<Ticks>>();
   if (format_.io_framed_tlps) {
     // ACK / UpdateFC after every tlps_per_ack / tlps_per_update_fc TLPs received, in order.
@@ -510,44 +480,63 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
         to_fc = U;
       }
     }
-    tx.tlps_received += n;
-    if (!dues->empty()) back.owed_dllps.push(TimeRun::patterned(0, 0, dues, dues->size()));
   }
-  if (flits > 0) tx.io = {true, from_ticks(io_start), from_ticks(io_end + hold), io_used};
-  else tx.io.used = io_used;
-
-  // Memorise the run when the next one, held back by its credits, would be its copy: every
-  // TLP was ready when its credit came back (never earlier than `earliest` made it), no more
-  // TLPs than credits, and last bit + round trip - ready time the same for every TLP.
-  const Ticks shift = last_bits->front() + rd - readies->front();
-  bool self_similar = n <= C && flits <= depth && readies->front() > E && hold == 0;
-  for (uint64_t k = 0; k < n && self_similar; ++k) self_similar = (*last_bits)[k] + rd - (*readies)[k] == shift;
-  if (self_similar) {
-    const Ticks o = readies->front();
-    m.valid = true;
-    m.cls = cls;
-    m.n = n;
-    m.tlp_bytes = b;
-    m.ack_phase = ack_phase;
-    m.fc_phase = fc_phase;
-    m.origin = o;
-    m.io_exists = io_before.exists;
-    m.io_used = io_before.used;
-    m.io_start = static_cast<int64_t>(ticks(io_before.start) - o);
-    m.io_end = static_cast<int64_t>(ticks(io_before.end) - o);
-    m.busy = static_cast<int64_t>(busy_before - o);
-    m.starts = TimeRun::patterned(0, 0, starts, flits);
-    m.last_bits = TimeRun::patterned(0, 0, last_bits, n);
-    m.dues = TimeRun::patterned(0, 0, dues, dues->size());
-    if (dues->empty()) m.dues.count = 0;
-    m.flits = flits;
-    m.shift = shift;
-    m.first_bit = first_bit;
-    m.latest_ready = latest_ready;
-    m.io_after = tx.io;
-    m.credit_returns = credit_returns;
+  auto layout = std::make_shared<StreamLayout>();
+  layout->starts = starts;
+  layout->last_bits = last_bits;
+  layout->dues = dues;
+  layout->flits = starts->size();
+  layout->first_bit = first_bit - o;
+  layout->latest_ready = latest_ready - o;
+  layout->io_exists = io_exists;
+  layout->io_start = io_start - o;
+  layout->io_end = io_end - o;
+  layout->io_used = io_used;
+  // Its shape as a source of credits: last bits relative to the first.
+  std::vector<Ticks> shape(n);
+  for (uint64_t k = 0; k < n; ++k) shape[k] = (*last_bits)[k] - (*last_bits)[0];
+  // Ids are never reused, so a cache entry or source outliving a clear stays right.
+  if (stream_shapes_.size() >= kStreamCacheEntries) stream_shapes_.clear();
+  layout->shape = stream_shapes_.emplace(std::move(shape), next_shape_id_).first->second;
+  if (layout->shape == next_shape_id_) ++next_shape_id_;
+  if (keyed) {
+    if (stream_cache_.size() >= kStreamCacheEntries) stream_cache_.clear();
+    stream_cache_.emplace(key, layout);
   }
+  commit_stream(tx, back, *layout, o, n, E, t, first);
+  source.credit_returns = TimeRun::patterned(o + rd, 0, last_bits, n);
+  source.shape = layout->shape;
+  source.valid = true;
+  pool.consume_run(source.credit_returns);
   return true;
+}
+
+// Sends a placed run (times relative to o): its flits as one run, its owed DLLPs as one
+// patterned run; the caller takes the credits.
+void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o,
+                                    uint64_t n, Ticks E, LinkTransfer& t, bool& first) {
+  const uint32_t F = format_.flit_bytes;
+  LinkWire::Sent sent;
+  Ticks hold = 0;
+  if (l.flits > 0) {
+    const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
+    sent = tx.wire.send_run(starts, F);
+    hold = ticks(sent.end) - (starts.at(l.flits - 1) + tx.wire.unit_ticks(F));
+  }
+  const Ticks latest_ready = o + l.latest_ready;
+  if (latest_ready > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_ready - E));
+  if (first) t.first_bit = from_ticks(o + l.first_bit);
+  first = false;
+  t.last_bit = std::max(t.last_bit, from_ticks(o + l.last_bits->back() + hold));
+  t.units += l.flits;
+  t.replays += sent.replays;
+  t.wire_bytes += static_cast<uint64_t>(F) * (l.flits + sent.replays);
+  if (format_.io_framed_tlps) {
+    tx.tlps_received += n;
+    if (!l.dues->empty()) back.owed_dllps.push(TimeRun::patterned(o, 0, l.dues, l.dues->size()));
+  }
+  if (l.flits > 0) tx.io = {true, from_ticks(o + l.io_start), from_ticks(o + l.io_end + hold), l.io_used};
+  else tx.io.used = l.io_used;
 }
 
 LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc_time& earliest) {

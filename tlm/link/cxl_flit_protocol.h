@@ -21,6 +21,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "tlm/link/credit_pool.h"
@@ -54,27 +55,37 @@ class CxlFlitProtocol : public LinkProtocol {
     sc_core::sc_time start, end;
     uint32_t used = 0;          // TLP-stream bytes in it
   };
-  // The latest run send_tlp_stream placed on a direction, relative to the return of its first
-  // credit, so that the next run, held back by exactly these credits, can be recognised as its
-  // copy a fixed time later (it then costs O(1)).
-  struct StreamMemo {
-    bool valid = false;
-    FlowClass cls = FlowClass::Posted;
-    uint64_t n = 0;
-    uint32_t tlp_bytes = 0;
-    uint64_t ack_phase = 0, fc_phase = 0;  // tlps_received mod tlps_per_ack / tlps_per_update_fc before it
-    Ticks origin = 0;                       // when its first TLP was ready (its first credit's return)
-    // Before it, relative to origin: the CXL.io flit and the wire.
-    bool io_exists = false;
-    uint32_t io_used = 0;
-    int64_t io_start = 0, io_end = 0, busy = 0;
-    // It: flit starts, TLP last bits and DLLP due times (patterned runs, base = 0 + shift).
-    TimeRun starts, last_bits, dues;
+  // A CXL.io run as send_tlp_stream placed it, times relative to the return of its first
+  // credit (modulo 2^64: a flit may start before it).
+  struct StreamLayout {
+    std::shared_ptr<const std::vector<Ticks>> starts, last_bits, dues;  // flits, TLPs, owed DLLPs
     uint64_t flits = 0;
-    Ticks shift = 0;                        // each TLP's last bit + credit round trip - its ready time
     Ticks first_bit = 0, latest_ready = 0;
-    IoTail io_after;                        // absolute
-    TimeRun credit_returns;                 // as pushed into the pool
+    bool io_exists = false;                 // the CXL.io flit after it
+    Ticks io_start = 0, io_end = 0;
+    uint32_t io_used = 0;
+    uint64_t shape = 0;                     // id of its last bits relative to its first
+  };
+  // What a run's placement depends on when its credits are a known run's (send_tlp_stream).
+  struct StreamKey {
+    uint64_t source = 0, n = 0;
+    uint32_t tlp_bytes = 0;
+    uint8_t cls = 0;
+    uint64_t ack_phase = 0, fc_phase = 0;
+    bool joinable = false;
+    uint32_t io_used = 0;
+    Ticks io_start = 0, io_end = 0, busy = 0, earliest = 0;
+    bool operator<(const StreamKey& o) const {
+      return std::tie(source, n, tlp_bytes, cls, ack_phase, fc_phase, joinable, io_used, io_start, io_end, busy,
+                      earliest) < std::tie(o.source, o.n, o.tlp_bytes, o.cls, o.ack_phase, o.fc_phase, o.joinable,
+                                           o.io_used, o.io_start, o.io_end, o.busy, o.earliest);
+    }
+  };
+  // The credit returns the latest stream-placed run of a flow class pushed, and its shape.
+  struct StreamSource {
+    bool valid = false;
+    TimeRun credit_returns;
+    uint64_t shape = 0;
   };
   struct DirectionState {
     DirectionState(const LinkConfig& c, const FlitFormat& f, const LinkWireParams& p, Direction d);
@@ -86,7 +97,7 @@ class CxlFlitProtocol : public LinkProtocol {
     uint64_t tlps_received = 0;   // by the far end, for the DLLP ratio (68B CXL.io)
     TimeQueue owed_dllps;         // CXL.io DLLPs to send on this direction, when each is due
     TimeQueue owed_credits;       // CXL.mem credit returns to send on this direction
-    StreamMemo memo;
+    std::array<StreamSource, static_cast<size_t>(FlowClass::Count)> stream_sources;
   };
   struct IoAppend {
     sc_core::sc_time first, last;
@@ -135,6 +146,8 @@ class CxlFlitProtocol : public LinkProtocol {
   // retry-buffer slot.
   bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
                        LinkTransfer& t, bool& first);
+  void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o, uint64_t n, Ticks E,
+                     LinkTransfer& t, bool& first);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
   // possible; returns how many it sent (0: send the next one unit by unit).
   uint64_t settle_dllp_run(DirectionState& d, uint64_t n);
@@ -147,6 +160,9 @@ class CxlFlitProtocol : public LinkProtocol {
   const sc_core::sc_time credit_return_interval_;
   const bool fast_;                 // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
+  std::map<StreamKey, std::shared_ptr<const StreamLayout>> stream_cache_;
+  std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
+  uint64_t next_shape_id_ = 0;
   std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
   std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free
 };
