@@ -533,7 +533,7 @@ void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, co
   t.wire_bytes += static_cast<uint64_t>(F) * (l.flits + sent.replays);
   if (format_.io_framed_tlps) {
     tx.tlps_received += n;
-    if (!l.dues->empty()) back.owed_dllps.push(TimeRun::patterned(o, 0, l.dues, l.dues->size()));
+    if (!l.dues->empty()) back.owed_dllps.push(TimeRun::patterned(o, 0, l.dues, l.dues->size(), true));
   }
   if (l.flits > 0) tx.io = {true, from_ticks(o + l.io_start), from_ticks(o + l.io_end + hold), l.io_used};
   else tx.io.used = l.io_used;

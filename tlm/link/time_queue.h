@@ -36,6 +36,7 @@ struct TimeRun {
   uint64_t repeat = 1;
   Ticks step = 0;
   std::shared_ptr<const std::vector<Ticks>> pattern;  // offsets within one period, or none
+  bool sorted = false;  // patterned: known non-decreasing (else searched residue by residue)
   Ticks at(uint64_t i) const {
     if (pattern) {
       const uint64_t j = c0 + i, p = pattern->size();
@@ -72,8 +73,9 @@ struct TimeRun {
   }
   // count elements of a repeating period: base + floor(i / P) * period + offsets[i mod P].
   static TimeRun patterned(Ticks base, Ticks period, std::shared_ptr<const std::vector<Ticks>> offsets,
-                           uint64_t count) {
+                           uint64_t count, bool sorted = false) {
     TimeRun r;
+    r.sorted = sorted;
     r.count = count;
     r.base = base;
     r.a = 1;
@@ -180,10 +182,11 @@ class TimeQueue {
   }
   // Elements from the front that are at most `t`, stopping at the first later one.
   uint64_t count_at_most(Ticks t) const {
+    if (empty() || front() > t) return 0;
     uint64_t n = 0;
     for (const Entry& e : runs_) {
       const uint64_t from = head_ > e.first ? head_ - e.first : 0;
-      if (e.run.pattern) {
+      if (e.run.pattern && !e.run.sorted) {
         // Not monotone within a period (a LOpt line may end in an earlier half flit than the
         // line before it): the first later element of each residue, the earliest of those.
         const uint64_t first_later = e.run.first_later(from, t);
