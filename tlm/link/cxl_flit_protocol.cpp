@@ -23,6 +23,7 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // How many of run elements [from, from + n) are at most t (the run is non-decreasing).
 uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
+  if (!r.pattern) return std::min(n, std::max(r.count_at_most(t), from) - from);
   uint64_t lo = 0, hi = n;
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;

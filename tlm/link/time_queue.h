@@ -47,6 +47,19 @@ struct TimeRun {
     if (m == 1 && repeat == 1) return base + (c0 + i * a) * step;
     return base + ((c0 + (i / repeat) * a) / m) * step;
   }
+  // Arithmetic runs: how many elements are at most t, in O(1) (they are non-decreasing).
+  // floor((c0 + g a) / m) <= Q = floor((t - base) / step) holds for the groups
+  // g <= ((Q + 1) m - 1 - c0) / a.
+  uint64_t count_at_most(Ticks t) const {
+    if (at(count - 1) <= t) return count;
+    if (at(0) > t) return 0;
+    // Here step > 0 and a > 0 (the run is not constant), and Q is within the run's range.
+    const uint64_t q = (t - base) / step;
+    const uint64_t limit = (q + 1) * m - 1;
+    if (limit < c0) return 0;
+    const uint64_t groups = (limit - c0) / a + 1;
+    return std::min(count, groups * repeat);
+  }
   // Patterned runs: the first i >= from with at(i) > t, or count if none (O(period)).
   uint64_t first_later(uint64_t from, Ticks t) const {
     const uint64_t p = pattern->size();
@@ -200,6 +213,7 @@ class TimeQueue {
         n += e.run.count - from;
         continue;
       }
+      if (!e.run.pattern) return n + (std::max(e.run.count_at_most(t), from) - from);
       uint64_t lo = from, hi = e.run.count - 1;  // at(hi) > t
       while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
