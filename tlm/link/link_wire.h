@@ -67,8 +67,8 @@ class LinkWire {
   // overlaps the next and the first starts no earlier than busy_until).
   void send_control_run(uint64_t count, uint32_t bytes, Ticks last_start);
 
-  // When the retry-buffer slot of the f-th next sequenced unit frees, for f below
-  // `retry_slots_known()` (0: free now); later units wait on units not sent yet.
+  // When the retry-buffer slot of the f-th next sequenced unit frees (0: free now), for f
+  // below retry_depth(); later units wait on units not sent yet.
   Ticks slot_free_at(uint64_t f) const {
     const uint64_t seq = next_sequence_ + f;
     if (seq < depth_) return 0;

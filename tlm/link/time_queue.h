@@ -12,10 +12,13 @@
 // A patterned run (`pattern` set) repeats a measured period instead: element i is
 //   base + floor((c0 + i) / P) * step + pattern[(c0 + i) mod P],   P = pattern->size()
 // (the last bits of CXL.mem lines packed in a slot pattern that repeats every P lines and
-// `step` of wire time, cxl_flit_protocol.cpp).
+// `step` of wire time), or lists one burst's times with step 0 and count <= P (the flits, TLP
+// last bits and DLLP dues of a CXL.io run placed TLP by TLP); cxl_flit_protocol.cpp.
 //
-// Every queue this model keeps is non-decreasing (units leave the wire in order); the search
-// and bound helpers rely on it.
+// Every queue this model keeps is non-decreasing (units leave the wire in order), but for
+// CXL.mem credit returns on LOpt, where a line may end in an earlier half flit than the line
+// before it; count_at_most searches those patterned runs residue by residue (`sorted` unset),
+// and the bound helpers, which rely on order, are not used on them.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
