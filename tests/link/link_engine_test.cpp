@@ -4,6 +4,7 @@
 // sampling error of the per-unit model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <systemc>
@@ -28,8 +29,8 @@ bool is_mem(TxnClass c) { return c == TxnClass::MemRead || c == TxnClass::MemWri
 
 // A random sequence as the Link would issue it: each transaction's forward message, then its
 // response (read data, CXL.mem write completion) on the other direction a little later.
-// Sizes log-uniform from 8 B to 8 MiB (CXL.mem to 256 KiB: its lines go one by one in both
-// engines); issue times either back to back, a little apart or long idle gaps.
+// Sizes log-uniform from 8 B to 8 MiB (CXL.mem: whole 64 B lines); issue times either back to
+// back, a little apart or long idle gaps.
 std::vector<Step> random_sequence(uint32_t seed, bool completing_writes, size_t transactions) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -37,7 +38,7 @@ std::vector<Step> random_sequence(uint32_t seed, bool completing_writes, size_t 
   double now_ns = 0;
   for (size_t i = 0; i < transactions; ++i) {
     const TxnClass cls = static_cast<TxnClass>(rng() % static_cast<uint64_t>(TxnClass::Count));
-    const double max_log = is_mem(cls) ? std::log(256.0 * 1024) : std::log(8.0 * 1024 * 1024);
+    const double max_log = std::log(8.0 * 1024 * 1024);
     uint64_t bytes = static_cast<uint64_t>(std::exp(std::log(8.0) + unit(rng) * (max_log - std::log(8.0))));
     if (is_mem(cls)) bytes = std::max<uint64_t>(64, bytes / 64 * 64);
     const bool read = cls == TxnClass::PayloadRead || cls == TxnClass::MemRead;
@@ -89,7 +90,7 @@ size_t compare_engines(LinkConfig c, const std::vector<Step>& steps) {
     const LinkTransfer f = fast->send(steps[i].msg, steps[i].at);
     const LinkTransfer r = ref->send(steps[i].msg, steps[i].at);
     expect_same_transfer(f, r, i);
-    if (::testing::Test::HasFailure()) return i;
+    if (::testing::Test::HasFailure()) return i;  // the first difference is the one to read
   }
   const sc_time end = steps.back().at + sc_time(1, sc_core::SC_SEC);
   fast->flush(end);
@@ -136,6 +137,64 @@ TEST(FlitEngine, FastMatchesReferenceWhenCreditsAndRetryBufferBind) {
   }
 }
 
+// The CXL.mem bulk path: an 8 MiB write (M2S RwD) and 8 MiB of read data (S2M DRS) pack in a
+// slot pattern that repeats, so the fast engine sends all but the lines before the pattern is
+// found (and the few after the last whole period) as runs, and every count stays the
+// reference's. The reference sends no run.
+TEST(FlitEngine, CxlMemBurstsGoOutAsRunsWithTheReferenceCounts) {
+  for (const char* name : {"cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"}) {
+    SCOPED_TRACE(name);
+    const uint64_t bytes = 8u << 20;
+    const std::vector<Step> steps = {
+        {{Direction::Downstream, TxnClass::MemWrite, false, bytes, 0}, sc_time(1, sc_core::SC_US)},
+        {{Direction::Upstream, TxnClass::MemRead, true, bytes, 0}, sc_time(2, sc_core::SC_US)},
+        {{Direction::Downstream, TxnClass::MemWrite, false, bytes, 0}, sc_time(3, sc_core::SC_MS)},
+    };
+    const LinkConfig c = test::preset(name);
+    EXPECT_EQ(compare_engines(c, steps), steps.size());
+    for (const char* engine : {"fast", "reference"}) {
+      LinkConfig e = c;
+      e.flit_engine = engine;
+      auto p = make_link_protocol(e);
+      for (const Step& s : steps) p->send(s.msg, s.at);
+      for (Direction d : {Direction::Downstream, Direction::Upstream}) {
+        const LinkWireStats w = p->wire_stats(d);
+        SCOPED_TRACE(std::string(engine) + " " + to_string(d));
+        const uint64_t flit_bytes = std::string(name).rfind("cxl2", 0) == 0 ? 68 : 256;
+        EXPECT_GE(w.units_sent * flit_bytes, bytes);  // every direction carried at least 8 MiB
+        if (std::string(engine) == "fast") EXPECT_GT(w.bulk_units, w.units_sent * 99 / 100);
+        else EXPECT_EQ(w.bulk_units, 0u);
+      }
+    }
+  }
+}
+
+// A DMA engine's demotions: bursts of 128 MRd (64 KiB at MRRS 512) back to back, each held back
+// by the 128 non-posted credits of the burst before, their completions coming the other way,
+// and now and then a completion record or a gap. The fast engine places such bursts TLP by TLP
+// in local arithmetic and then, once it meets the same relative situation again, from memory;
+// every count must stay the reference's. The credits of a run of more TLPs than credits (8
+// MiB) come from the run itself.
+TEST(FlitEngine, DemotionBurstsHeldBackByTheirCreditsMatchTheReference) {
+  for (const char* name : kPresets) {
+    SCOPED_TRACE(name);
+    std::mt19937_64 rng(11);
+    std::vector<Step> steps;
+    double now_ns = 0;
+    for (int i = 0; i < 400; ++i) {
+      const uint64_t bytes = i % 97 == 0 ? (8u << 20) : 65536;
+      const sc_time at(now_ns, sc_core::SC_NS);
+      steps.push_back({{Direction::Upstream, TxnClass::PayloadRead, false, 0, bytes}, at});
+      steps.push_back({{Direction::Downstream, TxnClass::PayloadRead, true, bytes, 0},
+                       at + sc_time(400 + static_cast<double>(rng() % 64), sc_core::SC_NS)});
+      if (rng() % 8 == 0) steps.push_back({{Direction::Upstream, TxnClass::CompletionWrite, false, 32, 0}, at});
+      now_ns += rng() % 16 == 0 ? 5000.0 : static_cast<double>(rng() % 40);
+    }
+    std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.at < b.at; });
+    EXPECT_EQ(compare_engines(test::preset(name), steps), steps.size());
+  }
+}
+
 // Bit errors on: the fast engine samples a run's replays, the reference draws bit errors unit
 // by unit. Both must match the expectation of the per-unit model, replays per unit
 // p / (1 - p) (each unit is resent until one transmission gets through), within 5 standard
@@ -145,6 +204,7 @@ struct ErrorCase {
   double ber;
   uint32_t unit_bytes;   // every sequenced unit of the stream below has this size
   double fail;           // probability that one transmission fails, hand-computed
+  TxnClass cls;          // PayloadWrite: 64 KiB DMA writes (CXL.io); MemRead: 64 KiB of S2M DRS lines (CXL.mem)
 };
 
 double no_fec_failure(double ber, uint32_t bytes) { return 1.0 - std::pow(1.0 - ber, 8.0 * bytes); }
@@ -159,13 +219,16 @@ double fec_failure(double ber) {
 
 TEST(FlitEngine, SampledReplaysMatchThePerUnitModelWithinSamplingError) {
   const ErrorCase cases[] = {
-      {"pcie5-x16", 1e-6, 280, no_fec_failure(1e-6, 280)},  // 4 + 16 + 256 + 4 B MWr TLPs
-      {"cxl2-x16", 1e-6, 68, no_fec_failure(1e-6, 68)},
-      {"cxl3-x16", 1e-4, 256, fec_failure(1e-4)},
-      {"cxl3-lopt-x16", 1e-4, 256, fec_failure(1e-4)},
+      {"pcie5-x16", 1e-6, 280, no_fec_failure(1e-6, 280), TxnClass::PayloadWrite},  // 4 + 16 + 256 + 4 B MWr TLPs
+      {"cxl2-x16", 1e-6, 68, no_fec_failure(1e-6, 68), TxnClass::PayloadWrite},
+      {"cxl3-x16", 1e-4, 256, fec_failure(1e-4), TxnClass::PayloadWrite},
+      {"cxl3-lopt-x16", 1e-4, 256, fec_failure(1e-4), TxnClass::PayloadWrite},
+      {"cxl2-x16", 1e-6, 68, no_fec_failure(1e-6, 68), TxnClass::MemRead},
+      {"cxl3-x16", 1e-4, 256, fec_failure(1e-4), TxnClass::MemRead},
+      {"cxl3-lopt-x16", 1e-4, 256, fec_failure(1e-4), TxnClass::MemRead},
   };
   for (const ErrorCase& e : cases) {
-    SCOPED_TRACE(e.preset);
+    SCOPED_TRACE(std::string(e.preset) + " " + to_string(e.cls));
     for (const char* engine : {"fast", "reference"}) {
       SCOPED_TRACE(engine);
       LinkConfig c = test::preset(e.preset);
@@ -175,8 +238,9 @@ TEST(FlitEngine, SampledReplaysMatchThePerUnitModelWithinSamplingError) {
       auto p = make_link_protocol(c);
       uint64_t replays = 0, wire = 0, payload = 0;
       for (int i = 0; i < 1500; ++i) {
-        const LinkTransfer t =
-            p->send({Direction::Upstream, TxnClass::PayloadWrite, false, 65536, 0}, sc_time(20.0 * i, sc_core::SC_US));
+        // Both go upstream only (a DRS stream is the answer to reads whose requests are not sent).
+        const bool mem = e.cls == TxnClass::MemRead;
+        const LinkTransfer t = p->send({Direction::Upstream, e.cls, mem, 65536, 0}, sc_time(20.0 * i, sc_core::SC_US));
         replays += t.replays;
         wire += t.wire_bytes;
         payload += 65536;

@@ -44,6 +44,21 @@ class CreditPool {
     // upcoming(k) is queue element k + size - credits (k >= fresh keeps it in range).
     return returned_.bounded_by_run(from + returned_.size() - credits_, k_to - from, bound.without_first(from - k_from));
   }
+  // upcoming(0), ..., upcoming(n - 1) into out, n <= credits().
+  void upcoming_into(uint64_t n, Ticks* out) const {
+    const uint64_t fresh = consumed_ < credits_ ? std::min<uint64_t>(n, credits_ - consumed_) : 0;
+    for (uint64_t k = 0; k < fresh; ++k) out[k] = 0;
+    if (n > fresh) returned_.copy_out(fresh + returned_.size() - credits_, n - fresh, out + fresh);
+  }
+  // Whether the credits of the next n messages are those a run pushed by consume_run(ran)
+  // returned, element k for message k (so they come back at ran.at(0), ..., ran.at(n - 1)).
+  bool upcoming_are(const TimeRun& ran, uint64_t n) const {
+    if (consumed_ < credits_ || n == 0 || n > credits_ || !ran.pattern) return false;
+    uint64_t index = 0;
+    const TimeRun& r = returned_.run_at(returned_.size() - credits_, index);
+    return r.pattern == ran.pattern && r.base == ran.base && r.step == ran.step && r.c0 + index == ran.c0 &&
+           r.count - index >= n;
+  }
   // Takes credits for run.count messages, returned at run.at(0), run.at(1), ...
   void consume_run(TimeRun run) {
     if (run.count > credits_) {

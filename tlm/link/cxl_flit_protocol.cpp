@@ -12,11 +12,18 @@ constexpr uint64_t kLineBytes = 64;
 // cost more than they save.
 constexpr uint64_t kBulkMinUnits = 4;
 constexpr int kBulkTries = 8;
+// CXL.mem: messages of fewer lines go line by line; a period is looked for among this many
+// packer states before the search starts over.
+constexpr uint64_t kBulkMinLines = 16;
+constexpr size_t kMemRepeatSearch = 256;
+// CXL.io run placements remembered (send_tlp_stream); the cache starts over when full.
+constexpr size_t kStreamCacheEntries = 4096;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // How many of run elements [from, from + n) are at most t (the run is non-decreasing).
 uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
+  if (!r.pattern) return std::min(n, std::max(r.count_at_most(t), from) - from);
   uint64_t lo = 0, hi = n;
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
@@ -125,6 +132,7 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
     d.owed_dllps.pop_front(streamed);
     return streamed;
   }
+  if (run.pattern) return 0;  // (B) needs the arithmetic shape
   const uint64_t r = run.repeat;
   if (o % r != 0 || r * kDllpBytes > B) return 0;
   const uint64_t groups = left / r;
@@ -174,6 +182,9 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
   LinkTransfer t;
   bool first = true;
   for (const TlpRun& run : tlp_runs_for(msg, config_)) {
+    if (fast_ && run.count >= kBulkMinUnits &&
+        (send_tlp_run(tx, back, run, earliest, t, first) || send_tlp_stream(tx, back, run, earliest, t, first)))
+      continue;
     // A run the closed form cannot take whole often can after its first TLPs (those whose
     // credits bind go one by one, the rest stream): retry a few times, a TLP further each time.
     int tries = fast_ ? kBulkTries : 0;
@@ -329,6 +340,206 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   return true;
 }
 
+// What send_tlp and append_io do for each TLP of the run, with the CXL.io flit being filled,
+// the wire's busy_until and the credits as local values: TLP k is ready at max(earliest, its
+// credit's return) (a credit held before the run, or the one TLP k - C of the run used); it
+// joins the current CXL.io flit if that flit starts no earlier and has room, and opens new
+// flits at max(ready, busy_until) for the rest of its bytes.
+//
+// Everything is kept relative to o, the return of the run's first credit. When the run's
+// credits are those an earlier run placed here returned (its last bits + the round trip), the
+// relative placement depends only on that run's relative last bits (its shape), the state
+// before the run relative to o (the CXL.io flit if the run could join it, busy_until if later
+// than o, earliest if later than o), the DLLP counters and the run's size: a run met before in
+// the same relative situation packs the same, o later, and costs O(1) (stream_cache_). A DMA
+// engine's bursts of reads, each held back by the credits of the one before, go this way.
+bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run,
+                                      const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
+  const uint64_t n = run.count;
+  const uint32_t b = framing_.bytes(run.tlp);
+  const uint32_t B = format_.io_bytes_per_flit;
+  const uint32_t F = format_.flit_bytes;
+  const Ticks unit = tx.wire.unit_ticks(F);
+  const Ticks lat = ticks(latency_);
+  const Ticks rd = lat + back.wire.unit_ticks(F) + lat;
+  const Ticks E = ticks(earliest);
+  const FlowClass cls = flow_class(run.tlp.kind);
+  CreditPool& pool = tx.io_credits[static_cast<size_t>(cls)];
+  StreamSource& source = tx.stream_sources[static_cast<size_t>(cls)];
+  const uint64_t C = pool.credits();
+  const uint64_t depth = tx.wire.retry_depth();
+  const Ticks ack_delay = tx.wire.ack_delay_ticks();
+  const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
+  const uint64_t ack_phase = tx.tlps_received % A, fc_phase = tx.tlps_received % U;
+  const Ticks o = pool.upcoming(0);
+  const Ticks busy_before = ticks(tx.wire.busy_until());
+
+  // The relative situation, when the credits are a known run's.
+  StreamKey key;
+  const bool keyed = n <= C && source.valid && pool.upcoming_are(source.credit_returns, n);
+  if (keyed) {
+    key.source = source.shape;
+    key.n = n;
+    key.tlp_bytes = b;
+    key.cls = static_cast<uint8_t>(cls);
+    key.ack_phase = ack_phase;
+    key.fc_phase = fc_phase;
+    key.joinable = tx.io.exists && ticks(tx.io.start) >= o && tx.io.used < B;
+    if (key.joinable) {
+      key.io_used = tx.io.used;
+      key.io_start = ticks(tx.io.start) - o;
+      key.io_end = ticks(tx.io.end) - o;
+    }
+    key.busy = busy_before > o ? busy_before - o : 0;
+    key.earliest = E > o ? E - o : 0;
+    auto hit = stream_cache_.find(key);
+    if (hit != stream_cache_.end()) {
+      const StreamLayout& l = *hit->second;
+      const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
+      if (l.flits == 0 || tx.wire.slots_free_by(starts)) {
+        commit_stream(tx, back, l, o, n, E, t, first);
+        source.credit_returns = TimeRun::patterned(o + rd, 0, l.last_bits, n);
+        source.shape = l.shape;
+        source.valid = true;
+        pool.consume_run(source.credit_returns);
+        return true;
+      }
+    }
+  }
+
+  // Place the run TLP by TLP.
+  const uint64_t held = std::min<uint64_t>(n, C);
+  std::vector<Ticks>& credits = stream_scratch_;
+  credits.resize(held);
+  pool.upcoming_into(held, credits.data());
+  // Retry-buffer slots of the first `depth` flits (they wait on units sent before the run),
+  // fetched a block at a time as the run opens flits.
+  std::vector<Ticks>& slots = slot_scratch_;
+  slots.clear();
+  auto starts = std::make_shared<std::vector<Ticks>>();
+  auto last_bits = std::make_shared<std::vector<Ticks>>();
+  starts->reserve(n * b / B + 2);
+  last_bits->reserve(n);
+  bool io_exists = tx.io.exists;
+  Ticks io_start = ticks(tx.io.start), io_end = ticks(tx.io.end);
+  uint32_t io_used = tx.io.used;
+  Ticks busy = busy_before;
+  Ticks first_bit = 0, latest_ready = E;
+  for (uint64_t k = 0; k < n; ++k) {
+    const Ticks credit = k < C ? credits[k] : (*last_bits)[k - C] + o + rd;
+    const Ticks ready = std::max(E, credit);
+    latest_ready = std::max(latest_ready, ready);
+    uint32_t remaining = b;
+    Ticks last = 0;
+    bool any = false;
+    if (io_exists && io_start >= ready && io_used < B) {
+      const uint32_t take = std::min(B - io_used, remaining);
+      io_used += take;
+      remaining -= take;
+      if (k == 0) first_bit = io_start;
+      last = io_end;
+      any = true;
+    }
+    while (remaining > 0) {
+      const uint64_t f = starts->size();
+      const Ticks start = std::max(ready, busy);
+      if (f < depth) {
+        if (f >= slots.size()) {
+          const uint64_t more = std::min<uint64_t>(depth - slots.size(), 64);
+          slots.resize(slots.size() + more);
+          tx.wire.slots_free_into(slots.size() - more, more, slots.data() + slots.size() - more);
+        }
+        if (slots[f] > start) return false;
+      } else if ((*starts)[f - depth] + o + unit + ack_delay > start) {
+        return false;
+      }
+      starts->push_back(start - o);
+      busy = start + unit;
+      const uint32_t take = std::min(B, remaining);
+      io_exists = true;
+      io_start = start;
+      io_end = busy;
+      io_used = take;
+      remaining -= take;
+      if (k == 0 && !any) first_bit = start;
+      any = true;
+      last = io_end;
+    }
+    last_bits->push_back(last - o);
+  }
+  auto dues = std::make_shared<std::vector<Ticks>>();
+  if (format_.io_framed_tlps) {
+    // ACK / UpdateFC after every tlps_per_ack / tlps_per_update_fc TLPs received, in order.
+    uint64_t to_ack = A - ack_phase, to_fc = U - fc_phase;  // TLPs until the next of each
+    for (uint64_t k = 0; k < n; ++k) {
+      if (--to_ack == 0) {
+        dues->push_back((*last_bits)[k] + lat);
+        to_ack = A;
+      }
+      if (--to_fc == 0) {
+        dues->push_back((*last_bits)[k] + lat);
+        to_fc = U;
+      }
+    }
+  }
+  auto layout = std::make_shared<StreamLayout>();
+  layout->starts = starts;
+  layout->last_bits = last_bits;
+  layout->dues = dues;
+  layout->flits = starts->size();
+  layout->first_bit = first_bit - o;
+  layout->latest_ready = latest_ready - o;
+  layout->io_exists = io_exists;
+  layout->io_start = io_start - o;
+  layout->io_end = io_end - o;
+  layout->io_used = io_used;
+  // Its shape as a source of credits: last bits relative to the first.
+  std::vector<Ticks> shape(n);
+  for (uint64_t k = 0; k < n; ++k) shape[k] = (*last_bits)[k] - (*last_bits)[0];
+  // Ids are never reused, so a cache entry or source outliving a clear stays right.
+  if (stream_shapes_.size() >= kStreamCacheEntries) stream_shapes_.clear();
+  layout->shape = stream_shapes_.emplace(std::move(shape), next_shape_id_).first->second;
+  if (layout->shape == next_shape_id_) ++next_shape_id_;
+  if (keyed) {
+    if (stream_cache_.size() >= kStreamCacheEntries) stream_cache_.clear();
+    stream_cache_.emplace(key, layout);
+  }
+  commit_stream(tx, back, *layout, o, n, E, t, first);
+  source.credit_returns = TimeRun::patterned(o + rd, 0, last_bits, n);
+  source.shape = layout->shape;
+  source.valid = true;
+  pool.consume_run(source.credit_returns);
+  return true;
+}
+
+// Sends a placed run (times relative to o): its flits as one run, its owed DLLPs as one
+// patterned run; the caller takes the credits.
+void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o,
+                                    uint64_t n, Ticks E, LinkTransfer& t, bool& first) {
+  const uint32_t F = format_.flit_bytes;
+  LinkWire::Sent sent;
+  Ticks hold = 0;
+  if (l.flits > 0) {
+    const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
+    sent = tx.wire.send_run(starts, F);
+    hold = ticks(sent.end) - (starts.at(l.flits - 1) + tx.wire.unit_ticks(F));
+  }
+  const Ticks latest_ready = o + l.latest_ready;
+  if (latest_ready > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_ready - E));
+  if (first) t.first_bit = from_ticks(o + l.first_bit);
+  first = false;
+  t.last_bit = std::max(t.last_bit, from_ticks(o + l.last_bits->back() + hold));
+  t.units += l.flits;
+  t.replays += sent.replays;
+  t.wire_bytes += static_cast<uint64_t>(F) * (l.flits + sent.replays);
+  if (format_.io_framed_tlps) {
+    tx.tlps_received += n;
+    if (!l.dues->empty()) back.owed_dllps.push(TimeRun::patterned(o, 0, l.dues, l.dues->size(), true));
+  }
+  if (l.flits > 0) tx.io = {true, from_ticks(o + l.io_start), from_ticks(o + l.io_end + hold), l.io_used};
+  else tx.io.used = l.io_used;
+}
+
 LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc_time& earliest) {
   const bool read = msg.cls == TxnClass::MemRead;
   MemMsg kind;
@@ -349,9 +560,16 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
   const sc_core::sc_time return_delay = latency_ + back.wire.duration(format_.flit_bytes) + latency_;
   CreditPool& pool = tx.mem_credits[static_cast<size_t>(kind)];
   LinkTransfer t;
+  MemRepeat repeat(kind);
+  const bool bulk = fast_ && lines >= kBulkMinLines;
   for (uint64_t line = 0; line < lines; ++line) {
     const sc_core::sc_time ready = pool.available(earliest);
     t.credit_wait = std::max(t.credit_wait, ready - earliest);
+    // Whether the line's earliest time held it back: it may use every flit the packer still
+    // offers, and flits it opens go straight after the wire's last.
+    const bool waited = tx.packer.has_window() ? ready > tx.packer.first_usable_start() || ready > tx.wire.busy_until()
+                                               : true;
+    const Ticks usable = tx.packer.has_window() ? ticks(tx.packer.first_usable_start()) : 0;
     const MemPlacement p = tx.packer.place(kind, chunks, ready);
     if (line == 0) t.first_bit = p.first_bit;
     t.last_bit = std::max(t.last_bit, p.last_bit);
@@ -361,8 +579,108 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
     t.wire_bytes += p.wire_bytes;
     pool.consume(p.last_bit + return_delay);
     back.owed_credits.push(p.last_bit + latency_);
+    if (bulk && lines - line - 1 >= kBulkMinLines)
+      line += skip_mem_periods(tx, back, repeat, {usable, ticks(p.last_bit), p.slots, waited}, lines - line - 1,
+                               earliest, t);
   }
   return t;
+}
+
+// The fast engine's CXL.mem bulk path. The packer's placement of a line depends only on its
+// state (signature) and on whether the line's credit held it back. When the state after line
+// j equals the state after an earlier line i, and no line in between waited, the lines
+// i+1..j form a period: P lines that open D flits, back to back. Every further period packs
+// the same, D flits and D flit times later, as long as no line of it would wait either: its
+// credit (a credit held before, or the credit of the line C lines earlier, back `return_delay`
+// after that line's last bit) is back by the start of the first flit it may use, and no flit
+// waits for a retry-buffer slot. Then K periods go out as one run of K D flits, and the
+// credits and credit returns they leave as one patterned run each (time_queue.h). Returns the
+// lines it took (0: none).
+uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& back, MemRepeat& rep,
+                                           const MemLine& placed, uint64_t lines_left,
+                                           const sc_core::sc_time& earliest, LinkTransfer& t) {
+  const Ticks busy = ticks(tx.wire.busy_until());
+  const uint64_t tail = tx.packer.flits_built();
+  const uint64_t index = rep.lines.size();
+  rep.lines.push_back(placed);
+  rep.busy.push_back(busy);
+  rep.tail.push_back(tail);
+  rep.waited_until = placed.waited ? index + 1 : rep.waited_until;
+  tx.packer.signature(rep.scratch);
+  auto seen = rep.states.find(rep.scratch);
+  if (seen == rep.states.end()) {
+    if (rep.states.size() >= kMemRepeatSearch) rep = MemRepeat(rep.kind);  // no period within reach: look again later
+    else rep.states.emplace(rep.scratch, index);
+    return 0;
+  }
+  const uint64_t i = seen->second, j = index;
+  seen->second = j;
+  if (j < rep.next_try) return 0;
+  const uint64_t P = j - i;
+  // A period that cannot be skipped now is tried again after twice as many lines each time.
+  rep.next_try = j + (P << std::min<uint64_t>(rep.failures++, 20));
+  const uint64_t D = tail - rep.tail[i];
+  const uint32_t F = format_.flit_bytes;
+  const Ticks unit = tx.wire.unit_ticks(F);
+  const Ticks Du = busy - rep.busy[i];
+  const uint64_t K = lines_left / P;
+  if (rep.waited_until > i + 1 || D == 0 || Du != D * unit || K == 0 || K * D < tx.packer.window_flits()) return 0;
+
+  // The period's lines i+1..j, relative to the wire's busy_until after line i (offsets may be
+  // negative: kept modulo 2^64, which TimeRun::at's sums undo; compared as signed below).
+  auto usable_rel = std::make_shared<std::vector<Ticks>>(P);
+  auto last_rel = std::make_shared<std::vector<Ticks>>(P);
+  uint64_t period_slots = 0;
+  for (uint64_t r = 0; r < P; ++r) {
+    const MemLine& l = rep.lines[i + 1 + r];
+    (*usable_rel)[r] = l.usable - rep.busy[i];
+    (*last_rel)[r] = l.last_bit - rep.busy[i];
+    period_slots += l.slots;
+  }
+  // Skipped line s starts period s / P at O + (s / P) Du.
+  const Ticks O = busy;
+  const uint64_t n = K * P;
+  const Ticks rd = ticks(latency_) + back.wire.unit_ticks(F) + ticks(latency_);
+  CreditPool& pool = tx.mem_credits[static_cast<size_t>(rep.kind)];
+  const uint64_t C = pool.credits();
+  const uint64_t held = std::min<uint64_t>(n, C);
+  // Credits of skipped lines reused C lines later: the difference depends on s mod P only.
+  Ticks latest = 0;
+  if (n > C) {
+    const uint64_t cq = C / P, cr = C % P;
+    for (uint64_t r = 0; r < P; ++r) {
+      const uint64_t r_prev = (r + P - cr) % P;
+      const int64_t usable_at = static_cast<int64_t>((cq + (r < cr ? 1 : 0)) * Du + (*usable_rel)[r]);
+      if (static_cast<int64_t>((*last_rel)[r_prev] + rd) > usable_at) return 0;
+    }
+    const TimeRun returns = TimeRun::patterned(O + rd, Du, last_rel, n);
+    for (uint64_t s = std::max(C, n - std::min(n, P)); s < n; ++s) latest = std::max(latest, returns.at(s - C));
+  }
+  const TimeRun starts = TimeRun::linear(O, unit, K * D);
+  if (!tx.wire.fits(starts, F)) return 0;
+  // Credits held before the skip: the credit of skipped line s must be back by usable(s).
+  // Checked one by one (at most C): CXL.mem credit returns need not be monotone (LOpt half flits).
+  const TimeRun usable_at = TimeRun::patterned(O, Du, usable_rel, held);
+  for (uint64_t s = 0; s < held; ++s) {
+    const Ticks back_at = pool.upcoming(s);
+    if (back_at > usable_at.at(s)) return 0;
+    latest = std::max(latest, back_at);
+  }
+
+  const LinkWire::Sent sent = tx.wire.send_run(starts, F);
+  const Ticks hold = ticks(sent.end) - (O + static_cast<Ticks>(K * D) * unit);
+  tx.packer.advance(K * D, from_ticks(static_cast<Ticks>(K) * Du + hold));
+  if (latest > ticks(earliest)) t.credit_wait = std::max(t.credit_wait, from_ticks(latest - ticks(earliest)));
+  t.units += K * D;
+  t.slots += K * period_slots;
+  t.replays += sent.replays;
+  t.wire_bytes += static_cast<uint64_t>(F) * (K * D + sent.replays);
+  const TimeRun last_bits = TimeRun::patterned(O, Du, last_rel, n);
+  for (uint64_t s = n - P; s < n; ++s) t.last_bit = std::max(t.last_bit, from_ticks(last_bits.at(s) + hold));
+  pool.consume_run(TimeRun::patterned(O + rd, Du, last_rel, n));
+  back.owed_credits.push(TimeRun::patterned(O + ticks(latency_), Du, last_rel, n));
+  rep = MemRepeat(rep.kind);
+  return n;
 }
 
 }  // namespace kvtier

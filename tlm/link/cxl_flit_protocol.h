@@ -19,7 +19,10 @@
 // `credit_return_interval_ns`, in a credit-only flit (68B LLCRD, 256B empty flit with CRD).
 #include <array>
 #include <deque>
+#include <map>
 #include <memory>
+#include <tuple>
+#include <vector>
 
 #include "tlm/link/credit_pool.h"
 #include "tlm/link/cxl_flit_format.h"
@@ -52,6 +55,38 @@ class CxlFlitProtocol : public LinkProtocol {
     sc_core::sc_time start, end;
     uint32_t used = 0;          // TLP-stream bytes in it
   };
+  // A CXL.io run as send_tlp_stream placed it, times relative to the return of its first
+  // credit (modulo 2^64: a flit may start before it).
+  struct StreamLayout {
+    std::shared_ptr<const std::vector<Ticks>> starts, last_bits, dues;  // flits, TLPs, owed DLLPs
+    uint64_t flits = 0;
+    Ticks first_bit = 0, latest_ready = 0;
+    bool io_exists = false;                 // the CXL.io flit after it
+    Ticks io_start = 0, io_end = 0;
+    uint32_t io_used = 0;
+    uint64_t shape = 0;                     // id of its last bits relative to its first
+  };
+  // What a run's placement depends on when its credits are a known run's (send_tlp_stream).
+  struct StreamKey {
+    uint64_t source = 0, n = 0;
+    uint32_t tlp_bytes = 0;
+    uint8_t cls = 0;
+    uint64_t ack_phase = 0, fc_phase = 0;
+    bool joinable = false;
+    uint32_t io_used = 0;
+    Ticks io_start = 0, io_end = 0, busy = 0, earliest = 0;
+    bool operator<(const StreamKey& o) const {
+      return std::tie(source, n, tlp_bytes, cls, ack_phase, fc_phase, joinable, io_used, io_start, io_end, busy,
+                      earliest) < std::tie(o.source, o.n, o.tlp_bytes, o.cls, o.ack_phase, o.fc_phase, o.joinable,
+                                           o.io_used, o.io_start, o.io_end, o.busy, o.earliest);
+    }
+  };
+  // The credit returns the latest stream-placed run of a flow class pushed, and its shape.
+  struct StreamSource {
+    bool valid = false;
+    TimeRun credit_returns;
+    uint64_t shape = 0;
+  };
   struct DirectionState {
     DirectionState(const LinkConfig& c, const FlitFormat& f, const LinkWireParams& p, Direction d);
     LinkWire wire;
@@ -62,13 +97,37 @@ class CxlFlitProtocol : public LinkProtocol {
     uint64_t tlps_received = 0;   // by the far end, for the DLLP ratio (68B CXL.io)
     TimeQueue owed_dllps;         // CXL.io DLLPs to send on this direction, when each is due
     TimeQueue owed_credits;       // CXL.mem credit returns to send on this direction
+    std::array<StreamSource, static_cast<size_t>(FlowClass::Count)> stream_sources;
   };
   struct IoAppend {
     sc_core::sc_time first, last;
     uint64_t flits = 0, replays = 0, wire_bytes = 0;
   };
 
+  // One CXL.mem line as the bulk path's period search records it (ticks).
+  struct MemLine {
+    Ticks usable = 0;     // start of the first flit it could use
+    Ticks last_bit = 0;
+    uint64_t slots = 0;
+    bool waited = false;  // its credit held it back
+  };
+  // The period search over one message's lines (skip_mem_periods).
+  struct MemRepeat {
+    explicit MemRepeat(MemMsg k) : kind(k) {}
+    MemMsg kind;
+    std::vector<MemLine> lines;
+    std::vector<Ticks> busy;       // the wire's busy_until after each line
+    std::vector<uint64_t> tail;    // flits built after each line
+    uint64_t waited_until = 0;     // lines before this index waited
+    uint64_t next_try = 0;         // no skip is tried before this line
+    uint64_t failures = 0;
+    std::map<std::vector<uint64_t>, uint64_t> states;  // packer signature -> line after which it was seen
+    std::vector<uint64_t> scratch;
+  };
+
   LinkTransfer send_mem(const LinkMessage& msg, const sc_core::sc_time& earliest);
+  uint64_t skip_mem_periods(DirectionState& tx, DirectionState& back, MemRepeat& rep, const MemLine& placed,
+                            uint64_t lines_left, const sc_core::sc_time& earliest, LinkTransfer& t);
   LinkTransfer send_io(const LinkMessage& msg, const sc_core::sc_time& earliest);
   IoAppend append_io(DirectionState& d, const sc_core::sc_time& earliest, uint32_t bytes);
   void settle_owed(Direction dir, const sc_core::sc_time& until);
@@ -80,6 +139,15 @@ class CxlFlitProtocol : public LinkProtocol {
   // hold a TLP back); the caller then sends them one by one.
   bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
                     LinkTransfer& t, bool& first);
+  // Fast engine, when the closed form does not hold (TLPs held back by credits that come back
+  // irregularly): the run's TLPs placed one by one as send_tlp would, in local arithmetic,
+  // then committed at once (flits as one run, credit returns and owed DLLPs as one patterned
+  // run each). Returns false, having changed nothing, when a flit would wait for a
+  // retry-buffer slot.
+  bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
+                       LinkTransfer& t, bool& first);
+  void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o, uint64_t n, Ticks E,
+                     LinkTransfer& t, bool& first);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
   // possible; returns how many it sent (0: send the next one unit by unit).
   uint64_t settle_dllp_run(DirectionState& d, uint64_t n);
@@ -92,6 +160,11 @@ class CxlFlitProtocol : public LinkProtocol {
   const sc_core::sc_time credit_return_interval_;
   const bool fast_;                 // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
+  std::map<StreamKey, std::shared_ptr<const StreamLayout>> stream_cache_;
+  std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
+  uint64_t next_shape_id_ = 0;
+  std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
+  std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free
 };
 
 }  // namespace kvtier

@@ -209,4 +209,43 @@ MemPlacement CxlMemPacker::place(MemMsg kind, uint32_t data_chunks, const sc_cor
   return out;
 }
 
+void CxlMemPacker::signature(std::vector<uint64_t>& out) const {
+  out.clear();
+  if (window_.empty()) return;
+  const Ticks ref = ticks(wire_.busy_until());
+  out.push_back(window_.size());
+  out.push_back(frontier_ > base_ ? frontier_ - base_ : 0);  // data continues there (0: anywhere from the first)
+  out.push_back(last_header_ - base_);
+  for (const Flit& f : window_) {
+    out.push_back(static_cast<uint64_t>(ref - ticks(f.start)));
+    out.push_back(static_cast<uint64_t>(ref - ticks(f.end)));
+    out.push_back(static_cast<uint64_t>(ref - ticks(f.half_end)));
+    uint64_t packed = static_cast<uint64_t>(f.reserved) | static_cast<uint64_t>(f.all_data) << 1 |
+                      static_cast<uint64_t>(f.h_used) << 2 | static_cast<uint64_t>(f.hs_used) << 3 |
+                      static_cast<uint64_t>(f.g_used) << 8 | static_cast<uint64_t>(f.data) << 16 |
+                      static_cast<uint64_t>(f.rolled) << 24 | static_cast<uint64_t>(f.data_header_slots) << 32 |
+                      static_cast<uint64_t>(f.headers.size()) << 40;
+    out.push_back(packed);
+    uint64_t counts = 0;
+    for (size_t k = 0; k < kMemMsgKinds; ++k) counts |= static_cast<uint64_t>(f.count[k]) << (8 * k);
+    out.push_back(counts);
+    for (const HeaderSlot& h : f.headers) {
+      uint64_t v = static_cast<uint64_t>(h.kind) | static_cast<uint64_t>(h.position) << 8;
+      for (size_t k = 0; k < kMemMsgKinds; ++k) v |= static_cast<uint64_t>(h.carries[k]) << (16 + 8 * k);
+      out.push_back(v);
+    }
+  }
+}
+
+void CxlMemPacker::advance(uint64_t flits, const sc_core::sc_time& by) {
+  for (Flit& f : window_) {
+    f.start += by;
+    f.end += by;
+    f.half_end += by;
+  }
+  base_ += flits;
+  last_header_ += flits;
+  frontier_ += flits;
+}
+
 }  // namespace kvtier

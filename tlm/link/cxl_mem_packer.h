@@ -44,6 +44,22 @@ class CxlMemPacker {
   // Places one message of class `kind` with `data_chunks` 16 B chunks, no earlier than `earliest`.
   MemPlacement place(MemMsg kind, uint32_t data_chunks, const sc_core::sc_time& earliest);
 
+  // Bulk (the fast flit engine). What the next message's placement depends on besides its
+  // class and its earliest time: the flits it may still use (contents, and times relative to
+  // the wire's busy_until) and where data continues. Two equal signatures, with every message
+  // in between placed without waiting (earliest no later than the first flit it could use),
+  // mean the packing repeats from there, flit for flit.
+  void signature(std::vector<uint64_t>& out) const;
+  // Start of the first flit the next message may use (the latest header's), or none.
+  bool has_window() const { return !window_.empty(); }
+  const sc_core::sc_time& first_usable_start() const { return window_.front().start; }
+  uint64_t flits_built() const { return base_ + window_.size(); }
+  size_t window_flits() const { return window_.size(); }
+  // The packing repeated `periods` times a period of `flits` flits and `period` of wire time:
+  // the flits the caller sent for them in bulk (LinkWire::send_run) now end the stream, and the
+  // window moves with them. `extra` delays the window further (replays sampled for the run).
+  void advance(uint64_t flits, const sc_core::sc_time& by);
+
  private:
   struct HeaderSlot {
     SlotKind kind;

@@ -50,6 +50,7 @@ struct LinkWireStats {
   uint64_t corrupted = 0;        // transmissions that failed the CRC (after FEC, where there is FEC)
   uint64_t fec_corrected = 0;    // transmissions with bit errors that FEC repaired
   uint64_t control_units = 0;    // unsequenced units: DLLPs, credit-only flits
+  uint64_t bulk_units = 0;       // sequenced units the fast flit engine sent as runs, in closed form
   uint64_t wire_bytes = 0;       // every byte transmitted, replays and control included
   double busy_s = 0.0;           // time the direction spent transmitting
   double retry_stall_s = 0.0;    // time lost waiting for acknowledgements (retry buffer full)

@@ -137,7 +137,8 @@ bool LinkWire::fits(const TimeRun& starts, uint32_t bytes) const {
     const uint64_t upto = std::min<uint64_t>(n, depth_);
     // Unit i waits on unit sent + i - depth, queue index (sent + i - depth) - (sent - kept).
     const uint64_t first = i0 + kept - depth_;
-    if (upto > i0 && !acks_.bounded_by(first, upto - i0, [&](uint64_t i) { return starts.at(i0 + i); })) return false;
+    // bounded_by_run settles a queued run of the same shape (the previous burst's flits) in O(1).
+    if (upto > i0 && !acks_.bounded_by_run(first, upto - i0, starts.without_first(i0))) return false;
   }
   // Units that wait on units of the run itself.
   if (n > depth_) {
@@ -206,6 +207,7 @@ LinkWire::Sent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
   stats_.wire_bytes += (n + replays) * bytes;
   stats_.units_sent += n;
   stats_.units_delivered += n;
+  stats_.bulk_units += n;
   busy_ticks_ += (n + replays) * unit;
   next_sequence_ += n;
   receiver_expected_ = next_sequence_;

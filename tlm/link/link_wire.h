@@ -59,11 +59,39 @@ class LinkWire {
   // they are: the first no earlier than busy_until, none overlapping the next, none waiting
   // for a retry-buffer slot. Only then may send_run take them.
   bool fits(const TimeRun& starts, uint32_t bytes) const;
-  // Sends them; `Sent::end` is the last unit's last bit, replays included.
+  // Sends them; `Sent::end` is the last unit's last bit, replays included. `starts` may be a
+  // patterned run (any start times, in order, a unit apart at least): the caller then checks
+  // the retry buffer itself (slot_free_at).
   Sent send_run(const TimeRun& starts, uint32_t bytes);
   // `count` unsequenced units, the last starting at `last_start` (caller checked that none
   // overlaps the next and the first starts no earlier than busy_until).
   void send_control_run(uint64_t count, uint32_t bytes, Ticks last_start);
+
+  // When the retry-buffer slot of the f-th next sequenced unit frees (0: free now), for f
+  // below retry_depth(); later units wait on units not sent yet.
+  Ticks slot_free_at(uint64_t f) const {
+    const uint64_t seq = next_sequence_ + f;
+    if (seq < depth_) return 0;
+    return acks_.at(seq - depth_ - (next_sequence_ - acks_.size()));
+  }
+  // slot_free_at(f0), ..., slot_free_at(f0 + n - 1) into out, f0 + n <= retry_depth().
+  void slots_free_into(uint64_t f0, uint64_t n, Ticks* out) const {
+    uint64_t f = f0;
+    for (; f < f0 + n && next_sequence_ + f < depth_; ++f) out[f - f0] = 0;
+    if (f < f0 + n) acks_.copy_out(next_sequence_ + f - depth_ - (next_sequence_ - acks_.size()), f0 + n - f, out + (f - f0));
+  }
+  uint64_t retry_depth() const { return depth_; }
+  // Whether the f-th next unit finds a retry-buffer slot by starts.at(f), for every f of a run
+  // of at most retry_depth() units (only units sent before it can hold a slot).
+  bool slots_free_by(const TimeRun& starts) const {
+    const uint64_t n = starts.count;
+    if (n > depth_) return false;
+    const uint64_t sent = next_sequence_, kept = acks_.size();
+    const uint64_t i0 = sent >= depth_ ? 0 : depth_ - sent;
+    if (i0 >= n) return true;
+    return acks_.bounded_by(i0 + kept - depth_, n - i0, [&](uint64_t i) { return starts.at(i0 + i); });
+  }
+  Ticks ack_delay_ticks() const { return ticks(params_.ack_delay); }
 
   sc_core::sc_time duration(uint64_t bytes) const;
   Ticks unit_ticks(uint32_t bytes) const { return cached(bytes).ticks; }  // duration(bytes), cached

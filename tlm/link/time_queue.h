@@ -9,13 +9,22 @@
 //   base + floor((c0 + floor(i / repeat) * a) / m) * step
 // which covers "the end of the flit that holds byte c0 + i*a of a stream of m-byte flits"
 // (TLP last bits), "one unit every a steps" (m = 1) and pairs due together (repeat = 2).
+// A patterned run (`pattern` set) repeats a measured period instead: element i is
+//   base + floor((c0 + i) / P) * step + pattern[(c0 + i) mod P],   P = pattern->size()
+// (the last bits of CXL.mem lines packed in a slot pattern that repeats every P lines and
+// `step` of wire time), or lists one burst's times with step 0 and count <= P (the flits, TLP
+// last bits and DLLP dues of a CXL.io run placed TLP by TLP); cxl_flit_protocol.cpp.
 //
-// Every queue this model keeps is non-decreasing (units leave the wire in order); the search
-// and bound helpers rely on it.
+// Every queue this model keeps is non-decreasing (units leave the wire in order), but for
+// CXL.mem credit returns on LOpt, where a line may end in an earlier half flit than the line
+// before it; count_at_most searches those patterned runs residue by residue (`sorted` unset),
+// and the bound helpers, which rely on order, are not used on them.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <systemc>
+#include <vector>
 
 namespace kvtier {
 
@@ -29,17 +38,65 @@ struct TimeRun {
   uint64_t c0 = 0, a = 0, m = 1;
   uint64_t repeat = 1;
   Ticks step = 0;
+  std::shared_ptr<const std::vector<Ticks>> pattern;  // offsets within one period, or none
+  bool sorted = false;  // patterned: known non-decreasing (else searched residue by residue)
   Ticks at(uint64_t i) const {
+    if (pattern) {
+      const uint64_t j = c0 + i, p = pattern->size();
+      if (j < p) return base + (*pattern)[j];
+      return base + static_cast<Ticks>(j / p) * step + (*pattern)[j % p];
+    }
     if (a == 0 || step == 0) return base + (c0 / m) * step;
     if (m == 1 && repeat == 1) return base + (c0 + i * a) * step;
     return base + ((c0 + (i / repeat) * a) / m) * step;
+  }
+  // Arithmetic runs: how many elements are at most t, in O(1) (they are non-decreasing).
+  // floor((c0 + g a) / m) <= Q = floor((t - base) / step) holds for the groups
+  // g <= ((Q + 1) m - 1 - c0) / a.
+  uint64_t count_at_most(Ticks t) const {
+    if (at(count - 1) <= t) return count;
+    if (at(0) > t) return 0;
+    // Here step > 0 and a > 0 (the run is not constant), and Q is within the run's range.
+    const uint64_t q = (t - base) / step;
+    const uint64_t limit = (q + 1) * m - 1;
+    if (limit < c0) return 0;
+    const uint64_t groups = (limit - c0) / a + 1;
+    return std::min(count, groups * repeat);
+  }
+  // Patterned runs: the first i >= from with at(i) > t, or count if none (O(period)).
+  uint64_t first_later(uint64_t from, Ticks t) const {
+    const uint64_t p = pattern->size();
+    uint64_t best = count;
+    for (uint64_t r = 0; r < p; ++r) {
+      // Elements j = c0 + i with j mod p == r: base + (j / p) step + pattern[r] > t.
+      const Ticks off = base + (*pattern)[r];
+      uint64_t q = 0;  // the first period index whose element exceeds t
+      if (off <= t) q = step == 0 ? count + c0 : (t - off) / step + 1;
+      uint64_t j = q * p + r;
+      const uint64_t j_from = c0 + from;
+      if (j < j_from) j += ((j_from - j + p - 1) / p) * p;  // later periods exceed t too
+      if (j - c0 < best) best = j - c0;
+    }
+    return std::min(best, count);
   }
   // The run less its first `skip` elements (whole groups of `repeat`).
   TimeRun without_first(uint64_t skip) const {
     TimeRun r = *this;
     skip = std::min(skip, count) / repeat * repeat;
-    r.c0 += (skip / repeat) * a;
+    r.c0 += pattern ? skip : (skip / repeat) * a;
     r.count -= skip;
+    return r;
+  }
+  // count elements of a repeating period: base + floor(i / P) * period + offsets[i mod P].
+  static TimeRun patterned(Ticks base, Ticks period, std::shared_ptr<const std::vector<Ticks>> offsets,
+                           uint64_t count, bool sorted = false) {
+    TimeRun r;
+    r.sorted = sorted;
+    r.count = count;
+    r.base = base;
+    r.a = 1;
+    r.step = period;
+    r.pattern = std::move(offsets);
     return r;
   }
   static TimeRun single(Ticks t) {
@@ -68,14 +125,16 @@ class TimeQueue {
     const Ticks v = ticks(t);
     if (!runs_.empty()) {
       TimeRun& r = runs_.back().run;
-      if (r.count == 1 && r.a == 0 && r.c0 == 0 && v >= r.base) {
+      if (r.pattern) {
+        // A patterned run is never extended.
+      } else if (r.count == 1 && r.a == 0 && r.c0 == 0 && v >= r.base) {
         r.a = 1;
         r.step = v - r.base;
         r.count = 2;
         ++end_;
         return;
-      }
-      if (r.count >= 2 && r.m == 1 && r.repeat == 1 && r.a == 1 && r.c0 == 0 && v == r.base + r.count * r.step) {
+      } else if (r.count >= 2 && r.m == 1 && r.repeat == 1 && r.a == 1 && r.c0 == 0 &&
+                 v == r.base + r.count * r.step) {
         ++r.count;
         ++end_;
         return;
@@ -101,6 +160,30 @@ class TimeQueue {
     --it;
     return it->run.at(abs - it->first);
   }
+  // Elements [first, first + n) from the front into out[0..n), run by run.
+  void copy_out(uint64_t first, uint64_t n, Ticks* out) const {
+    if (n == 0) return;
+    const uint64_t abs0 = head_ + first;
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), abs0,
+                               [](uint64_t v, const Entry& e) { return v < e.first; });
+    --it;
+    uint64_t done = 0;
+    for (; done < n; ++it) {
+      const uint64_t from = abs0 + done - it->first;
+      const uint64_t len = std::min(n - done, it->run.count - from);
+      for (uint64_t i = 0; i < len; ++i) out[done + i] = it->run.at(from + i);
+      done += len;
+    }
+  }
+  // The run holding the i-th element from the front, and that element's index in it.
+  const TimeRun& run_at(uint64_t i, uint64_t& index) const {
+    const uint64_t abs = head_ + i;
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), abs,
+                               [](uint64_t v, const Entry& e) { return v < e.first; });
+    --it;
+    index = abs - it->first;
+    return it->run;
+  }
   void pop_front(uint64_t n = 1) {
     head_ += std::min(n, size());
     while (!runs_.empty() && runs_.front().first + runs_.front().run.count <= head_) runs_.pop_front();
@@ -115,13 +198,25 @@ class TimeQueue {
   }
   // Elements from the front that are at most `t`, stopping at the first later one.
   uint64_t count_at_most(Ticks t) const {
+    if (empty() || front() > t) return 0;
     uint64_t n = 0;
     for (const Entry& e : runs_) {
       const uint64_t from = head_ > e.first ? head_ - e.first : 0;
+      if (e.run.pattern && !e.run.sorted) {
+        // Not monotone within a period (a LOpt line may end in an earlier half flit than the
+        // line before it): the first later element of each residue, the earliest of those.
+        const uint64_t first_later = e.run.first_later(from, t);
+        if (first_later == e.run.count) {
+          n += e.run.count - from;
+          continue;
+        }
+        return n + (first_later - from);
+      }
       if (e.run.at(e.run.count - 1) <= t) {
         n += e.run.count - from;
         continue;
       }
+      if (!e.run.pattern) return n + (std::max(e.run.count_at_most(t), from) - from);
       uint64_t lo = from, hi = e.run.count - 1;  // at(hi) > t
       while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
@@ -174,6 +269,7 @@ class TimeQueue {
   // q.at(j0 + t) <= bound.at(i0 + t) for t < len, when q and bound differ only in base and c0.
   static bool same_shape_bounded(const TimeRun& q, uint64_t j0, uint64_t len, const TimeRun& bound, uint64_t i0) {
     if (len == 1) return q.at(j0) <= bound.at(i0);
+    if (q.pattern || bound.pattern) return false;
     if (q.repeat != 1 || bound.repeat != 1 || q.a != bound.a || q.m != bound.m || q.step != bound.step || q.m == 0)
       return false;
     const uint64_t m = q.m;
