@@ -142,7 +142,7 @@ int run_capture(std::vector<std::string> argv, std::string& out) {
 pid_t start_point(Point& p) {
   fs::create_directories(p.dir);
   // What cannot be removed makes the run fail to write it, which records the point as failed.
-  for (const char* f : {"stats.json", "requests.jsonl", "status.json"}) {
+  for (const char* f : {"stats.json", "requests.jsonl", "series.json", "status.json"}) {
     std::error_code ec;
     fs::remove(p.dir / f, ec);
   }
@@ -631,7 +631,11 @@ int cmd_sweep(int argc, char** argv) {
     record["workload"] = options.workload;
     record["overrides"] = options.overrides;
     nlohmann::ordered_json grid_json = nlohmann::ordered_json::array();
-    for (const SweepAxis& a : axes) grid_json.push_back({{"key", a.key}, {"values", a.values}, {"where", a.where}});
+    for (const SweepAxis& a : axes)
+      grid_json.push_back({{"key", a.key},
+                           {"values", a.values},
+                           {"where", a.where},
+                           {"description", a.key == "seed" ? "seed of generated workloads (--seed)" : platform_key_description(a.key)}});
     record["grid"] = grid_json;
     nlohmann::ordered_json seeds = nlohmann::ordered_json::array(), pts = nlohmann::ordered_json::array();
     for (const Point& p : points) {

@@ -663,12 +663,14 @@ std::string describe(const PlatformConfig& config) {
   return os.str();
 }
 
-bool is_platform_key(const std::string& name) {
+bool is_platform_key(const std::string& name) { return !platform_key_description(name).empty(); }
+
+std::string platform_key_description(const std::string& name) {
   PlatformConfig defaults;
   KeyRegistry registry = declare_all(defaults);
   for (const Key& k : registry.keys())
-    if (k.name == name) return true;
-  return false;
+    if (k.name == name) return k.description;
+  return "";
 }
 
 std::string describe_keys() {

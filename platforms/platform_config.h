@@ -74,6 +74,8 @@ PlatformConfig load_embedded_platform_text(const std::string& text, const std::s
 std::string describe(const PlatformConfig& config);
 // Whether `name` ("hbm.kv_budget_gib") is a declared platform key.
 bool is_platform_key(const std::string& name);
+// Its one-line description with the unit ("HBM reserved for KV blocks, GiB"); "" if unknown.
+std::string platform_key_description(const std::string& name);
 // Every key with its default, range and description, for --help.
 std::string describe_keys();
 
