@@ -13,6 +13,7 @@
 
 #include "cosim/data_plane.h"
 #include "workloads/interval_distribution.h"
+#include "tlm/host/policy/policy.h"
 #include "tlm/kv/qos_targets.h"
 #include "workloads/model.h"
 
@@ -221,7 +222,7 @@ void declare_ctrl_keys(KeyRegistry& r, CtrlConfig& c) {
 }
 
 void declare_host_keys(KeyRegistry& r, HostConfig& c) {
-  r.choice("host.policy", &c.policy, {"lru", "lfu", "ema", "priority", "admission"},
+  r.choice("host.policy", &c.policy, replacement_policy_names(),
            "replacement policy (docs/policies.md)");
   r.flag("host.persistent_policy", &c.persistent_policy,
          "a block's policy state survives eviction and re-admission (spec §M.2.3, claim C4)");
