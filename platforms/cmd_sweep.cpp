@@ -343,6 +343,20 @@ void run_slurm(std::vector<Point>& points, const std::vector<size_t>& pending, c
                unsigned jobs, const SlurmOptions& so, Progress& progress, Tally& tally) {
   const fs::path sdir = out / "slurm";
   fs::create_directories(sdir);
+  // A job of an earlier, interrupted run of this sweep may still be running its points: two
+  // jobs must never write the same point folders.
+  {
+    std::ifstream earlier(sdir / "jobs.txt");
+    for (std::string line; std::getline(earlier, line);) {
+      const std::string id = line.substr(0, line.find(' '));
+      if (id.empty()) continue;
+      std::string q;
+      const int qs = run_capture({"squeue", "-h", "-j", id, "-o", "%i"}, q);
+      if (WIFEXITED(qs) && WEXITSTATUS(qs) == 0 && q.find_first_not_of(" \n") != std::string::npos)
+        throw ConfigError("Slurm job " + id + " of an earlier run of this sweep (" + (sdir / "jobs.txt").string() +
+                          ") is still queued or running; wait for it or `scancel " + id + "`, then run the sweep again");
+    }
+  }
   // The array task: run point $SLURM_ARRAY_TASK_ID of DIR/sweep.json on the node it lands on.
   const fs::path script = sdir / "task.sh";
   write_text_atomically(script, "#!/bin/sh\n# One point of the kvtier sweep in " + out.string() +
@@ -606,7 +620,11 @@ int cmd_sweep(int argc, char** argv) {
           workload::load_workload(spec, load);
         }
       } catch (const ConfigError& e) {
-        invalid.push_back("point " + point_name(i) + " (" + label + "): " + e.what());
+        // The registry names a swept value's origin "--set"; name its [sweep] line instead.
+        std::string why = e.what();
+        for (const SweepAxis& a : axes)
+          if (why.rfind("--set: key '" + a.key + "'", 0) == 0) why = a.where + ": [sweep]" + why.substr(6);
+        invalid.push_back("point " + point_name(i) + " (" + label + "): " + why);
       } catch (const workload::WorkloadError& e) {
         invalid.push_back("point " + point_name(i) + " (" + label + "): workload error: " + e.what());
       }

@@ -45,13 +45,29 @@ def main(kvtier):
                 expect((out / "slurm" / f"task-{i}.out").exists(), f"task {i} left no Slurm output")
             rows = rows_of(out / "results.csv")
             expect(rows[4]["status"] == "failed" and "cannot write" in rows[4]["error"], rows[4])
+            # A job of an earlier run still in the queue blocks a new submission (a held job
+            # stands in for one), until it is gone.
+            held = subprocess.run(["sbatch", "--parsable", "--hold", "--wrap", "true"], capture_output=True, text=True,
+                                  env=cluster.env)
+            expect(held.returncode == 0, held.stderr)
+            held_id = held.stdout.strip().split(";")[0]
+            with open(out / "slurm" / "jobs.txt", "a") as f:
+                f.write(f"{held_id} (held by the test)\n")
+            p = subprocess.run(argv, capture_output=True, text=True, env=cluster.env, timeout=60)
+            expect(p.returncode == 125 and f"Slurm job {held_id} of an earlier run" in p.stderr, p.stderr)
+            subprocess.run(["scancel", held_id], env=cluster.env, check=True)
+            for _ in range(60):
+                q = subprocess.run(["squeue", "-h", "-j", held_id], capture_output=True, text=True, env=cluster.env)
+                if not q.stdout.strip():
+                    break
+                time.sleep(0.5)
             # Resume on the cluster: only point 4 is submitted.
             shutil.rmtree(blocker)
             p = subprocess.run(argv, capture_output=True, text=True, env=cluster.env, timeout=240)
             expect(p.returncode == 0, f"slurm resume exited {p.returncode}: {p.stderr}\n{cluster.logs()}")
             expect("8 already finished, 1 to run" in p.stdout, p.stdout)
             jobs = (out / "slurm" / "jobs.txt").read_text().splitlines()
-            expect(len(jobs) == 2 and "--array=4%2" in jobs[1], f"resume submitted {jobs[-1]}")
+            expect(len(jobs) == 3 and "--array=4%2" in jobs[2], f"resume submitted {jobs[-1]}")
             # A task index outside the sweep is refused, not run.
             t = subprocess.run([kvtier, "sweep", "--out", out, "--task-index", "9"], capture_output=True, text=True)
             expect(t.returncode == 125 and "is not a point of" in t.stderr, t.stderr)

@@ -148,8 +148,8 @@ def check_invalid_points(kvtier):
     with tempfile.TemporaryDirectory() as d:
         cases = [
             # value outside its declared range: named with key and value, before anything runs
-            ("[sweep]\nhbm.kv_budget_gib = 2, 20000\n", ["point 0001 (hbm.kv_budget_gib = 20000)",
-                                                       "'hbm.kv_budget_gib' = 20000 is outside the allowed range"]),
+            ("[sweep]\nhbm.kv_budget_gib = 2, 20000\n", ["point 0001 (hbm.kv_budget_gib = 20000): ",
+                                                       "bad.ini:3: [sweep] key 'hbm.kv_budget_gib' = 20000 is outside the allowed range"]),
             # in range, but the platform's cross-key check fails (KV budget larger than HBM)
             ("[sweep]\nhbm.kv_budget_gib = 2, 500\n", ["point 0001 (hbm.kv_budget_gib = 500)", "exceed hbm.capacity_gb"]),
             ("[sweep]\nlink.protocol = cxl2, cxl9\n", ["point 0001 (link.protocol = cxl9)", "'cxl9' is not one of"]),
