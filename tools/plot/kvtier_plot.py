@@ -54,9 +54,20 @@ def save(fig, out, name, formats):
         print(f"wrote {p}")
 
 
+# Units by name where stats.json's `about` has none (nested keys: link_busy_s.downstream).
+SUFFIX_UNITS = [("_bytes_per_s", "B/s"), ("_per_s", "1/s"), ("_bytes", "B"), ("_gib", "GiB"), ("_ns", "ns"),
+                ("_us", "us"), ("_s", "s")]
+
+
 def unit_of(about, metric):
     text = about.get(metric, "")
-    return text.split(";", 1)[0].strip() if text else ""
+    if text:
+        return text.split(";", 1)[0].strip()
+    for part in reversed(metric.split(".")):
+        for suffix, unit in SUFFIX_UNITS:
+            if part.endswith(suffix):
+                return unit
+    return ""
 
 
 def label(metric, about):
