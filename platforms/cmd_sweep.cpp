@@ -366,7 +366,9 @@ void run_slurm(std::vector<Point>& points, const std::vector<size_t>& pending, c
   fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
   std::vector<std::string> sbatch = {"sbatch", "--parsable", "--job-name=kvtier-sweep",
                                      "--array=" + array_ranges(pending) + "%" + std::to_string(so.max_running ? so.max_running : jobs),
-                                     "--output=" + (sdir / "task-%a.out").string(), "--chdir=" + out.string()};
+                                     "--output=" + (sdir / "task-%a.out").string(),
+                                     // Relative paths in the run options (a trace) mean what they mean here.
+                                     "--chdir=" + fs::current_path().string()};
   if (!so.partition.empty()) sbatch.push_back("--partition=" + so.partition);
   if (!so.account.empty()) sbatch.push_back("--account=" + so.account);
   if (!so.time_limit.empty()) sbatch.push_back("--time=" + so.time_limit);
