@@ -37,7 +37,7 @@ int cmd_run(int argc, char** argv) {
   desc.add_options()("help,h", "show this help");
   add_run_options(desc, options);
   desc.add_options()("out", po::value<std::string>(&out)->default_value("")->value_name("DIR"),
-                     "write DIR/stats.json and DIR/requests.jsonl (created if missing); empty: print only");
+                     "write DIR/stats.json, DIR/requests.jsonl and DIR/series.json (created if missing); empty: print only");
   std::string window;
   desc.add_options()("timeline", po::value<std::string>(&options.timeline)->default_value("")->value_name("FILE.json"),
                      "write a Chrome trace-event timeline (ui.perfetto.dev, chrome://tracing): steps and layer groups, "
@@ -73,6 +73,11 @@ int cmd_run(int argc, char** argv) {
       result.platform->write_requests(r);
       if (!r) throw std::runtime_error("cannot write " + per_request);
       std::cout << "wrote " << per_request << "\n";
+      const std::string series = (std::filesystem::path(out) / "series.json").string();
+      std::ofstream sj(series);
+      sj << result.platform->series().dump() << "\n";
+      if (!sj) throw std::runtime_error("cannot write " + series);
+      std::cout << "wrote " << series << "\n";
     }
     if (result.trace) std::cout << "wrote " << options.timeline << " (" << result.trace->size() << " trace events)\n";
     return 0;

@@ -26,6 +26,8 @@ const Command kCommands[] = {
     {"cache-curve", kvtier::cmd_cache_curve, "hit ratio against cache size for each replacement policy and Belady's MIN"},
     {"cosim", kvtier::cmd_cosim, "run the TLM reference and the RTL engine on one descriptor stream and compare them"},
     {"index-study", kvtier::cmd_index_study, "SRAM footprint of the engine's block index over tier and block sizes"},
+    {"sweep", kvtier::cmd_sweep, "run the grid of a platform file's [sweep] section (locally or on Slurm); merge results.csv"},
+    {"plot", kvtier::cmd_plot, "figures of a run or sweep folder (matplotlib): constraint dashboard, metrics against swept keys"},
     {"calibrate", kvtier::cmd_calibrate, "reference figures of the calibration sheet beside the model's own; fails outside tolerance"},
 };
 

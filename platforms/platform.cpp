@@ -216,6 +216,38 @@ nlohmann::ordered_json Platform::constraints() const {
   return constraint_report(*constraints_, x);
 }
 
+nlohmann::ordered_json Platform::series() const {
+  const HostStats& h = host_->stats();
+  const SustainabilityConstraint& d = constraints_->sustainability;
+  const nlohmann::ordered_json c = constraints();
+  const size_t windows = c["sustainability"]["windows"].get<size_t>();
+  const double w = d.window_s();
+  const double budget = static_cast<double>(host_->budget_blocks());
+  nlohmann::ordered_json occupancy = nlohmann::ordered_json::array(), to_hbm = nlohmann::ordered_json::array(),
+                         to_tier = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < windows; ++i) {
+    const double block_s = i < h.hbm_block_seconds_per_window.size() ? h.hbm_block_seconds_per_window[i] : 0.0;
+    occupancy.push_back(budget > 0 ? block_s / w / budget : 0.0);
+    to_hbm.push_back(d.rate(DemandDirection::ToHbm, i));
+    to_tier.push_back(d.rate(DemandDirection::ToTier, i));
+  }
+  const HidingConstraint& hiding = constraints_->hiding;
+  nlohmann::ordered_json edges = nlohmann::ordered_json::array(), counts = nlohmann::ordered_json::array();
+  for (int b = 0; b <= HidingConstraint::kLateBins; ++b) edges.push_back(HidingConstraint::lateness_bin_edge(b));
+  for (uint64_t n : hiding.lateness_bins()) counts.push_back(n);
+  nlohmann::ordered_json j;
+  j["window_s"] = w;
+  j["hbm_kv_occupancy"] = occupancy;
+  j["demand_to_hbm_bytes_per_s"] = to_hbm;
+  j["demand_to_tier_bytes_per_s"] = to_tier;
+  j["b_tier_bytes_per_s"] = c["sustainability"]["b_tier_bytes_per_s"];
+  j["hiding"] = {{"transfers", hiding.transfers()},
+                 {"on_time", hiding.transfers() - hiding.missed()},
+                 {"lateness_bin_edges_s", edges},
+                 {"lateness_counts", counts}};
+  return j;
+}
+
 std::string Platform::constraints_summary() const { return constraint_summary(constraints()); }
 
 nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const {

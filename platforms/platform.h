@@ -50,6 +50,10 @@ class Platform : public sc_core::sc_module {
   std::string constraints_summary() const;
   uint64_t block_bytes() const { return block_bytes_; }
   uint64_t boundary_transactions() const;
+  // series.json: the constraints over time for `kvtier plot` (docs/sweeps.md): per window of
+  // host.sustain_window_s the mean HBM KV occupancy and the boundary demand per direction
+  // against B_tier, and the HIDING lateness histogram of the missed transfers.
+  nlohmann::ordered_json series() const;
   // requests.jsonl: one JSON object per request, in arrival order (docs/model.md lists the fields).
   void write_requests(std::ostream& os) const;
 

@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -12,6 +13,7 @@
 
 #include "cosim/data_plane.h"
 #include "workloads/interval_distribution.h"
+#include "tlm/host/policy/policy.h"
 #include "tlm/kv/qos_targets.h"
 #include "workloads/model.h"
 
@@ -220,7 +222,7 @@ void declare_ctrl_keys(KeyRegistry& r, CtrlConfig& c) {
 }
 
 void declare_host_keys(KeyRegistry& r, HostConfig& c) {
-  r.choice("host.policy", &c.policy, {"lru", "lfu", "ema", "priority", "admission"},
+  r.choice("host.policy", &c.policy, replacement_policy_names(),
            "replacement policy (docs/policies.md)");
   r.flag("host.persistent_policy", &c.persistent_policy,
          "a block's policy state survives eviction and re-admission (spec §M.2.3, claim C4)");
@@ -368,6 +370,38 @@ int line_of(const std::string& text, const std::string& dotted) {
   return 0;
 }
 
+// `text` with its [sweep] section (the grid of `kvtier sweep`, platforms/sweep.h) blanked
+// out line by line, so that the platform keys keep their line numbers and a sweep file is
+// also a platform file: its base point.
+std::string without_sweep_section(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  bool in_sweep = false;
+  while (std::getline(in, line)) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] == '[') {
+      const auto close = line.find(']', first);
+      std::string section = line.substr(first + 1, close == std::string::npos ? std::string::npos : close - first - 1);
+      section.erase(0, section.find_first_not_of(" \t"));
+      section.erase(section.find_last_not_of(" \t") + 1);
+      in_sweep = section == "sweep";
+    }
+    out += (in_sweep ? "" : line) + "\n";
+  }
+  return out;
+}
+
+// The installed platform files: $KVTIER_PLATFORM_DIR, else PREFIX/share/kvtier/platforms
+// beside the running binary (PREFIX/bin/kvtier) when that folder exists; "" if neither.
+std::string installed_platform_dir() {
+  if (const char* env = std::getenv("KVTIER_PLATFORM_DIR"); env && *env) return env;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "kvtier" / "platforms";
+  return std::filesystem::is_directory(dir, ec) ? dir.string() : "";
+}
+
 struct Loader {
   po::options_description schema;
   po::variables_map vm;
@@ -378,7 +412,7 @@ struct Loader {
 
   void parse(const std::string& text, const std::string& name, const std::string& base_dir) {
     if (++depth > 8) throw ConfigError(name + ": includes nested deeper than 8 (a cycle?)");
-    std::istringstream in(text);
+    std::istringstream in(without_sweep_section(text));
     po::parsed_options parsed(&schema);
     try {
       parsed = po::parse_config_file(in, schema, false);
@@ -414,17 +448,57 @@ struct Loader {
         const std::filesystem::path key = (std::filesystem::path(base_dir) / *it).lexically_normal();
         const auto found = embedded->find(key.generic_string());
         if (found == embedded->end())
-          throw ConfigError(name + ": cannot open included file '" + *it + "' (not in the embedded platform set)");
+          throw ConfigError(name + ": cannot open included file '" + *it + "'; looked in the embedded platform set (platforms/" +
+                            key.generic_string() + ")");
         parse(found->second, "platforms/" + key.generic_string() + " (embedded)", key.parent_path().generic_string());
         continue;
       }
-      std::filesystem::path p = *it;
-      if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
-      std::ifstream f(p);
-      if (!f) throw ConfigError(name + ": cannot open included file '" + p.string() + "'");
-      std::stringstream ss;
-      ss << f.rdbuf();
-      parse(ss.str(), p.string(), p.parent_path().string());
+      // Search order: relative to the including file, the installed platform directory, the
+      // embedded set; a name without .ini also matches NAME.ini ("include = h200-cxl2-x16").
+      namespace fs = std::filesystem;
+      const fs::path inc = *it;
+      const std::string installed = installed_platform_dir();
+      std::vector<fs::path> candidates;
+      auto add = [&](const fs::path& p) {
+        candidates.push_back(p);
+        if (inc.extension() != ".ini") candidates.push_back(p.string() + ".ini");
+      };
+      if (inc.is_absolute()) {
+        add(inc);
+      } else {
+        add(fs::path(base_dir.empty() ? "." : base_dir) / inc);
+        if (!installed.empty()) add(fs::path(installed) / inc);
+      }
+      std::vector<std::string> looked;
+      bool found = false;
+      for (const fs::path& p : candidates) {
+        looked.push_back(p.lexically_normal().string());
+        std::error_code ec;
+        if (!fs::is_regular_file(p, ec)) continue;
+        std::ifstream f(p);
+        if (!f) continue;
+        std::stringstream ss;
+        ss << f.rdbuf();
+        parse(ss.str(), p.string(), p.parent_path().string());
+        found = true;
+        break;
+      }
+      if (found) continue;
+      const std::string key = embedded_platform_key(*it);
+      if (!key.empty()) {
+        // An embedded file's own includes resolve within the embedded set.
+        embedded = &embedded_platform_files();
+        parse(embedded->at(key), "platforms/" + key + " (embedded)", fs::path(key).parent_path().generic_string());
+        embedded = nullptr;
+        continue;
+      }
+      std::string list;
+      for (const auto& l : looked) list += "'" + l + "', ";
+      throw ConfigError(name + ": cannot open included file '" + *it + "'; looked in " + list +
+                        "and the embedded platform set (platforms/" +
+                        std::filesystem::path(*it).lexically_normal().generic_string() +
+                        (inc.extension() == ".ini" ? "" : "[.ini]") + ")" +
+                        (installed.empty() ? " (no installed platform directory: set KVTIER_PLATFORM_DIR)" : ""));
     }
     --depth;
   }
@@ -591,6 +665,16 @@ std::string describe(const PlatformConfig& config) {
     os << k.name.substr(k.name.find('.') + 1) << " = " << k.get() << "    # " << k.description << "; " << k.range << "\n";
   }
   return os.str();
+}
+
+bool is_platform_key(const std::string& name) { return !platform_key_description(name).empty(); }
+
+std::string platform_key_description(const std::string& name) {
+  PlatformConfig defaults;
+  KeyRegistry registry = declare_all(defaults);
+  for (const Key& k : registry.keys())
+    if (k.name == name) return k.description;
+  return "";
 }
 
 std::string describe_keys() {

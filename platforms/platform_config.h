@@ -1,8 +1,11 @@
 #pragma once
 // Platform files: INI with sections [model] [hbm] [link] [tier] [ctrl] [host] [sched]
 // [workload], read with Boost.Program_options' config-file parser. A top-level
-// `include = FILE` line (path relative to the including file) composes files: a GPU file
-// includes a link preset, and the including file's own values win. `--set section.key=value`
+// `include = FILE` line composes files: a GPU file includes a link preset, and the including
+// file's own values win. FILE is looked for relative to the including file, then in the
+// installed platform directory ($KVTIER_PLATFORM_DIR, else PREFIX/share/kvtier/platforms
+// beside PREFIX/bin/kvtier), then in the embedded set; a name without .ini also matches
+// NAME.ini. A [sweep] section (the grid of `kvtier sweep`, platforms/sweep.h) is skipped. `--set section.key=value`
 // overrides any file. Every key is declared once below with its default, range and a one-line
 // description; an unknown key or an out-of-range value is a ConfigError naming file and key.
 #include <map>
@@ -69,6 +72,10 @@ PlatformConfig load_embedded_platform_text(const std::string& text, const std::s
 
 // The effective configuration as an INI file, each key with its description and range.
 std::string describe(const PlatformConfig& config);
+// Whether `name` ("hbm.kv_budget_gib") is a declared platform key.
+bool is_platform_key(const std::string& name);
+// Its one-line description with the unit ("HBM reserved for KV blocks, GiB"); "" if unknown.
+std::string platform_key_description(const std::string& name);
 // Every key with its default, range and description, for --help.
 std::string describe_keys();
 

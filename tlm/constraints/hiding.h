@@ -4,6 +4,8 @@
 // deadline it is judged by and what its lateness would cost: a stall of the whole step (the
 // batch waits) or a delay of one request (an async load it waits for outside the batch).
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdint>
 
 namespace kvtier {
@@ -21,7 +23,19 @@ class HidingConstraint {
     ++(cost == Lateness::StallsStep ? missed_stalling_ : missed_delaying_);
     lateness_s_ += ready_s - deadline_s;
     lateness_max_s_ = std::max(lateness_max_s_, ready_s - deadline_s);
+    ++lateness_bins_[lateness_bin(ready_s - deadline_s)];
   }
+
+  // Lateness distribution of the missed transfers: bin b holds lateness in
+  // [lateness_bin_edge(b), lateness_bin_edge(b + 1)), 5 bins per decade from 1 ns to 100 s;
+  // the first bin also takes anything shorter, the last anything longer.
+  static constexpr int kBinsPerDecade = 5, kFirstDecade = -9, kLateBins = 11 * kBinsPerDecade;
+  static double lateness_bin_edge(int b) { return std::pow(10.0, kFirstDecade + static_cast<double>(b) / kBinsPerDecade); }
+  static int lateness_bin(double late_s) {
+    const double x = late_s > 0 ? (std::log10(late_s) - kFirstDecade) * kBinsPerDecade : 0.0;
+    return std::clamp(static_cast<int>(std::floor(x)), 0, kLateBins - 1);
+  }
+  const std::array<uint64_t, kLateBins>& lateness_bins() const { return lateness_bins_; }
 
   uint64_t transfers() const { return transfers_; }
   uint64_t missed() const { return missed_; }
@@ -37,6 +51,7 @@ class HidingConstraint {
   uint64_t transfers_ = 0, missed_ = 0, missed_stalling_ = 0, missed_delaying_ = 0;
   uint64_t streamed_ = 0, streamed_missed_ = 0;
   double lateness_s_ = 0.0, lateness_max_s_ = 0.0;
+  std::array<uint64_t, kLateBins> lateness_bins_{};
 };
 
 }  // namespace kvtier

@@ -241,6 +241,17 @@ std::string HostControlPlane::verify_accounting() const {
 void HostControlPlane::integrate(double now_s) {
   if (now_s > last_integrate_s_) {
     stats_.hbm_block_seconds += static_cast<double>(resident_) * (now_s - last_integrate_s_);
+    // Split [last, now) over the occupancy windows.
+    const double w = config_.sustain_window_s;
+    auto& per_window = stats_.hbm_block_seconds_per_window;
+    for (double t = last_integrate_s_; t < now_s;) {
+      const size_t i = static_cast<size_t>(t / w);
+      const double end = std::min(now_s, (static_cast<double>(i) + 1) * w);
+      if (per_window.size() <= i) per_window.resize(i + 1, 0.0);
+      per_window[i] += static_cast<double>(resident_) * (end - t);
+      if (end <= t) break;  // rounding at a window edge: nothing left to split
+      t = end;
+    }
     last_integrate_s_ = now_s;
   }
 }

@@ -8,6 +8,7 @@
 // block fill, release, eviction), never by rescanning the decode set per step.
 #include <cstdint>
 #include <deque>
+#include <vector>
 #include <functional>
 #include <string>
 #include <memory>
@@ -52,6 +53,8 @@ struct HostStats {
   uint64_t peak_resident_blocks = 0;
   double host_cpu_kv_s = 0.0;     // host CPU time spent building and posting descriptors (C3)
   double hbm_block_seconds = 0.0; // integral of resident blocks over time
+  // The same integral per window of host.sustain_window_s (CAPACITY occupancy over time).
+  std::vector<double> hbm_block_seconds_per_window;
   double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
   double promotion_latency_max_s = 0.0;
   // C3: host CPU time by activity (host_cpu_kv_s is their sum).

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -9,9 +11,29 @@
 
 namespace kvtier {
 
-const std::vector<std::string>& replacement_policy_names() {
-  static const std::vector<std::string> names = {"lru", "lfu", "ema", "priority", "admission"};
+namespace {
+
+std::vector<std::string>& policy_names() {
+  static std::vector<std::string> names = {"lru", "lfu", "ema", "priority", "admission"};
   return names;
+}
+
+std::map<std::string, ReplacementPolicyFactory>& registered_policies() {
+  static std::map<std::string, ReplacementPolicyFactory> factories;
+  return factories;
+}
+
+}  // namespace
+
+const std::vector<std::string>& replacement_policy_names() { return policy_names(); }
+
+void register_replacement_policy(const std::string& name, ReplacementPolicyFactory factory) {
+  if (name.empty() || name == "belady" ||
+      std::find(policy_names().begin(), policy_names().end(), name) != policy_names().end())
+    throw std::invalid_argument("replacement policy name '" + name + "' is empty or already taken");
+  if (!factory) throw std::invalid_argument("replacement policy '" + name + "' registered without a factory");
+  registered_policies()[name] = std::move(factory);
+  policy_names().push_back(name);
 }
 
 std::unique_ptr<ReplacementPolicy> make_replacement_policy(const PolicyParams& p, kv::PolicyStore& store) {
@@ -26,6 +48,11 @@ std::unique_ptr<ReplacementPolicy> make_replacement_policy(const PolicyParams& p
   if (p.name == "priority") return std::make_unique<PriorityPolicy>(store, p.tenant_qos);
   if (p.name == "admission")
     return std::make_unique<AdmissionPolicy>(store, p.admission_horizon_s, p.admission_lambda_s, p.tenant_qos);
+  if (const auto it = registered_policies().find(p.name); it != registered_policies().end()) {
+    auto policy = it->second(p, store);
+    if (!policy) throw std::invalid_argument("replacement policy '" + p.name + "': its factory made no policy");
+    return policy;
+  }
   std::string known;
   for (const auto& n : replacement_policy_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown replacement policy '" + p.name + "' (known: " + known + ")");

@@ -11,6 +11,7 @@
 // Implementations, one file pair each: lru.h, lfu, ema, priority, admission (docs/policies.md
 // defines each precisely). The same objects drive `kvtier cache-curve`.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,8 +53,15 @@ struct PolicyParams {
   std::vector<uint32_t> tenant_qos;       // priority, admission: QoS class per tenant (missing: 0)
 };
 
-// The policy names make_replacement_policy accepts, in documentation order.
+// The policy names make_replacement_policy accepts, in documentation order, then those added
+// with register_replacement_policy in the order they were added.
 const std::vector<std::string>& replacement_policy_names();
+
+// A policy built outside this tree (examples/custom_policy): register it under `name` before
+// the platform is loaded, and host.policy = NAME, the control plane and cache-curve's replay
+// accept it like a built-in one. Throws std::invalid_argument for a name already taken.
+using ReplacementPolicyFactory = std::function<std::unique_ptr<ReplacementPolicy>(const PolicyParams&, kv::PolicyStore&)>;
+void register_replacement_policy(const std::string& name, ReplacementPolicyFactory factory);
 
 // Throws std::invalid_argument for an unknown policy name or a parameter out of range. `store`
 // holds the per-block state the policy reads and writes; it must outlive the policy.
