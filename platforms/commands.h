@@ -12,4 +12,5 @@ int cmd_cache_curve(int argc, char** argv);
 int cmd_cosim(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
 int cmd_index_study(int argc, char** argv);
+int cmd_cost(int argc, char** argv);
 }  // namespace kvtier

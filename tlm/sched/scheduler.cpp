@@ -366,7 +366,7 @@ void Scheduler::finish(size_t i, double now) {
 
 Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   StepOutcome o;
-  o.time = cost_.step(!p.decode.empty(), p.context_tokens, p.new_tokens, p.attended_pairs);
+  o.time = cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs, p.prefill.size());
   o.t_step = o.time.total_s();
   const double tg = o.t_step / groups_;
   double start = now;
