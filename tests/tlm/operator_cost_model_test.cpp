@@ -13,11 +13,11 @@ namespace {
 
 // Round numbers: A = 1 TB/s, peaks 1000 TFLOP/s (bf16) and 2000 (FP8), large GEMMs at full
 // bandwidth and half the peak, no launch costs, no small-output penalty.
-struct Setup {
+struct RoundNumbers {
   ModelConfig mc;
   HbmConfig hbm;
   GpuConfig gpu;
-  Setup() {
+  RoundNumbers() {
     mc.weight_dtype_bytes = 2;
     hbm.peak_bw_gbps = 1000;
     hbm.achievable_fraction = 1.0;
@@ -41,7 +41,7 @@ const workload::ModelDescriptor& llama8b() { return workload::model_by_name("lla
 }  // namespace
 
 TEST(OperatorCostModel, OneDecodeTokenIsMemoryBoundWeightsOverBandwidth) {
-  Setup s;
+  RoundNumbers s;
   const OperatorCostModel m(llama8b(), s.mc, s.hbm, s.gpu);
   const StepCost c = m.cost({1, 0, 0, 0, 0});
   // QKV: 4096 x (4096 + 2 x 1024) bf16 weights = 50,331,648 B, activations 1 x (4096 + 6144) x 2 B
@@ -61,7 +61,7 @@ TEST(OperatorCostModel, OneDecodeTokenIsMemoryBoundWeightsOverBandwidth) {
 }
 
 TEST(OperatorCostModel, ManyTokensAreComputeBoundFlopsOverPeakTimesEfficiency) {
-  Setup s;
+  RoundNumbers s;
   s.gpu.linear_half_outputs = 4096.0 * 28672;  // gate/up at 4096 tokens: half of eta_flop
   const OperatorCostModel m(llama8b(), s.mc, s.hbm, s.gpu);
   const StepCost c = m.cost({0, 0, 4096, 0, 1});
@@ -75,7 +75,7 @@ TEST(OperatorCostModel, ManyTokensAreComputeBoundFlopsOverPeakTimesEfficiency) {
 }
 
 TEST(OperatorCostModel, TensorParallelSplitsTheWeightsAndAddsTwoAllReducesPerLayer) {
-  Setup s;
+  RoundNumbers s;
   s.mc.tensor_parallel = 2;
   const OperatorCostModel m(llama8b(), s.mc, s.hbm, s.gpu);
   const StepCost c = m.cost({8, 0, 0, 0, 0});
@@ -87,7 +87,7 @@ TEST(OperatorCostModel, TensorParallelSplitsTheWeightsAndAddsTwoAllReducesPerLay
 }
 
 TEST(OperatorCostModel, DecodeKvSlopeIsOneOverAchievableTimesEtaKv) {
-  Setup s;
+  RoundNumbers s;
   const OperatorCostModel m(llama8b(), s.mc, s.hbm, s.gpu);
   // 1,000 more context tokens at 131,072 B of KV per token (4,096 B per layer): 4.096 MB per
   // layer at 0.25 TB/s.
@@ -102,7 +102,7 @@ TEST(OperatorCostModel, MoeReadsTheExpertsItsTokensTouchAndComputesTopK) {
       "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "hidden_act": "silu",
       "num_local_experts": 8, "num_experts_per_tok": 2})";
   const workload::ModelDescriptor moe = workload::model_from_config_json(mixtral, "mixtral.json", "mixtral");
-  Setup s;
+  RoundNumbers s;
   const OperatorCostModel m(moe, s.mc, s.hbm, s.gpu);
   // One token touches its 2 experts: 2 x 4096 x 28672 x 2 B of gate/up weights + 2 rows of activations.
   EXPECT_NEAR(m.cost({1, 0, 0, 0, 0}).layer.gate_up_s, (2 * 234'881'024.0 + 2 * 65'536.0) / 1e12, 1e-15);
@@ -115,7 +115,7 @@ TEST(OperatorCostModel, MoeReadsTheExpertsItsTokensTouchAndComputesTopK) {
 }
 
 TEST(DecodeCostModel, OperatorStepIsTheOperatorModelsStepSplitForTheHbm) {
-  Setup s;
+  RoundNumbers s;
   SchedConfig sched;  // sched.cost_model = operators
   const DecodeCostModel cost(llama8b(), s.mc, s.hbm, sched, s.gpu);
   const StepCost c = cost.operators({4, 8000, 512, 512 * 513 / 2, 1});
