@@ -1,6 +1,7 @@
 #include "workloads/model.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -140,6 +141,9 @@ ModelDescriptor model_from_config_json(const std::string& text, const std::strin
 }
 
 ModelDescriptor model_from_config_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw std::invalid_argument("model config '" + path + "' is not a regular file");
   std::ifstream f(path);
   std::string stem = path.substr(path.find_last_of('/') + 1);
   if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "platforms/calibration.h"
+#include "platforms/cost_query.h"
 #include "platforms/platform.h"
 #include "platforms/platform_config.h"
 #include "tests/tlm/sc_test_main.h"
@@ -230,3 +231,26 @@ TEST(Platforms, EveryGpuLinkPairLoadsFromDiskAndFromTheEmbeddedSetAlike) {
 }
 
 KVTIER_SC_TEST_MAIN()
+
+// `kvtier cost`'s rows for a prompt and for a mixed (chunked-prefill) step: the pairs a prompt's
+// tokens attend to, by hand, and the row's step time is the scheduler's.
+TEST(CostQuery, PrefillAndMixedRowsCountTheirTokensAndPairs) {
+  const PlatformConfig c = embedded("include = h100-pcie5-x16.ini\n");
+  // 100 prompt tokens after 50 cached ones: token i attends to 50 + i + 1, 100 x 50 + 5050 pairs.
+  const CostRow p = cost_row(c, 100, 1, 50, CostPhase::Prefill);
+  EXPECT_EQ(p.batch.new_tokens, 100u);
+  EXPECT_EQ(p.batch.attended_pairs, 10'050u);
+  EXPECT_EQ(p.batch.decode_tokens, 0u);
+  // 4 FLOPs x head_dim x 64 heads per pair at the bf16 peak x gpu.attention_eta_flop.
+  EXPECT_NEAR(p.cost.layer.attention_s, 4.0 * 8192 * 10'050 / (989e12 * 0.5), 1e-15);
+  // 8 decode requests with 1,000 tokens of context each, and a 256-token chunk of a new prompt.
+  const CostRow m = cost_row(c, 8, 1, 1000, CostPhase::Decode, 256);
+  EXPECT_EQ(m.tokens, 264u);
+  EXPECT_EQ(m.batch.context_tokens, 8000u);
+  EXPECT_EQ(m.batch.attended_pairs, 256u * 257 / 2);
+  // KV read: 8,000 tokens x 4,096 B per layer (320 KiB / 80) at A x eta_kv.
+  EXPECT_NEAR(m.cost.layer.attention_kv_s, 8000.0 * 4096 / (3350e9 * 0.876 * 0.27), 1e-15);
+  const DecodeCostModel model(c.model_shape, c.model, c.hbm, c.sched, c.gpu);
+  EXPECT_NEAR(m.step_s, model.step(8, 8000, 256, 256 * 257 / 2, 1).total_s(), 1e-15);
+  EXPECT_NEAR(m.step_s, m.cost.step_s(), 1e-12);
+}

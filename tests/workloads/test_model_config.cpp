@@ -53,6 +53,12 @@ TEST(ModelConfig, BuiltInModelsAreTheirConfigFiles) {
   EXPECT_EQ(from_file.parameters, 8'030'261'248.0);
   EXPECT_EQ(model_from_config_file("workloads/models/llama-2-70b.json").vocab, 32000u);
   EXPECT_THROW(model_from_config_file("no/such/config.json"), std::invalid_argument);
+  try {
+    model_from_config_file("/");  // a directory, not a config
+    FAIL() << "a directory accepted as a model config";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a regular file"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ModelConfig, HeadDimWhenGivenAndTiedEmbeddings) {
