@@ -163,11 +163,11 @@ void add_operator_profiles(std::vector<CalibrationRow>& rows) {
         rows.push_back(r);
       }
     }
-    CalibrationRow med{label + " linear ops: median |error|, " + std::to_string(errors.size()) + " points",
+    CalibrationRow med{label + " linear ops: median abs error, " + std::to_string(errors.size()) + " points",
                        0.10, median(errors), "x", 0.0, "M", src + "tokens 1-4096, TP 1-8; goal: at most 10 %"};
     med.at_most = true;
     rows.push_back(med);
-    CalibrationRow worst{label + " linear ops: worst |error|, " + std::to_string(errors.size()) + " points",
+    CalibrationRow worst{label + " linear ops: worst abs error, " + std::to_string(errors.size()) + " points",
                          0.25, *std::max_element(errors.begin(), errors.end()), "x", 0.0, "M",
                          src + "tokens 1-4096, TP 1-8; goal: at most 25 %"};
     worst.at_most = true;
@@ -185,7 +185,7 @@ void add_operator_profiles(std::vector<CalibrationRow>& rows) {
     const OperatorCostModel ops(c.model_shape, c.model, c.hbm, c.gpu);
     std::vector<double> errors;
     for (const auto& [bytes, measured] : points) errors.push_back(std::fabs(ops.allreduce_s(bytes) - measured) / measured);
-    CalibrationRow med{gpu_label(gpu) + " all-reduce, " + std::to_string(n) + " GPUs: median |error|, " +
+    CalibrationRow med{gpu_label(gpu) + " all-reduce, " + std::to_string(n) + " GPUs: median abs error, " +
                            std::to_string(points.size()) + " sizes",
                        0.25, median(errors), "x", 0.0, "M",
                        "microsoft/vidur DGX all-reduce (platforms/profiles/SOURCE.txt), 4 KiB-128 MiB; goal: at most 25 %"};
