@@ -7,8 +7,9 @@ Linear operator (one GEMM of M token rows, K x N weights on one GPU, bf16):
     bytes = 2 (K N + M K + M N), FLOPs = 2 M K N
 Elementwise kernels: t = launch + bytes / (A eta_e). All-reduce of S bytes on N GPUs: lat_N + S / bw_N.
 A and P are the GPU file's achievable bandwidth and bf16 peak. Pure Python (no SciPy): Nelder-Mead.
-Usage: tools/fit_operator_eta.py [--full DIR_WITH_VIDUR_CSVS]  (--full: also the error over every
-measured token count, not only the excerpt's grid)."""
+Usage: tools/fit_operator_eta.py [--full DIR_WITH_VIDUR_CSVS] [--hold-out GPU:MODEL]
+  --full: also the error over every measured token count, not only the excerpt's grid;
+  --hold-out: fit without that profile and print the error of the prediction for it."""
 import collections
 import csv
 import json
@@ -125,8 +126,23 @@ def linear_score(gpu, p, rows):
     return s
 
 
+def hold_out(grid, spec):
+    gpu, model = spec.split(":")
+    train = [r for r in grid[gpu] if r["model"] != model]
+    test = [r for r in grid[gpu] if r["model"] == model]
+    if not test or not train:
+        sys.exit("--hold-out %s: no such profile, or nothing left to fit" % spec)
+    p = nelder_mead(lambda x: linear_score(gpu, x, train), [1.0, 5.0, 0.75, 150 * 4096.0])
+    a = sorted(abs(v) for v in per_profile(errors(gpu, p, test))[model])
+    print("[%s] fit without %s: %s; predicted %s: median |err| %.1f %%, worst %.1f %% (%d points)"
+          % (gpu, model, ", ".join("%.4g" % v for v in p), model, 100 * statistics.median(a), 100 * max(a), len(a)))
+
+
 def main():
     grid = load_grid()
+    if "--hold-out" in sys.argv:
+        hold_out(grid, sys.argv[sys.argv.index("--hold-out") + 1])
+        return
     full = load_full(sys.argv[sys.argv.index("--full") + 1]) if "--full" in sys.argv else None
     for gpu in GPUS:
         p = nelder_mead(lambda x: linear_score(gpu, x, grid[gpu]), [1.0, 5.0, 0.75, 150 * 4096.0])
