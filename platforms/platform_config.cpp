@@ -272,15 +272,17 @@ void declare_sched_keys(KeyRegistry& r, SchedConfig& c) {
   r.choice_enum("sched.kv_load", &c.kv_load,
                 {{"async", KvLoad::Async}, {"layerwise", KvLoad::Layerwise}, {"blocking", KvLoad::Blocking}},
                 "a loading request: waits outside the batch (async), joins with per-layer waits, or stalls the step");
+  r.number("sched.layer_overhead_us", &c.layer_overhead_us, 0, 1e5, "launch and sync overhead per layer per step, us");
+  r.number("sched.prefill_tflops", &c.prefill_tflops, 1, 1e6, "peak dense throughput for prefill, TFLOP/s");
+  r.number("sched.prefill_utilization", &c.prefill_utilization, 0.01, 1, "fraction of peak prefill achieves");
+  r.number("sched.quantum_us", &c.quantum_us, 0.001, 1e9, "quantum keeper global quantum, us");
+  // Two-bandwidth mode alone reads sched.layer_overhead_us and sched.prefill_* (the operator
+  // model's launch costs and peaks are the [gpu] keys).
   r.choice_enum("sched.cost_model", &c.cost_model,
                 {{"operators", CostModel::Operators}, {"two_bandwidth", CostModel::TwoBandwidth}},
                 "step time: per operator ([gpu] keys, docs/model.md), or the two-bandwidth decode formula of spec "
-                "Appendix L with compute-bound prefill (hbm.eta_weights, sched.layer_overhead_us, sched.prefill_*)");
-  r.number("sched.layer_overhead_us", &c.layer_overhead_us, 0, 1e5,
-           "two_bandwidth: launch and sync overhead per layer per step, us");
-  r.number("sched.prefill_tflops", &c.prefill_tflops, 1, 1e6, "two_bandwidth: peak dense throughput for prefill, TFLOP/s");
-  r.number("sched.prefill_utilization", &c.prefill_utilization, 0.01, 1, "two_bandwidth: fraction of peak prefill achieves");
-  r.number("sched.quantum_us", &c.quantum_us, 0.001, 1e9, "quantum keeper global quantum, us");
+                "Appendix L with compute-bound prefill (hbm.eta_weights, sched.layer_overhead_us, sched.prefill_*: "
+                "read by two_bandwidth only)");
   r.number("sched.ttft_target_s", &c.ttft_target_s, 1e-6, 1e6, "QoS: time-to-first-token target of every tenant, s");
   r.number("sched.itl_target_s", &c.itl_target_s, 1e-6, 1e6, "QoS: inter-token latency target of every tenant, s");
   r.text("sched.tenant_qos", &c.tenant_qos, "QoS: per-tenant targets TENANT:TTFT_S:ITL_S[,...] overriding the two above");

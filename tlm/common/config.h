@@ -211,11 +211,11 @@ struct SchedConfig {
   uint32_t max_batched_tokens = 8192;   // tokens per step: decode tokens first, then prefill chunks
   Preemption preemption = Preemption::Swap;
   KvLoad kv_load = KvLoad::Async;
-  CostModel cost_model = CostModel::Operators;
   double layer_overhead_us = 20.0;      // launch and sync overhead per layer per step
   double prefill_tflops = 1979.0;
   double prefill_utilization = 0.5;
   double quantum_us = 1000.0;           // quantum keeper's global quantum
+  CostModel cost_model = CostModel::Operators;  // layer_overhead_us and prefill_*: two_bandwidth only
   // QoS targets (spec §M.4.3): every tenant gets ttft_target_s / itl_target_s unless
   // tenant_qos names it: "TENANT:TTFT_S:ITL_S[,...]". A tenant attains its QoS when at least
   // qos_goal of its requests meet the TTFT target and of its tokens meet the ITL target.
