@@ -18,6 +18,9 @@ struct CalibrationRow {
   double tolerance = 0.0;    // allowed |deviation|, a fraction of the reference
   std::string klass;         // M measured, V vendor/spec, D derived (of the reference)
   std::string source;
+  // An upper bound rather than a figure to match: ok when model <= reference (an error metric
+  // against its goal, e.g. a median |error| of at most 10 %).
+  bool at_most = false;
   double deviation() const { return (model - reference) / reference; }
   bool ok() const;
 };

@@ -14,4 +14,5 @@ int cmd_calibrate(int argc, char** argv);
 int cmd_index_study(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
 int cmd_plot(int argc, char** argv);
+int cmd_cost(int argc, char** argv);
 }  // namespace kvtier

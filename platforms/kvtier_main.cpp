@@ -28,6 +28,7 @@ const Command kCommands[] = {
     {"index-study", kvtier::cmd_index_study, "SRAM footprint of the engine's block index over tier and block sizes"},
     {"sweep", kvtier::cmd_sweep, "run the grid of a platform file's [sweep] section (locally or on Slurm); merge results.csv"},
     {"plot", kvtier::cmd_plot, "figures of a run or sweep folder (matplotlib): constraint dashboard, metrics against swept keys"},
+    {"cost", kvtier::cmd_cost, "step time per operator and layer for batch sizes and tensor-parallel widths (docs/model.md)"},
     {"calibrate", kvtier::cmd_calibrate, "reference figures of the calibration sheet beside the model's own; fails outside tolerance"},
 };
 

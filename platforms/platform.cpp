@@ -28,10 +28,10 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
     : sc_core::sc_module(name),
       config_(config),
       workload_(workload),
-      model_(workload::model_by_name(config.model.name)),
+      model_(config_.model_shape),
       groups_(layer_groups(config, model_)),
       block_bytes_(kvtier::block_bytes(config, model_)),
-      cost_(model_, config.model, config.hbm, config.sched) {
+      cost_(model_, config.model, config.hbm, config.sched, config.gpu) {
   hbm_ = make_hbm("hbm", config.hbm);
   hbm_contention_ = std::make_unique<HbmContention>(*hbm_, hbm_achievable_bytes_per_s(config.hbm));
   cost_.attach_hbm(hbm_contention_.get());

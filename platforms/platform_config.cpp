@@ -114,7 +114,10 @@ constexpr double kMaxU32 = 4294967295.0;
 
 void declare_model_keys(KeyRegistry& r, ModelConfig& c) {
   std::vector<std::string> models = workload::known_models();
-  r.choice("model.name", &c.name, models, "served model (shapes in workloads/model.cpp)");
+  r.choice("model.name", &c.name, models, "built-in served model (workloads/models/NAME.json); model.config replaces it");
+  r.text("model.config", &c.config,
+         "Hugging Face config.json of the served model (path, or workloads/models/NAME.json of the built-ins); "
+         "empty: model.name");
   r.number("model.weight_dtype_bytes", &c.weight_dtype_bytes, 0.25, 4, "bytes per weight (1 = FP8, 2 = bf16)");
   r.number("model.kv_dtype_bytes", &c.kv_dtype_bytes, 1, 4, "bytes per KV element (2 = bf16)");
   r.number("model.tensor_parallel", &c.tensor_parallel, 1, 64,
@@ -278,6 +281,13 @@ void declare_sched_keys(KeyRegistry& r, SchedConfig& c) {
   r.number("sched.prefill_tflops", &c.prefill_tflops, 1, 1e6, "peak dense throughput for prefill, TFLOP/s");
   r.number("sched.prefill_utilization", &c.prefill_utilization, 0.01, 1, "fraction of peak prefill achieves");
   r.number("sched.quantum_us", &c.quantum_us, 0.001, 1e9, "quantum keeper global quantum, us");
+  // Two-bandwidth mode alone reads sched.layer_overhead_us and sched.prefill_* (the operator
+  // model's launch costs and peaks are the [gpu] keys).
+  r.choice_enum("sched.cost_model", &c.cost_model,
+                {{"operators", CostModel::Operators}, {"two_bandwidth", CostModel::TwoBandwidth}},
+                "step time: per operator ([gpu] keys, docs/model.md), or the two-bandwidth decode formula of spec "
+                "Appendix L with compute-bound prefill (hbm.eta_weights, sched.layer_overhead_us, sched.prefill_*: "
+                "read by two_bandwidth only)");
   r.number("sched.ttft_target_s", &c.ttft_target_s, 1e-6, 1e6, "QoS: time-to-first-token target of every tenant, s");
   r.number("sched.itl_target_s", &c.itl_target_s, 1e-6, 1e6, "QoS: inter-token latency target of every tenant, s");
   r.text("sched.tenant_qos", &c.tenant_qos, "QoS: per-tenant targets TENANT:TTFT_S:ITL_S[,...] overriding the two above");
@@ -313,6 +323,27 @@ void declare_workload_keys(KeyRegistry& r, WorkloadSection& c) {
                 "synthetic: system prompt shared per tenant or by all tenants");
 }
 
+void declare_gpu_keys(KeyRegistry& r, GpuConfig& c) {
+  r.number("gpu.tflops_bf16", &c.tflops_bf16, 1, 1e6, "dense bf16 tensor-core peak, TFLOP/s");
+  r.number("gpu.tflops_fp8", &c.tflops_fp8, 1, 1e6, "dense FP8 tensor-core peak, TFLOP/s (GEMMs of weights of 1 byte or less)");
+  r.number("gpu.linear_eta_mem", &c.linear_eta_mem, 0.01, 1.2,
+           "GEMM: bytes streamed at this fraction of achievable bandwidth A (eta_mem of a large GEMM)");
+  r.number("gpu.linear_launch_us", &c.linear_launch_us, 0, 1e4, "GEMM: fixed cost of one GEMM on the memory side, us");
+  r.number("gpu.linear_eta_flop", &c.linear_eta_flop, 0.01, 1, "GEMM: compute efficiency of a large GEMM, fraction of peak");
+  r.number("gpu.linear_half_outputs", &c.linear_half_outputs, 0, 1e12,
+           "GEMM: output elements (tokens x outputs) at which compute efficiency is half of gpu.linear_eta_flop");
+  r.number("gpu.elementwise_eta", &c.elementwise_eta, 0.01, 1.2,
+           "norms, residual adds, activation, rotary: bytes at this fraction of A");
+  r.number("gpu.elementwise_launch_us", &c.elementwise_launch_us, 0, 1e4, "norms, adds, activation, rotary: fixed cost per kernel, us");
+  r.number("gpu.attention_eta_flop", &c.attention_eta_flop, 0.01, 1, "prefill attention FLOPs at this fraction of the bf16 peak");
+  r.number("gpu.allreduce_latency_us_2", &c.allreduce_latency_us_2, 0, 1e5, "all-reduce over 2 GPUs: latency, us");
+  r.number("gpu.allreduce_latency_us_4", &c.allreduce_latency_us_4, 0, 1e5, "all-reduce over 3-4 GPUs: latency, us");
+  r.number("gpu.allreduce_latency_us_8", &c.allreduce_latency_us_8, 0, 1e5, "all-reduce over 5 or more GPUs: latency, us");
+  r.number("gpu.allreduce_gbps_2", &c.allreduce_gbps_2, 0.1, 1e5, "all-reduce over 2 GPUs: bytes of the buffer per second, GB/s");
+  r.number("gpu.allreduce_gbps_4", &c.allreduce_gbps_4, 0.1, 1e5, "all-reduce over 3-4 GPUs: buffer GB/s");
+  r.number("gpu.allreduce_gbps_8", &c.allreduce_gbps_8, 0.1, 1e5, "all-reduce over 5 or more GPUs: buffer GB/s");
+}
+
 void declare_sim_keys(KeyRegistry& r, SimConfig& c) {
   r.flag("sim.check_tlm_protocol", &c.check_tlm_protocol,
          "put a TLM-2.0 base-protocol checker on every socket binding (tlm/check); a violation is an error "
@@ -336,6 +367,7 @@ KeyRegistry declare_all(PlatformConfig& c) {
   declare_ctrl_keys(r, c.ctrl);
   declare_host_keys(r, c.host);
   declare_sched_keys(r, c.sched);
+  declare_gpu_keys(r, c.gpu);
   declare_host_copy_keys(r, c.host_copy);
   declare_workload_keys(r, c.workload);
   declare_sim_keys(r, c.sim);
@@ -506,7 +538,7 @@ struct Loader {
 
 void validate(const PlatformConfig& c) {
   const std::string& src = c.source;
-  const workload::ModelDescriptor& m = workload::model_by_name(c.model.name);
+  const workload::ModelDescriptor& m = c.model_shape;
   const double gib = 1024.0 * 1024.0 * 1024.0;
   // Tensor parallelism: the platform is one GPU of the replica, holding 1/N of the weights and
   // of the KV heads, so N must divide the KV heads.
@@ -605,11 +637,21 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
     if (!loader.vm.count(k.name)) continue;
     k.set(loader.vm[k.name].as<std::string>(), loader.where[k.name]);
   }
+  config.model_shape = resolve_model(config.model, loader.vm.count("model.config") ? loader.where["model.config"] : name);
   validate(config);
   return config;
 }
 
 }  // namespace
+
+workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string& where) {
+  if (c.config.empty()) return workload::model_by_name(c.name);
+  try {
+    return workload::model_from_config_file(c.config);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(where + ": key 'model.config': " + e.what());
+  }
+}
 
 PlatformConfig load_platform_text(const std::string& text, const std::string& name, const std::string& base_dir,
                                   const std::vector<std::string>& overrides) {

@@ -1,5 +1,5 @@
 #pragma once
-// Platform files: INI with sections [model] [hbm] [link] [tier] [ctrl] [host] [sched]
+// Platform files: INI with sections [model] [hbm] [link] [tier] [ctrl] [host] [sched] [gpu]
 // [workload], read with Boost.Program_options' config-file parser. A top-level
 // `include = FILE` line composes files: a GPU file includes a link preset, and the including
 // file's own values win. FILE is looked for relative to the including file, then in the
@@ -15,6 +15,7 @@
 
 #include "tlm/common/config.h"
 #include "tlm/link/host_copy_model.h"
+#include "workloads/model.h"
 #include "workloads/synthetic.h"
 
 namespace kvtier {
@@ -43,9 +44,12 @@ struct PlatformConfig {
   CtrlConfig ctrl;
   HostConfig host;
   SchedConfig sched;
+  GpuConfig gpu;
   HostCopyConfig host_copy;
   WorkloadSection workload;
   SimConfig sim;
+  // The served model's shapes: model.config's file, or the built-in model.name (set on loading).
+  workload::ModelDescriptor model_shape;
 };
 
 // The built-in default platform (platforms/h200-cxl2-x16.ini, embedded at build time).
@@ -55,8 +59,14 @@ const std::string& default_platform_text();
 // Every platform file of the source tree (platforms/**/*.ini), embedded at build time so that
 // includes resolve wherever the binary runs; keyed by path under platforms/ ("gpus/h200.ini").
 const std::map<std::string, std::string>& embedded_platform_files();
+// The measured profile excerpts of platforms/profiles/ (SOURCE.txt), keyed "profiles/NAME.csv".
+const std::map<std::string, std::string>& embedded_profile_tables();
 // The embedded key for `path` ("h200-cxl3-x16", "platforms/gpus/h200.ini", ...), or "" if none.
 std::string embedded_platform_key(const std::string& path);
+
+// The served model's shapes: model.config's Hugging Face config.json when set, else the built-in
+// model.name. A bad file is a ConfigError naming `where`, the key, the file and the field.
+workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string& where);
 
 // Loads and validates a platform file (or, with path empty, the embedded default). A path that
 // is not on disk but names an embedded platform file loads that file.

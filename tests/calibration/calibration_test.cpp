@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "platforms/calibration.h"
+#include "platforms/cost_query.h"
 #include "platforms/platform.h"
 #include "platforms/platform_config.h"
 #include "tests/tlm/sc_test_main.h"
@@ -66,7 +67,7 @@ TEST(Calibrate, KernelSlopesFollowFromEtaKvAtTheAchievableBandwidth) {
   for (const auto& [kernel, eta, slope_ms] : {std::tuple{"gb10-a", 0.28, 16.34}, std::tuple{"gb10-b", 0.26, 17.58}}) {
     const PlatformConfig c = embedded(std::string("include = gb10-pcie5-x16.ini\ninclude = kernels/") + kernel + ".ini\n");
     EXPECT_EQ(c.hbm.eta_kv, eta);
-    const DecodeCostModel cost(workload::model_by_name(c.model.name), c.model, c.hbm, c.sched);
+    const DecodeCostModel cost(c.model_shape, c.model, c.hbm, c.sched, c.gpu);
     const double slope = 1.0 / (273e9 * c.hbm.achievable_fraction * eta);  // s per byte
     EXPECT_NEAR(1.0 / cost.kv_bytes_per_s(), slope, 1e-24);
     EXPECT_NEAR(slope * kGiB * 1e3, slope_ms, 0.02 * slope_ms) << kernel;
@@ -75,9 +76,13 @@ TEST(Calibrate, KernelSlopesFollowFromEtaKvAtTheAchievableBandwidth) {
 
 // Two platforms in one simulation: the same GB10 (kernel A), one request against two. Every
 // decode step of the second reads exactly twice the KV of the first, and takes exactly the KV
-// slope times the extra bytes longer.
+// slope times the extra bytes longer. The two-bandwidth formula's weight term does not depend
+// on the batch, which makes the difference exactly the KV term (the operator model's is the
+// same slope, OperatorCostModel.DecodeKvSlopeIsOneOverAchievableTimesEtaKv, plus the second
+// token's activations).
 TEST(DecodeSlope, DoublingTheKvReadPerStepAddsExactlyTheCalibratedSlope) {
-  const PlatformConfig c = embedded("include = gb10-pcie5-x16.ini\ninclude = kernels/gb10-a.ini\n");
+  const PlatformConfig c =
+      embedded("include = gb10-pcie5-x16.ini\ninclude = kernels/gb10-a.ini\n", {"sched.cost_model=two_bandwidth"});
   const uint32_t prompt = 4000, output = 40;
   const workload::Workload one = same_requests(1, prompt, output), two = same_requests(2, prompt, output);
   double calibrated_ms_per_gib = 0.0;  // `kvtier calibrate`'s figure (built before the kernel starts)
@@ -91,7 +96,7 @@ TEST(DecodeSlope, DoublingTheKvReadPerStepAddsExactlyTheCalibratedSlope) {
   const auto& b = doubled.scheduler().stats().itl_samples;
   ASSERT_EQ(a.size(), output - 1u);
   ASSERT_EQ(b.size(), a.size());
-  const DecodeCostModel cost(workload::model_by_name(c.model.name), c.model, c.hbm, c.sched);
+  const DecodeCostModel cost(c.model_shape, c.model, c.hbm, c.sched, c.gpu);
   const double slope = 1.0 / cost.kv_bytes_per_s();  // the calibrated slope, s per byte
   ASSERT_GT(calibrated_ms_per_gib, 0.0);
   for (size_t i = 0; i < a.size(); ++i) {
@@ -140,7 +145,7 @@ TEST(HbmContention, PromotionTrafficLengthensAStepOnlyWhenTheHbmIsContended) {
   const PlatformConfig free_hbm = embedded("include = h200-cxl2-x16.ini\n", {"hbm.kv_budget_gib=6"});
   const PlatformConfig saturated = embedded(
       "include = h200-cxl2-x16.ini\n",
-      {"hbm.kv_budget_gib=6", "hbm.eta_weights=1", "hbm.eta_kv=1", "sched.layer_overhead_us=0"});
+      {"hbm.kv_budget_gib=6", "hbm.eta_weights=1", "hbm.eta_kv=1", "sched.layer_overhead_us=0", "sched.cost_model=two_bandwidth"});
   const workload::Workload w1 = synthetic(free_hbm, spec), w2 = synthetic(saturated, spec);
   Platform uncontended("uncontended", free_hbm, w1), contended("contended", saturated, w2);
   sc_core::sc_start();
@@ -161,7 +166,7 @@ TEST(HbmContention, PromotionTrafficLengthensAStepOnlyWhenTheHbmIsContended) {
   const auto& r = u["hbm_regions"];
   EXPECT_GE(r["unallocated_bytes"].get<double>(), 0.0);
   EXPECT_LE(r["kv_peak_resident_bytes"].get<double>(), r["kv_budget_bytes"].get<double>());
-  EXPECT_NEAR(r["weights_bytes"].get<double>(), 70.55e9, 1.0);
+  EXPECT_NEAR(r["weights_bytes"].get<double>(), 70'553'706'496.0, 1.0);  // FP8: 1 B per parameter
 }
 
 TEST(HostCopyModel, TimeIsPerCallCostPlusBytesOverAsymptoticBandwidth) {
@@ -187,9 +192,9 @@ TEST(TensorParallel, Llama70bInBf16RunsOnTwoOrMoreH100sButNotOne) {
   }
   for (uint32_t n : {2u, 4u, 8u}) {
     const PlatformConfig c = embedded(h100, {"model.weight_dtype_bytes=2", "model.tensor_parallel=" + std::to_string(n)});
-    const workload::ModelDescriptor& m = workload::model_by_name(c.model.name);
-    const DecodeCostModel cost(m, c.model, c.hbm, c.sched);
-    EXPECT_NEAR(cost.weight_bytes(), 141.1e9 / n, 1.0);
+    const workload::ModelDescriptor& m = c.model_shape;
+    const DecodeCostModel cost(m, c.model, c.hbm, c.sched, c.gpu);
+    EXPECT_NEAR(cost.weight_bytes(), 2 * 70'553'706'496.0 / n, 1.0);
     EXPECT_EQ(cost.kv_bytes_per_token(), 327'680u / n);  // 320 KiB / N per GPU
     EXPECT_EQ(block_bytes(c, m), 16u * 327'680u / n);
   }
@@ -226,3 +231,26 @@ TEST(Platforms, EveryGpuLinkPairLoadsFromDiskAndFromTheEmbeddedSetAlike) {
 }
 
 KVTIER_SC_TEST_MAIN()
+
+// `kvtier cost`'s rows for a prompt and for a mixed (chunked-prefill) step: the pairs a prompt's
+// tokens attend to, by hand, and the row's step time is the scheduler's.
+TEST(CostQuery, PrefillAndMixedRowsCountTheirTokensAndPairs) {
+  const PlatformConfig c = embedded("include = h100-pcie5-x16.ini\n");
+  // 100 prompt tokens after 50 cached ones: token i attends to 50 + i + 1, 100 x 50 + 5050 pairs.
+  const CostRow p = cost_row(c, 100, 1, 50, CostPhase::Prefill);
+  EXPECT_EQ(p.batch.new_tokens, 100u);
+  EXPECT_EQ(p.batch.attended_pairs, 10'050u);
+  EXPECT_EQ(p.batch.decode_tokens, 0u);
+  // 4 FLOPs x head_dim x 64 heads per pair at the bf16 peak x gpu.attention_eta_flop.
+  EXPECT_NEAR(p.cost.layer.attention_s, 4.0 * 8192 * 10'050 / (989e12 * 0.5), 1e-15);
+  // 8 decode requests with 1,000 tokens of context each, and a 256-token chunk of a new prompt.
+  const CostRow m = cost_row(c, 8, 1, 1000, CostPhase::Decode, 256);
+  EXPECT_EQ(m.tokens, 264u);
+  EXPECT_EQ(m.batch.context_tokens, 8000u);
+  EXPECT_EQ(m.batch.attended_pairs, 256u * 257 / 2);
+  // KV read: 8,000 tokens x 4,096 B per layer (320 KiB / 80) at A x eta_kv.
+  EXPECT_NEAR(m.cost.layer.attention_kv_s, 8000.0 * 4096 / (3350e9 * 0.876 * 0.27), 1e-15);
+  const DecodeCostModel model(c.model_shape, c.model, c.hbm, c.sched, c.gpu);
+  EXPECT_NEAR(m.step_s, model.step(8, 8000, 256, 256 * 257 / 2, 1).total_s(), 1e-15);
+  EXPECT_NEAR(m.step_s, m.cost.step_s(), 1e-12);
+}

@@ -4,7 +4,10 @@
 // test (SystemC elaborates once per process; ctest runs every test case in its own process).
 //
 // Figures used below (default platform: H200, Llama-3-70B FP8 weights, bf16 KV, simple link):
-//   KV per token 320 KiB (80 layers x 8 KV heads x 128 x 2 x 2 B); weights 70.55e9 B.
+//   KV per token 320 KiB (80 layers x 8 KV heads x 128 x 2 x 2 B); weights 70,553,706,496 B
+//   (workloads/models/llama-3-70b.json's shapes).
+//   Step time: the two-bandwidth formula (pinned: sched.cost_model = two_bandwidth), whose decode
+//   step does not depend on the batch size, which keeps the arithmetic below by hand.
 //   A = 4.8e12 B/s; weights at A*0.87, KV at A*0.27; 20 us launch overhead per layer.
 //   B_tier = link raw rate x payload efficiency = 16 x 32e9/8 x 128/130 x 256/(256+24) B/s.
 #include <gtest/gtest.h>
@@ -24,7 +27,7 @@ using namespace kvtier;
 namespace {
 
 constexpr double kKvPerToken = 327680.0;  // B
-constexpr double kWeights = 70.55e9;      // B
+constexpr double kWeights = 70'553'706'496.0;  // B
 constexpr double kA = 4.8e12;             // B/s
 constexpr double kLaneRaw = 32e9 / 8 * 128.0 / 130.0;  // one lane at 32 GT/s, 128b/130b
 constexpr double kPayloadEfficiency = 256.0 / (256.0 + 24.0);
@@ -70,7 +73,7 @@ std::string native_file(const std::string& name, const std::vector<Req>& reqs, u
 RunResult run(const std::string& workload, std::vector<std::string> overrides) {
   RunOptions o;
   o.workload = workload;
-  o.overrides = {"link.protocol=simple"};
+  o.overrides = {"link.protocol=simple", "sched.cost_model=two_bandwidth"};
   o.overrides.insert(o.overrides.end(), overrides.begin(), overrides.end());
   o.seed = 1;
   return simulate(o);

@@ -14,14 +14,17 @@ TEST(DecodeCostModel, StepTimeIsTheTwoBandwidthFormula) {
   ModelConfig mc;  // Llama-3-70B, FP8 weights, bf16 KV
   HbmConfig hbm;   // 4.8 TB/s, eta_w 0.87, eta_kv 0.27
   SchedConfig sched;
+  sched.cost_model = CostModel::TwoBandwidth;
   sched.layer_overhead_us = 20;
   const DecodeCostModel cost(workload::model_by_name("llama-3-70b"), mc, hbm, sched);
-  // Weights: 70.55e9 B / (4.8e12 B/s x 0.87) = 16.894157 ms per step.
+  // Weights: 70,553,706,496 B (the config's shapes, workloads/models/llama-3-70b.json) / (4.8e12
+  // B/s x 0.87) = 16.895045 ms per step.
   // KV: 10,000 tokens x 327,680 B = 3.2768e9 B / (4.8e12 x 0.27) = 2.528395 ms.
   // Overhead: 80 layers x 20 us = 1.6 ms.
-  const double expected = 70.55e9 / (4.8e12 * 0.87) + 3.2768e9 / (4.8e12 * 0.27) + 80 * 20e-6;
+  const double expected = 70'553'706'496.0 / (4.8e12 * 0.87) + 3.2768e9 / (4.8e12 * 0.27) + 80 * 20e-6;
   EXPECT_NEAR(cost.decode_step_s(10'000), expected, 1e-12);
-  EXPECT_NEAR(cost.decode_step_s(10'000), 21.022552e-3, 1e-8);
+  EXPECT_NEAR(cost.decode_step_s(10'000), 21.023440e-3, 1e-8);
+  EXPECT_NEAR(cost.step(1, 10'000, 0, 0, 0).total_s(), expected, 1e-12);
   // Doubling the KV read adds exactly one more KV term.
   EXPECT_NEAR(cost.decode_step_s(20'000) - cost.decode_step_s(10'000), 3.2768e9 / (4.8e12 * 0.27), 1e-12);
   EXPECT_EQ(cost.kv_bytes_per_token(), 327'680u);
@@ -31,12 +34,13 @@ TEST(DecodeCostModel, PrefillIsComputeAtUtilisation) {
   ModelConfig mc;
   HbmConfig hbm;
   SchedConfig sched;
+  sched.cost_model = CostModel::TwoBandwidth;
   sched.prefill_tflops = 1000;
   sched.prefill_utilization = 0.5;
   const DecodeCostModel cost(workload::model_by_name("llama-3-8b"), mc, hbm, sched);
-  // 100 new tokens, no cached prefix: 2 x 8.03e9 x 100 dense FLOPs plus 4 x 4096 x 32 layers
-  // x (100 x 101 / 2) attention FLOPs, at 500 TFLOP/s.
-  const double flops = 2 * 8.03e9 * 100 + 4.0 * 4096 * 32 * 5050;
+  // 100 new tokens, no cached prefix: 2 x 8,030,261,248 parameters x 100 dense FLOPs plus 4 x 4096
+  // x 32 layers x (100 x 101 / 2) attention FLOPs, at 500 TFLOP/s.
+  const double flops = 2 * 8'030'261'248.0 * 100 + 4.0 * 4096 * 32 * 5050;
   EXPECT_NEAR(cost.prefill_s(100, 5050), flops / 500e12, 1e-15);
   EXPECT_EQ(cost.prefill_s(0, 0), 0.0);
 }

@@ -15,6 +15,8 @@ struct ModelConfig {
   // A replica spanning N GPUs (tensor parallel): weights and KV heads split evenly. The platform
   // simulates ONE GPU of the replica: W/N weights, KV/N bytes per token, its own HBM and link.
   uint32_t tensor_parallel = 1;
+  // A Hugging Face config.json giving the shapes (workloads/model.h); empty: the built-in `name`.
+  std::string config;
 };
 
 struct HbmConfig {
@@ -187,6 +189,33 @@ enum class Preemption { Swap, Recompute };
 //   blocking: it joins at once; the whole step waits before its first layer for every block.
 enum class KvLoad { Async, Layerwise, Blocking };
 
+// How the scheduler times a step (tlm/sched/decode_cost_model.h): per operator (GEMM shapes,
+// attention, all-reduce, norms, LM head; docs/model.md), or the two-bandwidth decode formula of
+// spec Appendix L with compute-bound prefill.
+enum class CostModel { Operators, TwoBandwidth };
+
+// The GPU's operator efficiencies (tlm/sched/operator_cost_model.h). A linear operator (GEMM of
+// `tokens` rows) costs max(bytes / (A eta_mem), FLOPs / (peak eta_flop)) with
+//   eta_mem(shape)  = linear_eta_mem x bytes / (bytes + A linear_eta_mem linear_launch_us)
+//   eta_flop(shape) = linear_eta_flop x M N / (M N + linear_half_outputs)   (M tokens x N outputs)
+// fitted to measured operator profiles (docs/model.md).
+struct GpuConfig {
+  double tflops_bf16 = 989.0;            // dense bf16 tensor-core peak, TFLOP/s
+  double tflops_fp8 = 1979.0;            // dense FP8 peak (weights of 1 byte or less run at it)
+  double linear_eta_mem = 1.0;           // weight streaming of a large GEMM, fraction of A
+  double linear_launch_us = 5.0;         // fixed cost of one GEMM, us (launch, tail of the last wave)
+  double linear_eta_flop = 0.7;          // compute efficiency of a large GEMM, fraction of peak
+  double linear_half_outputs = 7e5;      // GEMM output elements (M x N) at which it is half of that:
+                                         // a small output fills few tiles, leaving SMs idle
+  double elementwise_eta = 0.5;          // norms, residual adds, activation, rotary: fraction of A
+  double elementwise_launch_us = 5.0;    // fixed cost of one such kernel, us
+  double attention_eta_flop = 0.5;       // prefill attention FLOPs, fraction of the bf16 peak
+  // One all-reduce of S bytes over N GPUs: latency_N + S / bw_N (N = 2, 4, 8 measured; a replica
+  // of 3 uses 4's, above 8 uses 8's: one node's NVLink domain).
+  double allreduce_latency_us_2 = 10.0, allreduce_latency_us_4 = 15.0, allreduce_latency_us_8 = 20.0;
+  double allreduce_gbps_2 = 300.0, allreduce_gbps_4 = 300.0, allreduce_gbps_8 = 300.0;
+};
+
 struct SchedConfig {
   uint32_t max_decode_set = 64;
   uint32_t max_prefill_tokens = 8192;   // prompt tokens per step (a cap within max_batched_tokens)
@@ -200,6 +229,7 @@ struct SchedConfig {
   double prefill_tflops = 1979.0;
   double prefill_utilization = 0.5;
   double quantum_us = 1000.0;           // quantum keeper's global quantum
+  CostModel cost_model = CostModel::Operators;  // layer_overhead_us and prefill_*: two_bandwidth only
   // QoS targets (spec §M.4.3): every tenant gets ttft_target_s / itl_target_s unless
   // tenant_qos names it: "TENANT:TTFT_S:ITL_S[,...]". A tenant attains its QoS when at least
   // qos_goal of its requests meet the TTFT target and of its tokens meet the ITL target.

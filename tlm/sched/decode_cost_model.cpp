@@ -5,8 +5,10 @@
 namespace kvtier {
 
 DecodeCostModel::DecodeCostModel(const workload::ModelDescriptor& model, const ModelConfig& mc, const HbmConfig& hbm,
-                                 const SchedConfig& sched)
-    : layers_(model.layers),
+                                 const SchedConfig& sched, const GpuConfig& gpu)
+    : kind_(sched.cost_model),
+      operators_(model, mc, hbm, gpu),
+      layers_(model.layers),
       weight_bytes_(model.weight_bytes(mc.weight_dtype_bytes) / mc.tensor_parallel),
       kv_bytes_per_token_(model.kv_bytes_per_token(mc.kv_dtype_bytes) / mc.tensor_parallel),
       achievable_bytes_per_s_(hbm.peak_bw_gbps * 1e9 * hbm.achievable_fraction),
@@ -32,8 +34,25 @@ double DecodeCostModel::prefill_s(uint64_t new_tokens, uint64_t attended_token_p
   return flops / tensor_parallel_ / flops_per_s_;
 }
 
-StepTime DecodeCostModel::step(bool decoding, uint64_t context_tokens, uint64_t new_tokens,
-                               uint64_t attended_token_pairs) const {
+StepTime DecodeCostModel::step(uint64_t decode_tokens, uint64_t context_tokens, uint64_t new_tokens,
+                               uint64_t attended_token_pairs, uint64_t prefill_sequences) const {
+  if (kind_ == CostModel::TwoBandwidth)
+    return two_bandwidth_step(decode_tokens > 0, context_tokens, new_tokens, attended_token_pairs);
+  const StepCost c = operators_.cost({decode_tokens, context_tokens, new_tokens, attended_token_pairs, prefill_sequences});
+  StepTime t;
+  t.layers = layers_;
+  const double n = layers_;
+  t.weights_s = c.layer.linear_s() * n + c.lm_head_s;
+  t.kv_s = c.layer.attention_kv_s * n;
+  t.overhead_s = (c.layer.other_s() + c.layer.allreduce_s) * n;
+  t.prefill_s = c.layer.attention_flop_s * n;  // compute-bound: the HBM is near idle
+  t.weight_bytes = c.linear_bytes * n + c.lm_head_bytes;
+  t.kv_bytes = c.kv_bytes * n;
+  return t;
+}
+
+StepTime DecodeCostModel::two_bandwidth_step(bool decoding, uint64_t context_tokens, uint64_t new_tokens,
+                                             uint64_t attended_token_pairs) const {
   StepTime t;
   t.layers = layers_;
   if (decoding) {

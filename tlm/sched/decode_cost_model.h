@@ -1,6 +1,11 @@
 #pragma once
-// Time of one serving step on the GPU (spec §M.4.4 as amended by Appendix L: two memory
-// bandwidths, not one). Per layer, decode streams the layer's weights at eta_w of the
+// Time of one serving step on the GPU. sched.cost_model picks how:
+//  - operators (default): operator by operator, tlm/sched/operator_cost_model.h (docs/model.md).
+//    The step's parts map onto StepTime: the linear operators and the LM head are weights_s, the
+//    attention's KV reads kv_s, prefill attention's FLOPs prefill_s, everything else (norms,
+//    residual adds, activation, rotary, all-reduce) overhead_s.
+//  - two_bandwidth: spec §M.4.4 as amended by Appendix L (two memory bandwidths, not one), below.
+// Two-bandwidth: per layer, decode streams the layer's weights at eta_w of the
 // achievable HBM bandwidth A and reads the decode set's KV at eta_kv of A, plus a fixed
 // launch/sync overhead:
 //   t_layer = W_layer / (A * eta_w) + KV_layer / (A * eta_kv) + overhead,   A = peak * achievable_fraction
@@ -17,12 +22,14 @@
 
 #include "tlm/common/config.h"
 #include "tlm/mem/hbm_demand.h"
+#include "tlm/sched/operator_cost_model.h"
 #include "workloads/model.h"
 
 namespace kvtier {
 
 // One step, split into the parts the HBM sees. Decode runs first (layer by layer: weights,
-// then KV, then the launch overhead), prefill after it.
+// then KV, then the launch overhead), prefill after it. With the operator model every token of
+// the step runs through each layer together, and prefill_s is only prefill attention's compute.
 struct StepTime {
   uint32_t layers = 0;
   double weights_s = 0.0;        // decode, all layers: streaming the weights
@@ -39,15 +46,23 @@ struct StepTime {
 class DecodeCostModel {
  public:
   DecodeCostModel(const workload::ModelDescriptor& model, const ModelConfig& model_config, const HbmConfig& hbm,
-                  const SchedConfig& sched);
+                  const SchedConfig& sched, const GpuConfig& gpu = GpuConfig{});
 
+  // A whole step: `decode_tokens` decoding requests whose contexts hold `context_tokens` in all,
+  // and `new_tokens` prefill tokens in `prefill_sequences` chunks attending to
+  // `attended_token_pairs` tokens. The scheduler's call and `kvtier cost`'s.
+  StepTime step(uint64_t decode_tokens, uint64_t context_tokens, uint64_t new_tokens, uint64_t attended_token_pairs,
+                uint64_t prefill_sequences) const;
+  // The operator model's breakdown of the same step (sched.cost_model = operators).
+  StepCost operators(const StepBatch& batch) const { return operators_.cost(batch); }
+  CostModel kind() const { return kind_; }
+
+  // The two-bandwidth formula's terms (sched.cost_model = two_bandwidth).
   // Decode step for a decode set whose contexts hold `context_tokens` tokens in all.
   double decode_layer_s(uint64_t context_tokens) const;
   double decode_step_s(uint64_t context_tokens) const { return decode_layer_s(context_tokens) * layers_; }
   // Prefill of `new_tokens` tokens attending to `cached_tokens` earlier tokens (per request sums).
   double prefill_s(uint64_t new_tokens, uint64_t attended_token_pairs) const;
-  // A whole step: decode of `context_tokens` (when `decoding`) and prefill of the joining requests.
-  StepTime step(bool decoding, uint64_t context_tokens, uint64_t new_tokens, uint64_t attended_token_pairs) const;
 
   // HBM bandwidth contention: DMA traffic (promotions, demotions) that the HBM recorded in the
   // step's window beyond what the step leaves free lengthens it (tlm/mem/hbm_contention.h). With no
@@ -63,6 +78,11 @@ class DecodeCostModel {
   double weight_bytes_per_s() const { return weight_bytes_per_s_; }
 
  private:
+  StepTime two_bandwidth_step(bool decoding, uint64_t context_tokens, uint64_t new_tokens,
+                              uint64_t attended_token_pairs) const;
+
+  const CostModel kind_;
+  const OperatorCostModel operators_;
   const uint32_t layers_;
   const double weight_bytes_;
   const uint64_t kv_bytes_per_token_;

@@ -286,7 +286,7 @@ bool Scheduler::spill_within_stream_budget(double now, const Plan& p) {
   // back every step: one more position moves to the tier only while all streamed blocks together
   // stay within sched.stream_share of B_tier over the planned step. The request that already
   // streams goes first (its positions are the oldest), else the one with the longest context.
-  const double step_s = cost_.step(!p.decode.empty(), p.context_tokens, p.new_tokens, p.attended_pairs).total_s();
+  const double step_s = cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs, p.prefill.size()).total_s();
   uint64_t streamed = 0;
   size_t pick = running_.size();
   int pick_rank = -1;
@@ -408,7 +408,7 @@ void Scheduler::finish(size_t i, double now) {
 
 Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   StepOutcome o;
-  o.time = cost_.step(!p.decode.empty(), p.context_tokens, p.new_tokens, p.attended_pairs);
+  o.time = cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs, p.prefill.size());
   o.t_step = o.time.total_s();
   const double tg = o.t_step / groups_;
   double start = now;

@@ -1,0 +1,87 @@
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "platforms/cli_common.h"
+#include "platforms/commands.h"
+#include "platforms/cost_query.h"
+
+namespace po = boost::program_options;
+
+namespace kvtier {
+
+namespace {
+
+template <typename T>
+std::vector<T> parse_list(const std::string& option, const std::string& text) {
+  std::vector<T> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t used = 0;
+    unsigned long long v = 0;
+    try {
+      v = std::stoull(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || item[0] == '-')
+      throw ConfigError("--" + option + ": '" + item + "' is not a whole number (expected a comma-separated list)");
+    out.push_back(static_cast<T>(v));
+  }
+  if (out.empty()) throw ConfigError("--" + option + ": empty list");
+  return out;
+}
+
+}  // namespace
+
+int cmd_cost(int argc, char** argv) {
+  std::string platform, tokens, tp, phase, json_path;
+  std::vector<std::string> overrides;
+  uint64_t context = 0, chunk = 0;
+  po::options_description desc(
+      "The operator cost model's step time, per operator and layer, for each batch size and tensor-parallel\n"
+      "width: the function the scheduler times its steps with (docs/model.md).\n\nOptions");
+  desc.add_options()("help,h", "show this help")
+      ("platform", po::value<std::string>(&platform)->default_value("")->value_name("FILE"),
+       "platform INI file or embedded name; empty: the embedded platforms/h200-cxl2-x16.ini")
+      ("set", po::value<std::vector<std::string>>(&overrides)->composing()->value_name("SECTION.KEY=VALUE"),
+       "override one key (repeatable)")
+      ("tokens", po::value<std::string>(&tokens)->required()->value_name("LIST"),
+       "decode: requests in the decode set; prefill: prompt tokens (comma-separated)")
+      ("tp", po::value<std::string>(&tp)->default_value("1")->value_name("LIST"), "tensor-parallel widths (comma-separated)")
+      ("context", po::value<uint64_t>(&context)->default_value(0)->value_name("N"),
+       "decode: KV tokens each request attends to; prefill: cached tokens before the prompt")
+      ("phase", po::value<std::string>(&phase)->default_value("decode")->value_name("decode|prefill"), "kind of batch")
+      ("prefill-chunk", po::value<uint64_t>(&chunk)->default_value(0)->value_name("N"),
+       "decode: add one fresh prompt's chunk of N tokens to each batch (a mixed, chunked-prefill step)")
+      ("json", po::value<std::string>(&json_path)->default_value("")->value_name("FILE"), "also write {\"rows\": [...]} to FILE");
+  po::variables_map vm;
+  if (int status = parse_command_line(argc, argv, desc, vm,
+                                      "kvtier cost [--platform P] [--set K=V]... --tokens LIST [--tp LIST] [--context N] "
+                                      "[--phase decode|prefill] [--json FILE]");
+      status >= 0)
+    return status;
+  return guarded("cost", [&]() {
+    CostQuery q;
+    q.tokens = parse_list<uint64_t>("tokens", tokens);
+    q.tp = parse_list<uint32_t>("tp", tp);
+    q.context = context;
+    q.prefill_chunk = chunk;
+    if (phase == "decode") q.phase = CostPhase::Decode;
+    else if (phase == "prefill") q.phase = CostPhase::Prefill;
+    else throw ConfigError("--phase '" + phase + "' is not decode or prefill");
+    if (q.phase == CostPhase::Prefill && chunk) throw ConfigError("--prefill-chunk applies to --phase decode");
+    const PlatformConfig c = load_platform(platform, overrides);
+    const std::vector<CostRow> rows = cost_rows(c, q);
+    std::cout << format_cost(c, rows);
+    if (!json_path.empty()) {
+      std::ofstream f(json_path);
+      f << cost_json(c, rows).dump(2) << "\n";
+      if (!f) throw std::runtime_error("cannot write " + json_path);
+    }
+    return 0;
+  });
+}
+
+}  // namespace kvtier
