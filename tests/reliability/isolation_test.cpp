@@ -172,7 +172,9 @@ void expect_owners_unchanged(Bench& b, const std::map<uint64_t, Owned>& owners) 
 void isolation(const std::string& impl) {
   CtrlConfig cc;  // the default platform's [ctrl]: the geometry the RTL engine is built with
   cc.impl = impl == "rtl" ? DataPlaneImpl::Rtl : DataPlaneImpl::Tlm;
-  if (impl == "rtl") ASSERT_EQ(cosim::rtl_config_mismatch(cc), "");
+  if (impl == "rtl") {
+    ASSERT_EQ(cosim::rtl_config_mismatch(cc), "");
+  }
   Bench b("bench", cc);
   const uint64_t sets = cc.index_sets;
   auto key_of = [&](uint32_t tenant, uint32_t set) { return set + sets * (tenant + 1); };
