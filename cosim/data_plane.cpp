@@ -31,8 +31,12 @@ std::unique_ptr<DataPlane> make_data_plane(const char* name, const CtrlConfig& c
   if (config.impl == DataPlaneImpl::Rtl) {
     const std::string why = cosim::rtl_config_mismatch(config);
     if (!why.empty()) throw std::invalid_argument("ctrl.impl = rtl: " + why);
+    cosim::EngineOptions options;
+    options.trace_path = config.wave_file;
+    options.trace_start_cycle = config.wave_start_cycle;
+    options.trace_end_cycle = config.wave_end_cycle;
     return std::make_unique<cosim::RtlDataPlane>(
-        name, config, cosim::make_rtl_engine_for(config.index_sets, config.index_ways, cosim::EngineOptions{}));
+        name, config, cosim::make_rtl_engine_for(config.index_sets, config.index_ways, options));
   }
   return std::make_unique<TlmDataPlane>(name, config, global_observer());
 }

@@ -82,7 +82,8 @@ class EngineModel {
   // Failed RTL assertions so far ($error does not abort; the caller decides).
   virtual int assertion_failures() const = 0;
   // Waveform (FST, opened by the factory): the dump's time is 2 units per cycle and follows
-  // set_trace_cycle(), so cycles skipped while quiescent show as gaps.
+  // set_trace_cycle(), so cycles skipped while quiescent show as gaps; only cycles inside
+  // EngineOptions' trace window are dumped.
   virtual bool tracing() const = 0;
   virtual void set_trace_cycle(uint64_t cycle) = 0;
   // Internal state for functional coverage (the public variables of cosim/kvdp_cosim.vlt).
@@ -95,6 +96,10 @@ class EngineModel {
 // How one engine instance runs (all chosen at run time, none needs another build).
 struct EngineOptions {
   std::string trace_path;   // non-empty: dump every signal into that FST file
+  // Only engine cycles in [trace_start_cycle, trace_end_cycle) are dumped (the others skip
+  // the dump call), so a long run's waveform can be limited to the stretch of interest.
+  uint64_t trace_start_cycle = 0;
+  uint64_t trace_end_cycle = UINT64_MAX;
   bool assertions = true;   // evaluate the RTL's concurrent assertions
   uint32_t mutant = 0;      // mutant build only: the mutant's id (kMutants); 0 = the design
   bool x_random = false;    // unreset flops start random (+verilator+rand+reset+2), not 0

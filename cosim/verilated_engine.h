@@ -70,6 +70,8 @@ class VerilatedEngine final : public EngineModel {
     hazard_ = small_var(top + ".u_lookup", "set_hazard");
     lookup_valid_ = small_var(top + ".u_lookup", "desc_valid_i");
     coverage_path_ = options.coverage_path;
+    trace_start_ = options.trace_start_cycle;
+    trace_end_ = options.trace_end_cycle;
   }
   ~VerilatedEngine() override {
     final();
@@ -121,7 +123,7 @@ class VerilatedEngine final : public EngineModel {
     m.dma_done_valid_i = in.dma_done_valid;
     m.dma_done_id_i = in.dma_done_id;
     m.eval();
-    if (fst_) fst_->dump(time_);
+    if (fst_ && in_trace_window()) fst_->dump(time_);
     quiet_ = !m.active_o && !(in.desc_valid && m.desc_ready_o) && !in.dma_done_valid;
     out.desc_ready = m.desc_ready_o;
     out.cpl_valid = m.cpl_valid_o;
@@ -162,7 +164,7 @@ class VerilatedEngine final : public EngineModel {
     }
     m.clk_i = 1;
     m.eval();
-    if (fst_) fst_->dump(time_ + 1);
+    if (fst_ && in_trace_window()) fst_->dump(time_ + 1);
     m.clk_i = 0;
     m.eval();
     time_ += 2 * (cycle_skip + 1);
@@ -249,7 +251,13 @@ class VerilatedEngine final : public EngineModel {
     }
   }
   uint64_t time_ = 0;
+  uint64_t trace_start_ = 0, trace_end_ = UINT64_MAX;  // dumped engine cycles [start, end)
   bool finished_ = false;
+
+  bool in_trace_window() const {
+    const uint64_t cycle = time_ / 2;
+    return cycle >= trace_start_ && cycle < trace_end_;
+  }
 
   // The storage of a variable cosim/kvdp_cosim.vlt made public, checked for the element
   // size this class assumes (a changed layout fails here, not with a wrong read).

@@ -107,6 +107,7 @@ int cmd_bench(int argc, char** argv) {
           prepare_systemc();
           RunOptions tlm = options;
           tlm.overrides.push_back("ctrl.impl=tlm");
+          tlm.overrides.push_back("ctrl.wave_file=");  // waves are the RTL run's (ctrl.wave_file needs rtl)
           RunResult r = simulate(tlm);
           wall = r.wall_time_s - r.setup_wall_s;
         } catch (...) {

@@ -32,7 +32,8 @@ int cmd_cosim(int argc, char** argv) {
       ("random", po::value<uint64_t>(&random_count)->value_name("N"),
        "N random descriptors from --seed instead of a workload's stream")
       ("trace", po::value<std::string>(&trace)->default_value("")->value_name("FILE.fst"),
-       "write an FST waveform of the engine (GTKWave opens it)")
+       "write an FST waveform of the engine (GTKWave opens it); --set ctrl.wave_start_cycle=N / "
+       "ctrl.wave_end_cycle=M dump only engine cycles [N, M)")
       ("engine", po::value<std::string>(&engine_name)->default_value("rtl")->value_name("NAME"),
        "rtl, or broken: the write_once_skip mutant (same as --mutant write_once_skip)")
       ("mutant", po::value<std::string>(&mutant)->default_value("")->value_name("NAME"),
@@ -87,6 +88,12 @@ int cmd_cosim(int argc, char** argv) {
     std::cerr << "kvtier cosim: no RTL mutant '" << mutant << "' (kvtier cosim --list-mutants)\n";
     return 2;
   }
+  for (const std::string& o : options.overrides)
+    if (o.rfind("ctrl.wave_file=", 0) == 0) {
+      std::cerr << "kvtier cosim: the engine's waveform is --trace FILE.fst (ctrl.wave_file is kvtier run's key; "
+                   "ctrl.wave_start_cycle and ctrl.wave_end_cycle window both)\n";
+      return 2;
+    }
   return guarded("cosim", [&]() {
     prepare_systemc();
     // The platform run that produces a workload's stream uses the TLM controller.
@@ -98,6 +105,10 @@ int cmd_cosim(int argc, char** argv) {
     bench_config.backpressure = cosim::Backpressure{backpressure, backpressure, options.seed};
     cosim::EngineOptions engine_options;
     engine_options.trace_path = trace;
+    // The waveform window: the same platform keys as kvtier run's ctrl.wave_file, in the engine
+    // cycles of the replay (a workload's stream is replayed after the recording run's end).
+    engine_options.trace_start_cycle = config.ctrl.wave_start_cycle;
+    engine_options.trace_end_cycle = config.ctrl.wave_end_cycle;
     engine_options.assertions = assertions == "on";
     engine_options.x_random = x_random;
     engine_options.x_seed = options.seed;

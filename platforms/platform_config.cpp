@@ -222,6 +222,12 @@ void declare_ctrl_keys(KeyRegistry& r, CtrlConfig& c) {
   r.number("ctrl.compress_latency_ns", &c.compress_latency_ns, 0, 1e6, "compression engine pipeline latency per burst, ns");
   r.number("ctrl.fp8_bytes_ratio", &c.fp8_bytes_ratio, 0.01, 1, "stored bytes of an fp8 tier copy per bf16 byte");
   r.number("ctrl.int4_bytes_ratio", &c.int4_bytes_ratio, 0.01, 1, "stored bytes of an int4 tier copy per bf16 byte");
+  r.text("ctrl.wave_file", &c.wave_file,
+         "ctrl.impl = rtl: write an FST waveform of the RTL engine into this file (GTKWave opens it); empty = none");
+  r.number("ctrl.wave_start_cycle", &c.wave_start_cycle, 0, static_cast<double>(CtrlConfig::kWaveWholeRun),
+           "first engine clock cycle dumped into the waveform (kvtier run: ctrl.wave_file; kvtier cosim: --trace)");
+  r.number("ctrl.wave_end_cycle", &c.wave_end_cycle, 1, static_cast<double>(CtrlConfig::kWaveWholeRun),
+           "engine clock cycle the waveform stops before; the default is the whole run");
 }
 
 void declare_host_keys(KeyRegistry& r, HostConfig& c) {
@@ -558,6 +564,12 @@ void validate(const PlatformConfig& c) {
        << " GB exceed hbm.capacity_gb = " << c.hbm.capacity_gb << " GB";
     throw ConfigError(os.str());
   }
+  if (!c.ctrl.wave_file.empty() && c.ctrl.impl != DataPlaneImpl::Rtl)
+    throw ConfigError(src + ": key 'ctrl.wave_file' = '" + c.ctrl.wave_file +
+                      "' needs ctrl.impl = rtl: the waveform is the Verilated RTL engine's");
+  if (c.ctrl.wave_end_cycle <= c.ctrl.wave_start_cycle)
+    throw ConfigError(src + ": key 'ctrl.wave_end_cycle' = " + std::to_string(c.ctrl.wave_end_cycle) +
+                      " must be greater than 'ctrl.wave_start_cycle' = " + std::to_string(c.ctrl.wave_start_cycle));
   if (c.ctrl.impl == DataPlaneImpl::Rtl) {
     const std::string why = cosim::rtl_config_mismatch(c.ctrl);
     if (!why.empty()) throw ConfigError(src + ": ctrl.impl = rtl: " + why);

@@ -133,6 +133,15 @@ struct CtrlConfig {
   // kvtier cosim: largest |RTL - TLM| difference of a descriptor's lookup latency and
   // completion time, and of the median issue latency, in cycles (docs/cosim.md).
   double cosim_timing_tolerance_cycles = 8192;
+  // ctrl.impl = rtl: FST waveform of the Verilated engine into this file (empty = none), dumped
+  // only while the engine's cycle is in [wave_start_cycle, wave_end_cycle), so a long run can
+  // keep a small file of the stretch of interest (docs/cosim.md, "Waves").
+  std::string wave_file;
+  uint64_t wave_start_cycle = 0;
+  uint64_t wave_end_cycle = kWaveWholeRun;
+  // Default end of the window: the largest value the key takes, beyond any run's last cycle
+  // (31 years at 1 GHz); a double holds it exactly, so the key's text form reads back.
+  static constexpr uint64_t kWaveWholeRun = 1'000'000'000'000'000'000ull;
 };
 
 // Where a running request's KV lives (docs/model.md, "Decode residency"). pinned: every block of
