@@ -115,7 +115,10 @@ Workload read_azure(const std::string& path, uint32_t block_tokens, const TraceO
     have_origin = true;
     previous_ns = time_ns;
     previous_text = time_text;
-    const double trace_time_s = static_cast<double>(time_ns - origin_ns) * 1e-9;
+    // time_ns >= origin_ns here, but the span between two valid dates (years 0001-9999) can
+    // exceed INT64_MAX nanoseconds: take the difference unsigned, where it is exact.
+    const double trace_time_s =
+        static_cast<double>(static_cast<uint64_t>(time_ns) - static_cast<uint64_t>(origin_ns)) * 1e-9;
     const auto admit = builder.admit(trace_time_s);
     if (admit == WorkloadBuilder::Admit::kBefore) continue;
     if (admit == WorkloadBuilder::Admit::kAfter) break;
