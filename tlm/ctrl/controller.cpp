@@ -41,6 +41,16 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
   mmio_in.register_b_transport(this, &DataPlaneController::mmio);
 }
 
+void DataPlaneController::set_trace(TraceEventLog* trace) {
+  trace_ = trace;
+  engine_tracks_.clear();
+  if (!trace_) return;
+  for (size_t k = 0; k < engines_.size(); ++k) engine_tracks_.push_back(trace_->track("device", "DMA engine " + std::to_string(k)));
+  to_hbm_track_ = trace_->track("link", "to HBM");
+  to_tier_track_ = trace_->track("link", "to tier");
+  in_tier_track_ = trace_->track("link", "in tier");
+}
+
 double DataPlaneController::footprint_mm2() const {
   const double mib = static_cast<double>(index_.capacity()) * entry_bits_ / (1024.0 * 1024.0);
   return mib / config_.sram_mib_per_mm2;
@@ -301,7 +311,7 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
     const sc_core::sc_time start = engine->reserve(earliest, engine_time);
     if (trace_) {
       const size_t k = static_cast<size_t>(engine - engines_.begin());
-      trace_->slice(trace_->track("device", "DMA engine " + std::to_string(k)), opcode_name(w.move_op),
+      trace_->slice(engine_tracks_[k], opcode_name(w.move_op),
                     start.to_seconds(), (start + engine_time).to_seconds());
       if (offset == 0) first_start = start;
     }
@@ -333,8 +343,10 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
   if (trace_) {
     char key[24];
     std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(w.d.key));
-    const char* direction = w.move_op == Opcode::PROMOTE ? "to HBM" : w.move_op == Opcode::DEMOTE ? "to tier" : "in tier";
-    trace_->async_slice(trace_->track("link", direction), "transfer", std::string(opcode_name(w.move_op)) + " " + key,
+    const TraceEventLog::Track& track = w.move_op == Opcode::PROMOTE  ? to_hbm_track_
+                                        : w.move_op == Opcode::DEMOTE ? to_tier_track_
+                                                                      : in_tier_track_;
+    trace_->async_slice(track, "transfer", std::string(opcode_name(w.move_op)) + " " + key,
                         first_start.to_seconds(), done.to_seconds(),
                         {{"bytes", w.length}, {"bursts", bursts}, {"deadline_s", w.d.deadline_ns * 1e-9}});
   }

@@ -62,7 +62,7 @@ class DataPlaneController : public sc_core::sc_module {
 
   const ControllerStats& stats() const { return stats_; }
   // Records each DMA burst on its engine's track and each block transfer on its link direction.
-  void set_trace(TraceEventLog* trace) { trace_ = trace; }
+  void set_trace(TraceEventLog* trace);
   const BlockIndex& index() const { return index_; }
   // SRAM bits of one index entry and of the whole index (spec §M.2.4: footprint).
   uint32_t entry_bits() const { return entry_bits_; }
@@ -72,6 +72,9 @@ class DataPlaneController : public sc_core::sc_module {
 
  private:
   TraceEventLog* trace_ = nullptr;
+  // The timeline's tracks, looked up once: one per DMA engine, one per link direction.
+  std::vector<TraceEventLog::Track> engine_tracks_;
+  TraceEventLog::Track to_hbm_track_, to_tier_track_, in_tier_track_;
   // One command between its lookup and its completion: what the index decided, and the
   // transfer (if any) still to be scheduled on the DMA engines.
   struct Work {

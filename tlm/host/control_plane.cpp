@@ -211,7 +211,7 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
   }
   flush(room_ready_s);
   for (size_t i : promoted)
-    trace_->async_slice(trace_->track("host", "prefetch promotions"), "promotion", "prefetch", now_s,
+    trace_->async_slice(prefetch_track_, "promotion", "prefetch", now_s,
                         to_promote[i]->mech.ready_s, {{"deadline_s", due[i].first}});
 }
 
@@ -460,7 +460,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
     res.ready_s[b->id.layer_group] = std::max(res.ready_s[b->id.layer_group], b->mech.ready_s);
     res.transfers.push_back({b->id.layer_group, b->mech.ready_s, deadline_of(b->id.layer_group)});
     if (trace_) {
-      const TraceEventLog::Track t = trace_->track("host", "admission promotions");
+      const TraceEventLog::Track& t = admission_track_;
       trace_->async_slice(t, "promotion", "request " + std::to_string(r.id) + " group " + std::to_string(b->id.layer_group),
                           now_s, b->mech.ready_s, {{"deadline_s", deadline_of(b->id.layer_group)}});
       res.transfers.back().flow = trace_->flow_start(t, "promotion", now_s);

@@ -212,7 +212,12 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
   void report_demand_to(SustainabilityConstraint& sustainability) { sustainability_ = &sustainability; }
   // Records each promotion the control plane decides, from its descriptor to its block's arrival.
-  void set_trace(TraceEventLog* trace) { trace_ = trace; }
+  void set_trace(TraceEventLog* trace) {
+    trace_ = trace;
+    if (!trace_) return;
+    admission_track_ = trace_->track("host", "admission promotions");
+    prefetch_track_ = trace_->track("host", "prefetch promotions");
+  }
   // Tier slots holding a block (of the tier's whole block capacity).
   uint64_t tier_used_blocks() const { return tier_blocks_ - free_tier_slots_.size(); }
   uint64_t tier_blocks() const { return tier_blocks_; }
@@ -342,6 +347,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
   TraceEventLog* trace_ = nullptr;
+  TraceEventLog::Track admission_track_, prefetch_track_;  // looked up once
 
   kv::Format tier_format_ = kv::Format::Bf16;
   kv::Format recompress_format_ = kv::Format::Bf16;

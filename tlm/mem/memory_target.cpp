@@ -23,8 +23,9 @@ void MemoryTarget::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
     return;
   }
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const sc_core::sc_time start = reserve(now + delay, length);
-  delay = start + seconds(static_cast<double>(length) / bytes_per_s_) + latency_ - now;
+  reserve(now + delay, length);
+  // The access ends when its reservation does (start + duration, computed once in reserve()).
+  delay = channel_.busy_until() + latency_ - now;
   (trans.is_read() ? stats_.read_bytes : stats_.write_bytes) += length;
   stats_.accesses += 1;
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
