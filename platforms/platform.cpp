@@ -32,6 +32,7 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
       groups_(layer_groups(config, model_)),
       block_bytes_(kvtier::block_bytes(config, model_)),
       cost_(model_, config.model, config.hbm, config.sched, config.gpu) {
+  check_time_resolution();  // the inline time conversions of the hot paths assume 1 ps
   hbm_ = make_hbm("hbm", config.hbm);
   hbm_contention_ = std::make_unique<HbmContention>(*hbm_, hbm_achievable_bytes_per_s(config.hbm));
   cost_.attach_hbm(hbm_contention_.get());

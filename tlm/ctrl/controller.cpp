@@ -30,12 +30,13 @@ using cmdset::Status;
 DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const CtrlConfig& config)
     : sc_core::sc_module(name),
       config_(config),
-      cycle_(sc_core::sc_time(1e3 / config.clock_mhz, sc_core::SC_NS)),
+      cycle_(nanoseconds(1e3 / config.clock_mhz)),
       entry_bits_(config.key_tag_bits + config.tenant_bits + config.tier_addr_bits + config.hbm_slot_bits +
                   config.length_bits + config.policy_bits + config.mechanism_bits),
       index_(config.index_sets, config.index_ways, config.key_tag_bits),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       engines_(config.dma_engines),
+      engine_time_(config.dma_engine_gbps * 1e9),
       index_cache_(config.index_org == IndexOrg::Cached ? config.index_cache_entries : 0),
       burst_buffer_(config.max_burst_bytes) {
   mmio_in.register_b_transport(this, &DataPlaneController::mmio);
@@ -152,9 +153,9 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const
     // Cached organisation: the SRAM does not hold the entry; the lookup waits for the entry's
     // row of the table in tier DRAM.
     ++stats_.index_cache_misses;
-    const sc_core::sc_time read = sc_core::sc_time(config_.index_dram_read_ns, sc_core::SC_NS);
+    const sc_core::sc_time read = nanoseconds(config_.index_dram_read_ns);
     stats_.index_dram_read_bytes += config_.index_entry_bytes;
-    stats_.index_miss_s += read.to_seconds();
+    stats_.index_miss_s += to_seconds(read);
     w.lookup_done += read;
   } else if (index_cache_.capacity()) {
     ++stats_.index_cache_hits;
@@ -300,19 +301,18 @@ void DataPlaneController::finish(Work& w) {
 sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts) {
   sc_core::sc_time done = earliest;
   sc_core::sc_time first_start = earliest;
-  const double engine_bytes_per_s = config_.dma_engine_gbps * 1e9;
   const uint32_t length = w.length;
   for (uint64_t offset = 0; offset < length; offset += config_.max_burst_bytes) {
     const uint32_t burst = static_cast<uint32_t>(std::min<uint64_t>(config_.max_burst_bytes, length - offset));
     // The burst goes to the engine that frees up first; the engine is busy while it streams.
     auto engine = std::min_element(engines_.begin(), engines_.end(),
                                    [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
-    const sc_core::sc_time engine_time = seconds(burst / engine_bytes_per_s);
+    const sc_core::sc_time& engine_time = engine_time_.of(burst);
     const sc_core::sc_time start = engine->reserve(earliest, engine_time);
     if (trace_) {
       const size_t k = static_cast<size_t>(engine - engines_.begin());
       trace_->slice(engine_tracks_[k], opcode_name(w.move_op),
-                    start.to_seconds(), (start + engine_time).to_seconds());
+                    to_seconds(start), to_seconds(start + engine_time));
       if (offset == 0) first_start = start;
     }
     // Compressed copies pass the compression engine: it (de)quantises the burst's bf16-equivalent
@@ -321,8 +321,8 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
       if (!w.compressed) return at;
       const double work = w.uncompressed_bytes * burst / length;
       const sc_core::sc_time busy = seconds(work / (config_.compress_gbps * 1e9));
-      stats_.compress_busy_s += busy.to_seconds();
-      return compress_.reserve(at, busy) + busy + sc_core::sc_time(config_.compress_latency_ns, sc_core::SC_NS);
+      stats_.compress_busy_s += to_seconds(busy);
+      return compress_.reserve(at, busy) + busy + nanoseconds(config_.compress_latency_ns);
     };
     sc_core::sc_time end;
     if (w.move_op == Opcode::PROMOTE) {
@@ -347,7 +347,7 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
                                         : w.move_op == Opcode::DEMOTE ? to_tier_track_
                                                                       : in_tier_track_;
     trace_->async_slice(track, "transfer", std::string(opcode_name(w.move_op)) + " " + key,
-                        first_start.to_seconds(), done.to_seconds(),
+                        to_seconds(first_start), to_seconds(done),
                         {{"bytes", w.length}, {"bursts", bursts}, {"deadline_s", w.d.deadline_ns * 1e-9}});
   }
   return done;

@@ -115,6 +115,7 @@ class DataPlaneController : public sc_core::sc_module {
   Timeline intake_;
   Timeline lookup_;
   std::vector<Timeline> engines_;
+  TransferTime engine_time_;     // one engine streaming a burst
   Timeline compress_;            // the compression engine (fp8 / int4 tier copies)
   IndexCache index_cache_;       // cached organisation only
   std::unordered_map<uint64_t, sc_core::sc_time> block_transfer_done_;  // one outstanding transfer per block

@@ -24,7 +24,7 @@ DescriptorRing::DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConf
 
 void DescriptorRing::flush(double at_s) {
   if (queue_.empty()) return;
-  const sc_core::sc_time cpu_per_descriptor = sc_core::sc_time(config_.descriptor_cpu_ns, sc_core::SC_NS);
+  const sc_core::sc_time cpu_per_descriptor = nanoseconds(config_.descriptor_cpu_ns);
   sc_core::sc_time post = seconds(at_s);
   uint32_t since_doorbell = 0;
   auto ring_doorbell = [&]() {
@@ -43,8 +43,8 @@ void DescriptorRing::flush(double at_s) {
     c.d.tag = next_tag_++;
     // The host CPU builds descriptors one after another (claim C3 counts this time).
     post = cpu_.reserve(post, cpu_per_descriptor) + cpu_per_descriptor;
-    stats_.cpu_descriptor_s += cpu_per_descriptor.to_seconds();
-    c.issued_s = post.to_seconds();
+    stats_.cpu_descriptor_s += to_seconds(cpu_per_descriptor);
+    c.issued_s = to_seconds(post);
     in_flight_[c.d.tag] = c;
     uint8_t bytes[cmdset::kDescriptorBytes];
     cmdset::encode(c.d, bytes);
@@ -99,7 +99,7 @@ void HostCopyEngine::flush(double at_s) {
   size_t copies = 0;
   for (const Command& c : queue_) copies += c.op == Opcode::PROMOTE || c.op == Opcode::DEMOTE;
   const bool batched = copies > 1;
-  const sc_core::sc_time issue_cpu = sc_core::sc_time(config_.copy_issue_cpu_ns, sc_core::SC_NS);
+  const sc_core::sc_time issue_cpu = nanoseconds(config_.copy_issue_cpu_ns);
   sc_core::sc_time post = seconds(at_s);
   std::vector<Command> batch;
   batch.swap(queue_);
@@ -107,18 +107,18 @@ void HostCopyEngine::flush(double at_s) {
     if (c.op != Opcode::PROMOTE && c.op != Opcode::DEMOTE) continue;
     if (!copy_time_) SC_REPORT_FATAL("kvtier/host", "host.dma = host needs the host copy model (none configured)");
     post = cpu_.reserve(post, issue_cpu) + issue_cpu;
-    stats_.cpu_copy_issue_s += issue_cpu.to_seconds();
+    stats_.cpu_copy_issue_s += to_seconds(issue_cpu);
     stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
     ++stats_.host_copies;
-    c.issued_s = post.to_seconds();
+    c.issued_s = to_seconds(post);
     const sc_core::sc_time duration = seconds(copy_time_(c.d.length, batched));
     Timeline& engine = c.op == Opcode::PROMOTE ? to_hbm_ : to_tier_;
     const sc_core::sc_time start = engine.reserve(post, duration);
-    const double done = (start + duration).to_seconds();
+    const double done = to_seconds(start + duration);
     const double known = done + config_.copy_completion_rtt_us * 1e-6;
     if (c.op == Opcode::PROMOTE) {
-      stats_.promotion_queue_s += start.to_seconds() - c.issued_s;
-      stats_.promotion_transfer_s += done - start.to_seconds();
+      stats_.promotion_queue_s += to_seconds(start) - c.issued_s;
+      stats_.promotion_transfer_s += done - to_seconds(start);
       outcomes_.promoted(c, known);
     } else {
       outcomes_.demoted(c, known);

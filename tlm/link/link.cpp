@@ -1,5 +1,7 @@
 #include "tlm/link/link.h"
 
+#include "tlm/common/timeline.h"
+
 namespace kvtier {
 
 uint64_t LinkStats::payload_bytes() const {
@@ -35,8 +37,8 @@ void Link::account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direct
   c.units += t.units;
   c.slots += t.slots;
   c.replays += t.replays;
-  c.credit_wait_s += t.credit_wait.to_seconds();
-  const double wire_s = (t.last_bit - t.first_bit).to_seconds();
+  c.credit_wait_s += to_seconds(t.credit_wait);
+  const double wire_s = to_seconds(t.last_bit - t.first_bit);
   c.serialisation_s += wire_s;
   stats_.busy_s[static_cast<size_t>(dir)] += wire_s;
 }
@@ -72,7 +74,7 @@ void Link::traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out
   }
   auto& c = stats_.per_class[static_cast<size_t>(cls)];
   c.messages += 1;
-  c.latency_s_total += (now + delay - issued).to_seconds();
+  c.latency_s_total += to_seconds(now + delay - issued);
 }
 
 }  // namespace kvtier

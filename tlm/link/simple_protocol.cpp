@@ -4,10 +4,10 @@
 namespace kvtier {
 
 SimpleLinkProtocol::SimpleLinkProtocol(const LinkConfig& config)
-    : bytes_per_s_(config.bytes_per_s()),
+    : wire_time_(config.bytes_per_s()),
       overhead_bytes_(config.txn_overhead_bytes),
       max_payload_bytes_(config.max_payload_bytes),
-      latency_(sc_core::sc_time(config.latency_ns, sc_core::SC_NS)) {}
+      latency_(nanoseconds(config.latency_ns)) {}
 
 LinkTransfer SimpleLinkProtocol::send(const LinkMessage& msg, const sc_core::sc_time& earliest) {
   // A message of n payload bytes is ceil(n / max_payload) transactions, each carrying the
@@ -17,7 +17,7 @@ LinkTransfer SimpleLinkProtocol::send(const LinkMessage& msg, const sc_core::sc_
   LinkTransfer t;
   t.units = transactions;
   t.wire_bytes = msg.payload_bytes + transactions * overhead_bytes_;
-  const sc_core::sc_time duration = seconds(static_cast<double>(t.wire_bytes) / bytes_per_s_);
+  const sc_core::sc_time& duration = wire_time_.of(t.wire_bytes);
   t.first_bit = wire_[static_cast<int>(msg.dir)].reserve(earliest, duration);
   t.last_bit = t.first_bit + duration;
   return t;

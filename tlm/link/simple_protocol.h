@@ -15,7 +15,7 @@ class SimpleLinkProtocol : public LinkProtocol {
   sc_core::sc_time latency(Direction) const override { return latency_; }
 
  private:
-  const double bytes_per_s_;
+  TransferTime wire_time_;  // serialisation time of a message's wire bytes
   const uint32_t overhead_bytes_;
   const uint32_t max_payload_bytes_;
   const sc_core::sc_time latency_;

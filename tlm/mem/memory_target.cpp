@@ -4,15 +4,15 @@ namespace kvtier {
 
 MemoryTarget::MemoryTarget(sc_core::sc_module_name name, double bytes_per_s, sc_core::sc_time latency,
                            uint64_t capacity_bytes)
-    : sc_core::sc_module(name), bytes_per_s_(bytes_per_s), latency_(latency), capacity_bytes_(capacity_bytes) {
+    : sc_core::sc_module(name), bytes_per_s_(bytes_per_s), transfer_time_(bytes_per_s), latency_(latency), capacity_bytes_(capacity_bytes) {
   in.register_b_transport(this, &MemoryTarget::transport);
 }
 
 sc_core::sc_time MemoryTarget::reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
-  const sc_core::sc_time duration = seconds(static_cast<double>(bytes) / bytes_per_s_);
-  stats_.busy_s += duration.to_seconds();
+  const sc_core::sc_time duration = transfer_time_.of(bytes);
+  stats_.busy_s += to_seconds(duration);
   const sc_core::sc_time start = channel_.reserve(earliest, duration);
-  if (keep_ledger_) ledger_.push_back({start.to_seconds(), (start + duration).to_seconds(), bytes});
+  if (keep_ledger_) ledger_.push_back({to_seconds(start), to_seconds(start + duration), bytes});
   return start;
 }
 

@@ -53,6 +53,7 @@ class MemoryTarget : public sc_core::sc_module {
   void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
 
   const double bytes_per_s_;
+  TransferTime transfer_time_;
   const sc_core::sc_time latency_;
   const uint64_t capacity_bytes_;
   Timeline channel_;

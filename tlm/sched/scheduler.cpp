@@ -53,7 +53,7 @@ void Scheduler::run() {
   }
 
   while (stats_.requests_completed + stats_.requests_rejected < n) {
-    const double now = qk.get_current_time().to_seconds();
+    const double now = to_seconds(qk.get_current_time());
     // Arrivals up to now (an arrival within 1 ns of now has arrived).
     while (next_arrival_ < n && reqs[next_arrival_].arrival_s <= now + 1e-9) {
       host_.on_arrival(reqs[next_arrival_], reqs[next_arrival_].arrival_s);
@@ -123,7 +123,7 @@ void Scheduler::run() {
     if (qk.need_sync()) qk.sync();
   }
   qk.sync();
-  stats_.end_s = sc_core::sc_time_stamp().to_seconds();
+  stats_.end_s = to_seconds(sc_core::sc_time_stamp());
   host_.finish(stats_.end_s);
   done_ = true;
 }
