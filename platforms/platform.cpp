@@ -299,6 +299,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                  {"misses", h.misses},
                  {"discards", h.discards},
                  {"frees", h.frees},
+                 {"sessions_ended", h.sessions_ended},
                  {"dropped_no_tier_space", h.dropped_no_tier_space},
                  {"tier_evictions", h.tier_evictions},
                  {"dropped_index_full", h.dropped_index_full},

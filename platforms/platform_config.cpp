@@ -248,7 +248,12 @@ void declare_host_keys(KeyRegistry& r, HostConfig& c) {
   r.number("host.prefetch_horizon_steps", &c.prefetch_horizon_steps, 0, 4096,
            "steps of look-ahead for prefetch with deadlines (0: promote on admission only)");
   r.number("host.descriptor_cpu_ns", &c.descriptor_cpu_ns, 0, 1e6, "host CPU time to build and post one descriptor, ns");
-  r.flag("host.free_dead_blocks", &c.free_dead_blocks, "FREE a session's own blocks after its last turn");
+  r.flag("host.free_dead_blocks", &c.free_dead_blocks, "FREE a session's own blocks once the session has ended");
+  r.choice_enum("host.session_end", &c.session_end, {{"idle", SessionEnd::Idle}, {"last_turn", SessionEnd::LastTurn}},
+                "how a session is known to have ended: idle for host.session_idle_s (what a server can know), or "
+                "the workload's last-turn flag (an oracle, for comparison)");
+  r.number("host.session_idle_s", &c.session_idle_s, 1e-6, 1e9,
+           "session_end = idle: seconds without a new turn after which a session has ended, s");
   r.choice_enum("host.tier_format", &c.tier_format,
                 {{"bf16", TierFormat::Bf16}, {"fp8", TierFormat::Fp8}, {"int4", TierFormat::Int4}},
                 "representation of new tier copies");

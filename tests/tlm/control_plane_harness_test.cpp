@@ -170,4 +170,97 @@ TEST(ControlPlaneHarness, HostCopiesFollowTheCopyModelExactly) {
   EXPECT_EQ(s.host->verify_accounting(), "");
 }
 
+// A session is over when it has been idle for host.session_idle_s (10 s here), judged from what
+// the server sees: A's only turn finishes at t = 0 and leaves four private blocks in HBM. An
+// arrival at t = 5 (another session, or A's own next turn) finds A idle for 5 s < 10 s; an
+// arrival at t = 11 finds A idle for 11 s, so A's four blocks are freed, unless A returned at
+// t = 5. With the last-turn oracle instead, the blocks go at release exactly when the workload
+// flags the turn as the last.
+struct Expiry : sc_core::sc_module {
+  FakeDevice device{"device"};
+  std::unique_ptr<HostControlPlane> host;
+  bool a_returns = false, a_last_turn = false;
+  uint64_t frees_at_release = 0, frees_at_5 = 0, frees_at_11 = 0;
+
+  Expiry(sc_core::sc_module_name n, const HostConfig& c, bool returns, bool last_turn)
+      : sc_module(n), a_returns(returns), a_last_turn(last_turn) {
+    host = std::make_unique<HostControlPlane>("host", c, 1024, kBlock, 8, 1, kKvBase, 100, 1e-9);
+    host->mmio_out.bind(device.mmio);
+    device.completions.bind(host->completion_in);
+    SC_HAS_PROCESS(Expiry);
+    SC_THREAD(run);
+  }
+  void run() {
+    workload::Request a = request(0, 1, 100);
+    a.last_turn = a_last_turn;
+    host->on_arrival(a, 0.0);
+    host->admit(a, 0.0, LoadPlan{});
+    host->grow(a.id, 64, 0.0);
+    host->release(a.id, a, 0.0);
+    frees_at_release = host->stats().frees;
+    sc_core::wait(sc_core::sc_time(5, sc_core::SC_SEC));
+    const workload::Request next = a_returns ? request(1, 1, 100) : request(1, 2, 200);
+    host->on_arrival(next, 5.0);
+    frees_at_5 = host->stats().frees;
+    sc_core::wait(sc_core::sc_time(6, sc_core::SC_SEC));
+    host->on_arrival(request(2, 3, 300), 11.0);
+    frees_at_11 = host->stats().frees;
+  }
+};
+
+HostConfig idle_after(double s) {
+  HostConfig c = config(HostDma::Device);
+  c.session_end = SessionEnd::Idle;
+  c.session_idle_s = s;
+  return c;
+}
+
+TEST(ControlPlaneHarness, AnIdleSessionEndsAfterTheTimeoutAndLosesItsPrivateBlocks) {
+  Expiry s("s", idle_after(10.0), /*returns=*/false, /*last_turn=*/false);
+  sc_core::sc_start();
+  const HostControlPlane& h = *s.host;
+  EXPECT_EQ(s.frees_at_release, 0u);
+  EXPECT_EQ(s.frees_at_5, 0u);   // idle 5 s < 10 s
+  EXPECT_EQ(s.frees_at_11, 4u);  // idle 11 s: A's four blocks
+  EXPECT_EQ(h.stats().sessions_ended, 1u);
+  EXPECT_EQ(h.resident_blocks(), 0u);
+  EXPECT_EQ(h.verify_accounting(), "");
+}
+
+TEST(ControlPlaneHarness, ASessionThatReturnsBeforeTheTimeoutKeepsItsBlocks) {
+  Expiry s("s", idle_after(10.0), /*returns=*/true, /*last_turn=*/false);
+  sc_core::sc_start();
+  EXPECT_EQ(s.frees_at_11, 0u);
+  EXPECT_EQ(s.host->stats().sessions_ended, 0u);
+  EXPECT_EQ(s.host->resident_blocks(), 4u);
+}
+
+TEST(ControlPlaneHarness, TheLastTurnOracleFreesAtReleaseOnlyWhenTheTurnIsFlaggedLast) {
+  HostConfig c = config(HostDma::Device);
+  c.session_end = SessionEnd::LastTurn;
+  {
+    Expiry s("s", c, /*returns=*/false, /*last_turn=*/true);
+    sc_core::sc_start();
+    EXPECT_EQ(s.frees_at_release, 4u);
+    EXPECT_EQ(s.host->stats().sessions_ended, 1u);
+  }
+}
+
+TEST(ControlPlaneHarness, TheLastTurnOracleNeverEndsASessionWhoseTurnIsNotFlaggedLast) {
+  HostConfig c = config(HostDma::Device);
+  c.session_end = SessionEnd::LastTurn;
+  Expiry s("s", c, /*returns=*/false, /*last_turn=*/false);
+  sc_core::sc_start();
+  EXPECT_EQ(s.frees_at_11, 0u);  // idle 11 s, but the oracle only reads the flag
+  EXPECT_EQ(s.host->stats().sessions_ended, 0u);
+}
+
+TEST(ControlPlaneHarness, NoBlockIsFreedWhenFreeDeadBlocksIsOff) {
+  HostConfig c = idle_after(10.0);
+  c.free_dead_blocks = false;
+  Expiry s("s", c, /*returns=*/false, /*last_turn=*/true);
+  sc_core::sc_start();
+  EXPECT_EQ(s.frees_at_11, 0u);
+}
+
 KVTIER_SC_TEST_MAIN()

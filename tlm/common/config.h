@@ -153,6 +153,11 @@ enum class DecodeResidency { Pinned, Streamed };
 enum class TierFormat { Bf16, Fp8, Int4 };
 enum class Recompress { None, Fp8, Int4 };
 enum class HostDma { Device, Host };
+// How the control plane learns that a conversation is over (host.free_dead_blocks): after a
+// stretch of inactivity (what a server can know), or from the workload's last-turn flag (an
+// oracle, kept for comparison).
+enum class SessionEnd { Idle, LastTurn };
+inline const char* name_of(SessionEnd v) { return v == SessionEnd::LastTurn ? "last_turn" : "idle"; }
 
 struct HostConfig {
   std::string policy = "lru";
@@ -160,7 +165,9 @@ struct HostConfig {
   uint32_t layers_per_block = 0;     // 0 = all layers in one block
   uint32_t prefetch_horizon_steps = 0;
   double descriptor_cpu_ns = 250.0;  // host CPU time to build and post one descriptor
-  bool free_dead_blocks = true;      // FREE a session's private blocks after its last turn
+  bool free_dead_blocks = true;      // FREE a session's private blocks once the session has ended
+  SessionEnd session_end = SessionEnd::LastTurn;
+  double session_idle_s = 300.0;     // session_end = idle: inactivity after which a session has ended
   // Replacement policy parameters (docs/policies.md).
   bool persistent_policy = false;    // policy state survives eviction and re-admission (claim C4)
   double ema_alpha = 0.01;           // ema: weight of the newest reference

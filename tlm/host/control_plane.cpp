@@ -40,7 +40,8 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
       hbm_kv_base_(hbm_kv_base),
       tier_blocks_(tier_blocks),
       cycle_s_(cycle_s),
-      policy_store_(config.persistent_policy) {
+      policy_store_(config.persistent_policy),
+      session_expiry_(config.session_idle_s) {
   policy_ = make_replacement_policy(policy_params(config), policy_store_);
   completion_in.register_b_transport(this, &HostControlPlane::completion_write);
   tier_format_ = format_of(config.tier_format);
@@ -108,6 +109,8 @@ void HostControlPlane::end_prefetch(uint64_t request_id) {
 
 void HostControlPlane::on_arrival(const workload::Request& r, double arrival_s) {
   next_turn_.arrived(r.session, arrival_s);
+  session_expiry_.arrived(r.session);
+  free_ended_sessions(arrival_s);
 }
 
 double HostControlPlane::next_prediction_s(double lead_s) const {
@@ -592,30 +595,52 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
   let_go(run, now_s);
   // What the next turn of this session will read: its context (no knowledge of whether it comes).
   if (config_.prefetch_horizon_steps && config_.prefetch_next_turn) next_turn_.finished(r.session, now_s, run.keys);
-  if (r.last_turn && config_.free_dead_blocks) {
-    // The conversation is over: its own blocks are dead. Shared prefixes stay.
-    for (uint64_t key : run.keys) {
-      auto it = blocks_.find(key);
-      if (it == blocks_.end()) continue;  // listed twice
-      Block& b = it->second;
-      if (b.multi_session || b.id.session != r.session || b.mech.pins != 0 || b.mech.in_flight) continue;
-      if (b.mech.in_hbm) {
-        policy_->on_removed(key);
-        free_hbm_slots_.push_back(b.hbm_slot);
-        --resident_;
-      }
-      if (b.mech.tier_valid) {
-        enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, key, now_s);
-        free_tier_slots_.push_back(b.mech.tier_slot);
-      }
-      ++stats_.frees;
-      ledger_.retire(key);
-      policy_store_.on_free(key);
-      blocks_.erase(it);
+  if (config_.free_dead_blocks && config_.session_end == SessionEnd::LastTurn) {
+    if (r.last_turn) {
+      ++stats_.sessions_ended;
+      free_session_blocks(r.session, run.keys, now_s);
     }
+  } else if (config_.free_dead_blocks) {
+    session_expiry_.finished(r.session, now_s, run.keys);
+    free_ended_sessions(now_s);
   }
   running_.erase(node);
   if (!path_->idle()) flush(now_s);
+}
+
+void HostControlPlane::free_ended_sessions(double now_s) {
+  if (!config_.free_dead_blocks || config_.session_end != SessionEnd::Idle) return;
+  std::vector<SessionExpiry::Ended> ended = session_expiry_.take_ended(now_s);
+  if (ended.empty()) return;
+  integrate(now_s);  // residency up to now counts the blocks about to go
+  for (const SessionExpiry::Ended& e : ended) {
+    ++stats_.sessions_ended;
+    free_session_blocks(e.session, e.keys, now_s);
+  }
+}
+
+// The conversation is over: its own blocks are dead. Shared prefixes, and blocks still pinned
+// or moving, stay.
+void HostControlPlane::free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s) {
+  for (uint64_t key : keys) {
+    auto it = blocks_.find(key);
+    if (it == blocks_.end()) continue;  // listed twice
+    Block& b = it->second;
+    if (b.multi_session || b.id.session != session || b.mech.pins != 0 || b.mech.in_flight) continue;
+    if (b.mech.in_hbm) {
+      policy_->on_removed(key);
+      free_hbm_slots_.push_back(b.hbm_slot);
+      --resident_;
+    }
+    if (b.mech.tier_valid) {
+      enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, key, now_s);
+      free_tier_slots_.push_back(b.mech.tier_slot);
+    }
+    ++stats_.frees;
+    ledger_.retire(key);
+    policy_store_.on_free(key);
+    blocks_.erase(it);
+  }
 }
 
 bool HostControlPlane::spill(uint64_t id, double now_s) {

@@ -27,6 +27,7 @@
 #include "tlm/constraints/sustainability.h"
 #include "tlm/host/command_path.h"
 #include "tlm/host/next_turn_predictor.h"
+#include "tlm/host/session_expiry.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 #include "tlm/host/policy/policy.h"
 #include "tlm/kv/block.h"
@@ -44,6 +45,7 @@ struct HostStats {
   uint64_t demotions = 0;
   uint64_t discards = 0;          // clean evictions of blocks with a valid tier copy
   uint64_t frees = 0;             // dead blocks released
+  uint64_t sessions_ended = 0;    // sessions judged over (host.session_end) whose blocks were freed
   uint64_t dropped_no_tier_space = 0;
   uint64_t tier_evictions = 0;    // tier-only blocks FREEd, least recently evicted first, to make tier room
   uint64_t dropped_index_full = 0;
@@ -171,7 +173,8 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   // The request leaves HBM's decode set: its blocks go idle (the policy demotes or discards them
   // when room is needed) and its partial last block is dropped (recomputed on resume).
   void preempt(uint64_t id, double now_s);
-  // The request finished: its blocks go idle; after a session's last turn its private blocks are freed.
+  // The request finished: its blocks go idle; once its session has ended (host.session_end) its
+  // private blocks are freed.
   void release(uint64_t id, const workload::Request& r, double now_s);
   // ---- Streamed decode residency (host.decode_residency = streamed) ----
   bool streaming_possible() const { return config_.decode_residency == DecodeResidency::Streamed && groups_ >= 3; }
@@ -329,6 +332,10 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   void post_staged_discards(double upto_s);
   size_t staging_next_ = 0;
   NextTurnPredictor next_turn_;
+  SessionExpiry session_expiry_;  // host.session_end = idle
+  // host.free_dead_blocks: the sessions that have ended by `now_s` lose their private blocks.
+  void free_ended_sessions(double now_s);
+  void free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s);
   void prefetch_blocks(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
                        uint32_t steps_ahead, uint32_t horizon, std::vector<Block*>& to_promote,
                        std::vector<std::pair<double, uint16_t>>& due);
