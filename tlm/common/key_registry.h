@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "tlm/common/enum_names.h"
+
 namespace kvtier {
 
 class ConfigError : public std::runtime_error {
@@ -85,6 +87,13 @@ class KeyRegistry {
                          if (*field == n.second) return n.first;
                        return std::string("?");
                      }});
+  }
+  // The same from a table of words (tlm/common/enum_names.h), in its order.
+  template <typename E, size_t N>
+  void choice_enum(const std::string& name, E* field, const EnumName<E> (&table)[N], const std::string& description) {
+    std::vector<std::pair<std::string, E>> names;
+    for (const EnumName<E>& n : table) names.emplace_back(n.name, n.value);
+    choice_enum(name, field, names, description);
   }
   // A choice stored as the word itself.
   void choice(const std::string& name, std::string* field, const std::vector<std::string>& allowed,

@@ -11,7 +11,7 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
   r.flag("host.persistent_policy", &c.persistent_policy,
          "a block's policy state survives eviction and re-admission (spec §M.2.3, claim C4)");
   r.number("host.ema_alpha", &c.ema_alpha, 1e-9, 1, "ema: weight of the newest reference in the reuse average");
-  r.choice("host.ema_clock", &c.ema_clock, {"second", "reference"},
+  r.choice_enum("host.ema_clock", &c.ema_clock, kEmaClockNames,
            "ema: the score decays by (1 - alpha) per second of simulated time, or per block reference");
   r.number("host.admission_horizon_s", &c.admission_horizon_s, 1e-6, 1e9, "admission: horizon H, s");
   r.number("host.admission_lambda_s", &c.admission_lambda_s, 1e-9, 1e12,

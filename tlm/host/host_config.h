@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tlm/common/enum_names.h"
+
 namespace kvtier {
 
 class KeyRegistry;
@@ -17,6 +19,11 @@ enum class DecodeResidency { Pinned, Streamed };
 enum class TierFormat { Bf16, Fp8, Int4 };
 enum class Recompress { None, Fp8, Int4 };
 enum class HostDma { Device, Host };
+// ema: what the reuse score decays with (docs/policies.md): simulated time, or block references.
+enum class EmaClock { Second, Reference };
+inline constexpr EnumName<EmaClock> kEmaClockNames[] = {{EmaClock::Second, "second"},
+                                                        {EmaClock::Reference, "reference"}};
+inline const char* name_of(EmaClock v) { return name_in(kEmaClockNames, v); }
 
 struct HostConfig {
   std::string policy = "lru";
@@ -28,7 +35,7 @@ struct HostConfig {
   // Replacement policy parameters (docs/policies.md).
   bool persistent_policy = false;    // policy state survives eviction and re-admission (claim C4)
   double ema_alpha = 0.01;           // ema: weight of the newest reference
-  std::string ema_clock = "second";  // ema: decay per "second" or per "reference"
+  EmaClock ema_clock = EmaClock::Second;  // ema: decay per second or per reference
   double admission_horizon_s = 30.0; // admission: horizon H
   double admission_lambda_s = 60.0;  // admission: residency seconds one avoided move is worth
   std::string tenant_qos;            // priority, admission: QoS class per tenant, "q0,q1,..."

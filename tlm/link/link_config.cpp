@@ -5,9 +5,8 @@
 namespace kvtier {
 
 void declare_keys(KeyRegistry& r, LinkConfig& c) {
-  r.choice("link.protocol", &c.protocol, {"simple", "pcie5", "cxl2", "cxl3", "cxl3-lopt"},
-           "link protocol model (docs/link.md)");
-  r.choice("link.flit_engine", &c.flit_engine, {"fast", "reference"},
+  r.choice_enum("link.protocol", &c.protocol, kLinkProtocolNames, "link protocol model (docs/link.md)");
+  r.choice_enum("link.flit_engine", &c.flit_engine, kFlitEngineNames,
            "pcie5/CXL: fast = bursts in closed form, reference = flit by flit (same counts without bit errors)");
   r.number("link.lanes", &c.lanes, 1, 32, "lanes");
   r.number("link.gt_per_s", &c.gt_per_s, 1, 256, "transfer rate per lane, GT/s");

@@ -3,15 +3,31 @@
 #include <cstdint>
 #include <string>
 
+#include "tlm/common/enum_names.h"
+
 namespace kvtier {
 
 class KeyRegistry;
 
+// The link protocol model (docs/link.md): simple (fixed per-transaction overhead), pcie5 (TLPs),
+// cxl2 (68 B flits), cxl3 and cxl3-lopt (256 B flits, standard or latency-optimised).
+enum class LinkProtocolKind { Simple, Pcie5, Cxl2, Cxl3, Cxl3Lopt };
+inline constexpr EnumName<LinkProtocolKind> kLinkProtocolNames[] = {
+    {LinkProtocolKind::Simple, "simple"}, {LinkProtocolKind::Pcie5, "pcie5"}, {LinkProtocolKind::Cxl2, "cxl2"},
+    {LinkProtocolKind::Cxl3, "cxl3"}, {LinkProtocolKind::Cxl3Lopt, "cxl3-lopt"}};
+inline const char* name_of(LinkProtocolKind v) { return name_in(kLinkProtocolNames, v); }
+// How the flit- and TLP-accurate protocols count a burst: fast = in closed form (same counts as
+// reference with no bit errors; replays sampled per burst); reference = unit by unit.
+enum class FlitEngine { Fast, Reference };
+inline constexpr EnumName<FlitEngine> kFlitEngineNames[] = {{FlitEngine::Fast, "fast"},
+                                                            {FlitEngine::Reference, "reference"}};
+inline const char* name_of(FlitEngine v) { return name_in(kFlitEngineNames, v); }
+
 struct LinkConfig {
-  std::string protocol = "simple";   // simple | pcie5 | cxl2 | cxl3 | cxl3-lopt (docs/link.md)
+  LinkProtocolKind protocol = LinkProtocolKind::Simple;
   // pcie5 / cxl2 / cxl3 / cxl3-lopt: fast = bursts in closed form (same counts as reference with
   // no bit errors; replays sampled per burst); reference = unit by unit (docs/link.md).
-  std::string flit_engine = "fast";
+  FlitEngine flit_engine = FlitEngine::Fast;
   uint32_t lanes = 16;               // flit-accurate protocols: 4, 8 or 16
   double gt_per_s = 32.0;            // per lane
   double encoding_efficiency = 128.0 / 130.0;  // 1.0 for 64 GT/s PAM4 flit mode (FEC is in the flit)
