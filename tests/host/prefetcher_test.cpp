@@ -3,14 +3,14 @@
 // control plane does. Every expectation is worked by hand from the rules in prefetcher.h:
 // deadline = expected start + step x group / groups, priority = 0xFFFF - 1 - steps ahead,
 // expiry = expected start + horizon x step.
+#include "tlm/host/prefetcher.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <optional>
 #include <set>
 #include <vector>
-
-#include "tlm/host/prefetcher.h"
 
 using namespace kvtier;
 
@@ -86,7 +86,8 @@ workload::Request request(uint64_t id, uint64_t session, const std::vector<uint6
   return r;
 }
 
-SchedulerIntent intent(double now_s, double step_s, std::vector<SchedulerIntent::Upcoming> upcoming) {
+SchedulerIntent intent(double now_s, double step_s,
+                       std::vector<SchedulerIntent::Upcoming> upcoming) {
   SchedulerIntent i;
   i.now_s = now_s;
   i.step_s = step_s;
@@ -153,7 +154,8 @@ TEST(Prefetcher, SkipsWhatIsOutsideTheHorizonRunningOrNotInTheTierAndStopsWhenRo
   const workload::Request r1 = request(1, 1, {100, 101, 102});
   const workload::Request r4 = request(4, 4, {400});
   const auto chosen = p.choose(
-      intent(0.0, 0.5, {{&now, 0.0, 0}, {&far, 2.5, 5}, {&running, 0.5, 1}, {&r1, 0.5, 1}, {&r4, 1.0, 2}}));
+      intent(0.0, 0.5,
+             {{&now, 0.0, 0}, {&far, 2.5, 5}, {&running, 0.5, 1}, {&r1, 0.5, 1}, {&r4, 1.0, 2}}));
   // r1 needs 6 of the 8 slots; its 5 promotable blocks are pinned, leaving 8 - 5 = 3 obtainable,
   // of which the 5 chosen promotions are counted again: room 0 for r4's 2 slots.
   ASSERT_EQ(chosen.size(), 5u);

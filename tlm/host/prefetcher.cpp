@@ -4,7 +4,8 @@
 
 namespace kvtier {
 
-Prefetcher::Prefetcher(const HostConfig& config, uint32_t layer_groups, PrefetchTarget& target, PrefetchStats& stats)
+Prefetcher::Prefetcher(const HostConfig& config, uint32_t layer_groups, PrefetchTarget& target,
+                       PrefetchStats& stats)
     : horizon_(config.prefetch_horizon_steps),
       next_turn_enabled_(config.prefetch_next_turn),
       groups_(layer_groups),
@@ -31,7 +32,8 @@ void Prefetcher::admitted(const workload::Request& r) {
 
 void Prefetcher::used(double now_s, double ready_s) {
   const double lead = now_s - ready_s;
-  stats_.prefetch_lead_min_s = stats_.prefetch_used ? std::min(stats_.prefetch_lead_min_s, lead) : lead;
+  stats_.prefetch_lead_min_s =
+      stats_.prefetch_used ? std::min(stats_.prefetch_lead_min_s, lead) : lead;
   stats_.prefetch_lead_sum_s += lead;
   stats_.prefetch_lead_late += lead < 0;
   ++stats_.prefetch_used;
@@ -48,8 +50,8 @@ double Prefetcher::next_prediction_s(double lead_s) const {
   return t >= kNever ? kNever : t - lead_s;
 }
 
-void Prefetcher::add(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
-                     uint32_t steps_ahead, std::vector<Candidate>& chosen) {
+void Prefetcher::add(uint64_t owner, const std::vector<uint64_t>& keys, double start_s,
+                     double step_s, uint32_t steps_ahead, std::vector<Candidate>& chosen) {
   std::vector<std::pair<uint64_t, uint32_t>> mine;  // key, layer group
   std::unordered_set<uint64_t> seen;
   for (uint64_t key : keys) {
@@ -60,7 +62,8 @@ void Prefetcher::add(uint64_t owner, const std::vector<uint64_t>& keys, double s
   Pinned& p = pinned_[owner];
   p.expires_s = start_s + static_cast<double>(horizon_) * step_s;
   // The nearer the start, the higher the priority; deadline: the start of the layer that reads it.
-  const uint16_t prio = static_cast<uint16_t>(std::max<int64_t>(1, int64_t(kAdmissionPriority) - 1 - steps_ahead));
+  const uint16_t prio =
+      static_cast<uint16_t>(std::max<int64_t>(1, int64_t(kAdmissionPriority) - 1 - steps_ahead));
   for (const auto& [key, group] : mine) {
     target_.pin_for_prefetch(key);
     p.keys.push_back(key);
@@ -94,16 +97,19 @@ std::vector<Prefetcher::Candidate> Prefetcher::choose(const SchedulerIntent& int
     // Only as many pins as the request would hold at admission anyway, and only while it fits.
     if (target_.admission_slots(r) > room_left()) break;
     scanned_.insert(r.id);
-    add(r.id, target_.prompt_block_keys(r), u.expected_start_s, intent.step_s, u.steps_ahead, chosen);
+    add(r.id, target_.prompt_block_keys(r), u.expected_start_s, intent.step_s, u.steps_ahead,
+        chosen);
   }
   if (next_turn_enabled_) {
     // Next turns predicted online, each looked at once, when it comes within the horizon.
     const double until = now_s + static_cast<double>(horizon_) * intent.step_s;
     for (NextTurnPredictor::Expected& e : next_turn_.take_due(until)) {
       const double start = std::max(now_s, e.expected_s);
-      const uint32_t ahead = 1 + static_cast<uint32_t>((start - now_s) / std::max(intent.step_s, 1e-9));
+      const uint32_t ahead =
+          1 + static_cast<uint32_t>((start - now_s) / std::max(intent.step_s, 1e-9));
       if (e.keys.size() <= room_left())
-        add(kSessionPrefetch | e.session, e.keys, start, intent.step_s, std::min(ahead, horizon_), chosen);
+        add(kSessionPrefetch | e.session, e.keys, start, intent.step_s, std::min(ahead, horizon_),
+            chosen);
     }
   }
   return chosen;

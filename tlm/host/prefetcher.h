@@ -26,7 +26,7 @@ struct SchedulerIntent {
   struct Upcoming {
     const workload::Request* request = nullptr;
     double expected_start_s = 0.0;
-    uint32_t steps_ahead = 0;     // 1 = the next step
+    uint32_t steps_ahead = 0;  // 1 = the next step
   };
   double now_s = 0.0;
   double step_s = 0.0;
@@ -76,7 +76,8 @@ class Prefetcher {
   };
 
   // `layer_groups`: blocks per token position. Counters go to `stats`.
-  Prefetcher(const HostConfig& config, uint32_t layer_groups, PrefetchTarget& target, PrefetchStats& stats);
+  Prefetcher(const HostConfig& config, uint32_t layer_groups, PrefetchTarget& target,
+             PrefetchStats& stats);
 
   uint32_t horizon_steps() const { return horizon_; }
   // Expires the prefetches whose request did not start in time (their pins go back; the blocks
@@ -107,8 +108,8 @@ class Prefetcher {
   };
   bool next_turn_on() const { return horizon_ && next_turn_enabled_; }
   void end(uint64_t owner);
-  void add(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s, uint32_t steps_ahead,
-           std::vector<Candidate>& chosen);
+  void add(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
+           uint32_t steps_ahead, std::vector<Candidate>& chosen);
 
   const uint32_t horizon_;
   const bool next_turn_enabled_;
