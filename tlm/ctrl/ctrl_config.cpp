@@ -7,7 +7,7 @@
 namespace kvtier {
 
 void declare_keys(KeyRegistry& r, CtrlConfig& c) {
-  r.choice_enum("ctrl.impl", &c.impl, {{"tlm", DataPlaneImpl::Tlm}, {"rtl", DataPlaneImpl::Rtl}}, "data-plane implementation: TLM reference or the Verilated RTL engine");
+  r.choice_enum("ctrl.impl", &c.impl, kDataPlaneImplNames, "data-plane implementation: TLM reference or the Verilated RTL engine");
   r.number("ctrl.clock_mhz", &c.clock_mhz, 1, 1e4, "controller clock, MHz");
   r.number("ctrl.index_sets", &c.index_sets, 1, 1 << 30, "index sets (a power of two)");
   r.number("ctrl.index_ways", &c.index_ways, 1, 64, "index ways per set");
@@ -30,10 +30,10 @@ void declare_keys(KeyRegistry& r, CtrlConfig& c) {
   // any descriptor's lookup latency or completion time, or the median issue latency (docs/cosim.md).
   r.number("ctrl.cosim_timing_tolerance_cycles", &c.cosim_timing_tolerance_cycles, 0, 1e9,
            "kvtier cosim: largest |RTL - TLM| lookup latency and completion time, and median issue latency, cycles");
-  r.choice_enum("ctrl.transfer_order", &c.transfer_order, {{"fifo", TransferOrder::Fifo}, {"deadline", TransferOrder::Deadline}},
-           "transfer order among a doorbell's commands: ring order, or earliest descriptor deadline first");
-  r.choice_enum("ctrl.index_org", &c.index_org, {{"full", IndexOrg::Full}, {"cached", IndexOrg::Cached}},
-           "index organisation: full SRAM index, or an SRAM cache of a table in tier DRAM");
+  r.choice_enum("ctrl.transfer_order", &c.transfer_order, kTransferOrderNames,
+                "transfer order among a doorbell's commands: ring order, or earliest descriptor deadline first");
+  r.choice_enum("ctrl.index_org", &c.index_org, kIndexOrgNames,
+                "index organisation: full SRAM index, or an SRAM cache of a table in tier DRAM");
   r.number("ctrl.index_cache_entries", &c.index_cache_entries, 1, 1 << 30,
            "cached index: entries the SRAM cache holds (fully associative, LRU)");
   r.number("ctrl.index_entry_bytes", &c.index_entry_bytes, 1, 4096, "cached index: tier DRAM bytes read per missed entry");

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tlm/common/enum_names.h"
+
 namespace kvtier {
 
 class KeyRegistry;
@@ -15,9 +17,19 @@ enum class DataPlaneImpl { Tlm, Rtl };
 enum class TransferOrder { Fifo, Deadline };
 // Index organisation (DESIGN.md §4; see CtrlConfig::index_org).
 enum class IndexOrg { Full, Cached };
-inline const char* name_of(DataPlaneImpl v) { return v == DataPlaneImpl::Rtl ? "rtl" : "tlm"; }
-inline const char* name_of(TransferOrder v) { return v == TransferOrder::Deadline ? "deadline" : "fifo"; }
-inline const char* name_of(IndexOrg v) { return v == IndexOrg::Cached ? "cached" : "full"; }
+// Their words in platform files and stats.json (tlm/common/enum_names.h).
+inline constexpr EnumName<DataPlaneImpl> kDataPlaneImplNames[] = {
+    {DataPlaneImpl::Tlm, "tlm"},
+    {DataPlaneImpl::Rtl, "rtl"}};
+inline const char* name_of(DataPlaneImpl v) { return name_in(kDataPlaneImplNames, v); }
+inline constexpr EnumName<TransferOrder> kTransferOrderNames[] = {
+    {TransferOrder::Fifo, "fifo"},
+    {TransferOrder::Deadline, "deadline"}};
+inline const char* name_of(TransferOrder v) { return name_in(kTransferOrderNames, v); }
+inline constexpr EnumName<IndexOrg> kIndexOrgNames[] = {
+    {IndexOrg::Full, "full"},
+    {IndexOrg::Cached, "cached"}};
+inline const char* name_of(IndexOrg v) { return name_in(kIndexOrgNames, v); }
 
 struct CtrlConfig {
   DataPlaneImpl impl = DataPlaneImpl::Tlm;

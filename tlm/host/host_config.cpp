@@ -12,7 +12,7 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
          "a block's policy state survives eviction and re-admission (spec §M.2.3, claim C4)");
   r.number("host.ema_alpha", &c.ema_alpha, 1e-9, 1, "ema: weight of the newest reference in the reuse average");
   r.choice_enum("host.ema_clock", &c.ema_clock, kEmaClockNames,
-           "ema: the score decays by (1 - alpha) per second of simulated time, or per block reference");
+                "ema: the score decays by (1 - alpha) per second of simulated time, or per block reference");
   r.number("host.admission_horizon_s", &c.admission_horizon_s, 1e-6, 1e9, "admission: horizon H, s");
   r.number("host.admission_lambda_s", &c.admission_lambda_s, 1e-9, 1e12,
            "admission: residency seconds that one avoided move of a block is worth");
@@ -24,22 +24,18 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
            "steps of look-ahead for prefetch with deadlines (0: promote on admission only)");
   r.number("host.descriptor_cpu_ns", &c.descriptor_cpu_ns, 0, 1e6, "host CPU time to build and post one descriptor, ns");
   r.flag("host.free_dead_blocks", &c.free_dead_blocks, "FREE a session's own blocks after its last turn");
-  r.choice_enum("host.tier_format", &c.tier_format,
-                {{"bf16", TierFormat::Bf16}, {"fp8", TierFormat::Fp8}, {"int4", TierFormat::Int4}},
-                "representation of new tier copies");
-  r.choice_enum("host.recompress_format", &c.recompress_format,
-                {{"none", Recompress::None}, {"fp8", Recompress::Fp8}, {"int4", Recompress::Int4}},
-           "RECOMPRESS a wider tier copy to this format when its block is evicted again (breaks write-once)");
-  r.choice_enum("host.dma", &c.dma, {{"device", HostDma::Device}, {"host", HostDma::Host}},
-           "who moves KV: the device data plane from descriptors, or host-issued copies");
+  r.choice_enum("host.tier_format", &c.tier_format, kTierFormatNames, "representation of new tier copies");
+  r.choice_enum("host.recompress_format", &c.recompress_format, kRecompressNames,
+                "RECOMPRESS a wider tier copy to this format when its block is evicted again (breaks write-once)");
+  r.choice_enum("host.dma", &c.dma, kHostDmaNames,
+                "who moves KV: the device data plane from descriptors, or host-issued copies");
   r.number("host.copy_issue_cpu_ns", &c.copy_issue_cpu_ns, 0, 1e7, "host DMA: CPU time of one copy call, ns");
   r.number("host.copy_completion_rtt_us", &c.copy_completion_rtt_us, 0, 1e6,
            "host DMA: from a copy's end until the host knows it is done, us");
   r.number("host.doorbell_cpu_ns", &c.doorbell_cpu_ns, 0, 1e7, "CPU time of one doorbell write, ns (accounted, C3)");
   r.number("host.completion_cpu_ns", &c.completion_cpu_ns, 0, 1e7, "CPU time to handle one completion, ns (accounted, C3)");
   r.number("host.sustain_window_s", &c.sustain_window_s, 1e-6, 1e6, "SUSTAINABILITY: demand window, s");
-  r.choice_enum("host.decode_residency", &c.decode_residency,
-                {{"pinned", DecodeResidency::Pinned}, {"streamed", DecodeResidency::Streamed}},
+  r.choice_enum("host.decode_residency", &c.decode_residency, kDecodeResidencyNames,
                 "running requests' KV: pinned in HBM (preempt when it runs out), or streamed from the tier each step");
   r.flag("host.prefetch_next_turn", &c.prefetch_next_turn,
          "prefetch a finished request's context for its session's next turn, predicted from inter-turn gaps seen so far");

@@ -15,10 +15,28 @@ class KeyRegistry;
 // streamed: blocks of the decode set may live in the tier; each step streams them back, layer
 // group by layer group, into staging slots (needs at least three layer groups).
 enum class DecodeResidency { Pinned, Streamed };
+inline constexpr EnumName<DecodeResidency> kDecodeResidencyNames[] = {
+    {DecodeResidency::Pinned, "pinned"},
+    {DecodeResidency::Streamed, "streamed"}};
+inline const char* name_of(DecodeResidency v) { return name_in(kDecodeResidencyNames, v); }
 // Representation of a tier copy (spec §M.1, Appendix L §L.5.1), and who moves the bytes.
 enum class TierFormat { Bf16, Fp8, Int4 };
+inline constexpr EnumName<TierFormat> kTierFormatNames[] = {
+    {TierFormat::Bf16, "bf16"},
+    {TierFormat::Fp8, "fp8"},
+    {TierFormat::Int4, "int4"}};
+inline const char* name_of(TierFormat v) { return name_in(kTierFormatNames, v); }
 enum class Recompress { None, Fp8, Int4 };
+inline constexpr EnumName<Recompress> kRecompressNames[] = {
+    {Recompress::None, "none"},
+    {Recompress::Fp8, "fp8"},
+    {Recompress::Int4, "int4"}};
+inline const char* name_of(Recompress v) { return name_in(kRecompressNames, v); }
 enum class HostDma { Device, Host };
+inline constexpr EnumName<HostDma> kHostDmaNames[] = {
+    {HostDma::Device, "device"},
+    {HostDma::Host, "host"}};
+inline const char* name_of(HostDma v) { return name_in(kHostDmaNames, v); }
 // ema: what the reuse score decays with (docs/policies.md): simulated time, or block references.
 enum class EmaClock { Second, Reference };
 inline constexpr EnumName<EmaClock> kEmaClockNames[] = {{EmaClock::Second, "second"},

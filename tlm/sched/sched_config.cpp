@@ -12,10 +12,9 @@ void declare_keys(KeyRegistry& r, SchedConfig& c) {
   r.number("sched.max_prefill_tokens", &c.max_prefill_tokens, 1, kMaxU32Key, "prompt tokens prefilled per step");
   r.number("sched.max_batched_tokens", &c.max_batched_tokens, 1, kMaxU32Key,
            "tokens per step: every decode token first, then prefill chunks (chunked prefill)");
-  r.choice_enum("sched.preemption", &c.preemption, {{"swap", Preemption::Swap}, {"recompute", Preemption::Recompute}},
+  r.choice_enum("sched.preemption", &c.preemption, kPreemptionNames,
                 "preempted request's KV: swap (kept, demoted as needed, promoted on resume) or recompute (prefilled again)");
-  r.choice_enum("sched.kv_load", &c.kv_load,
-                {{"async", KvLoad::Async}, {"layerwise", KvLoad::Layerwise}, {"blocking", KvLoad::Blocking}},
+  r.choice_enum("sched.kv_load", &c.kv_load, kKvLoadNames,
                 "a loading request: waits outside the batch (async), joins with per-layer waits, or stalls the step");
   r.number("sched.stream_share", &c.stream_share, 0, 1,
            "streamed residency: share of B_tier the decode set's streamed KV may take per step; past it the scheduler "
@@ -26,8 +25,7 @@ void declare_keys(KeyRegistry& r, SchedConfig& c) {
   r.number("sched.quantum_us", &c.quantum_us, 0.001, 1e9, "quantum keeper global quantum, us");
   // Two-bandwidth mode alone reads sched.layer_overhead_us and sched.prefill_* (the operator
   // model's launch costs and peaks are the [gpu] keys).
-  r.choice_enum("sched.cost_model", &c.cost_model,
-                {{"operators", CostModel::Operators}, {"two_bandwidth", CostModel::TwoBandwidth}},
+  r.choice_enum("sched.cost_model", &c.cost_model, kCostModelNames,
                 "step time: per operator ([gpu] keys, docs/model.md), or the two-bandwidth decode formula of spec "
                 "Appendix L with compute-bound prefill (hbm.eta_weights, sched.layer_overhead_us, sched.prefill_*: "
                 "read by two_bandwidth only)");

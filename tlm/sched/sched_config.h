@@ -4,22 +4,37 @@
 #include <cstdint>
 #include <string>
 
+#include "tlm/common/enum_names.h"
+
 namespace kvtier {
 
 class KeyRegistry;
 
 // What happens to a running request's KV when it is preempted (vLLM's two modes).
 enum class Preemption { Swap, Recompute };
+inline constexpr EnumName<Preemption> kPreemptionNames[] = {
+    {Preemption::Swap, "swap"},
+    {Preemption::Recompute, "recompute"}};
+inline const char* name_of(Preemption v) { return name_in(kPreemptionNames, v); }
 // How a request whose KV is still arriving from the tier joins the batch.
 //   async: it waits outside the batch until its load is done; the wait shows in its own TTFT.
 //   layerwise: it joins at once; layer group g of the step waits only for the group's blocks.
 //   blocking: it joins at once; the whole step waits before its first layer for every block.
 enum class KvLoad { Async, Layerwise, Blocking };
+inline constexpr EnumName<KvLoad> kKvLoadNames[] = {
+    {KvLoad::Async, "async"},
+    {KvLoad::Layerwise, "layerwise"},
+    {KvLoad::Blocking, "blocking"}};
+inline const char* name_of(KvLoad v) { return name_in(kKvLoadNames, v); }
 
 // How the scheduler times a step (tlm/sched/decode_cost_model.h): per operator (GEMM shapes,
 // attention, all-reduce, norms, LM head; docs/model.md), or the two-bandwidth decode formula of
 // spec Appendix L with compute-bound prefill.
 enum class CostModel { Operators, TwoBandwidth };
+inline constexpr EnumName<CostModel> kCostModelNames[] = {
+    {CostModel::Operators, "operators"},
+    {CostModel::TwoBandwidth, "two_bandwidth"}};
+inline const char* name_of(CostModel v) { return name_in(kCostModelNames, v); }
 
 struct SchedConfig {
   uint32_t max_decode_set = 64;
