@@ -176,6 +176,7 @@ int cmd_cache_curve(int argc, char** argv) {
   int64_t block_tokens = 0;
   bool persistent = false, full_blocks_only = false;
   PolicyParams params;
+  std::string ema_clock;
 
   po::options_description options(
       "kvtier cache-curve WORKLOAD --sizes N1,N2,... [options]\n\n"
@@ -194,7 +195,7 @@ int cmd_cache_curve(int argc, char** argv) {
       ("full-blocks-only", po::bool_switch(&full_blocks_only),
        "Mooncake: leave out each prompt's partial last block (default: include it)")
       ("ema-alpha", po::value<double>(&params.ema_alpha)->default_value(0.01), "ema: alpha, (0, 1]")
-      ("ema-clock", po::value<std::string>(&params.ema_clock)->default_value("second"),
+      ("ema-clock", po::value<std::string>(&ema_clock)->default_value("second"),
        "ema: decay per 'second' of request arrival time or per 'reference' (every block reference one tick)")
       ("admission-horizon-s", po::value<double>(&params.admission_horizon_s)->default_value(30.0), "admission: H, s")
       ("admission-lambda-s", po::value<double>(&params.admission_lambda_s)->default_value(60.0),
@@ -229,8 +230,8 @@ int cmd_cache_curve(int argc, char** argv) {
   if (auto e = parse_policies(policies_text, policies)) return usage_error(*e);
   if (block_tokens < 0 || block_tokens > 65536) return usage_error("--block-tokens must lie in [0, 65536]");
   if (!(params.ema_alpha > 0 && params.ema_alpha <= 1)) return usage_error("--ema-alpha must lie in (0, 1]");
-  if (params.ema_clock != "reference" && params.ema_clock != "second")
-    return usage_error("--ema-clock must be reference or second");
+  if (const auto clock = value_in(kEmaClockNames, ema_clock)) params.ema_clock = *clock;
+  else return usage_error("--ema-clock must be reference or second");
   if (!(params.admission_horizon_s > 0)) return usage_error("--admission-horizon-s must be positive");
   if (!(params.admission_lambda_s > 0)) return usage_error("--admission-lambda-s must be positive");
 

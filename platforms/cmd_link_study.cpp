@@ -77,26 +77,26 @@ struct References {
 };
 References references_for(const LinkConfig& c) {
   References r;
-  if (c.protocol == "cxl2" && c.lanes == 16) {
+  if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 16) {
     r.read_only = {52.7, "52.7 GB/s (D, CALIBRATION §1/§8.5, MDH on)"};
     r.write_only = {47.4, "47.4 GB/s (D, CALIBRATION §1/§8.5)"};
     r.mix_2to1 = {76.2, "76.2-76.9 GB/s (D, CALIBRATION §1/§8.5)"};
-  } else if (c.protocol == "cxl2" && c.lanes == 8) {
+  } else if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 8) {
     r.read_only = {26.4, "26.4 GB/s (D, CALIBRATION §1)"};
     r.write_only = {23.7, "23.7 GB/s (D, CALIBRATION §1)"};
     r.mix_2to1 = {36.0, "36 GB/s (M, Micron CZ120 MLC 2:1; D ceiling 38.1-38.5)"};
-  } else if (c.protocol == "cxl3" && c.lanes == 16) {
+  } else if (c.protocol == LinkProtocolKind::Cxl3 && c.lanes == 16) {
     r.read_only = {108.3, "108.3 GB/s (D, CALIBRATION §8.5)"};
     r.write_only = {96.0, "96.0 GB/s (D, CALIBRATION §8.5)"};
     r.mix_2to1 = {156.4, "156.4 GB/s (D, CALIBRATION §8.5)"};
-  } else if (c.protocol == "cxl3-lopt" && c.lanes == 16) {
+  } else if (c.protocol == LinkProtocolKind::Cxl3Lopt && c.lanes == 16) {
     r.read_only = {105.8, "105.8 GB/s (D, CALIBRATION §8.5)"};
     r.write_only = {96.0, "96.0 GB/s (D, CALIBRATION §8.5)"};
-  } else if (c.protocol == "pcie5" && c.lanes == 16) {
+  } else if (c.protocol == LinkProtocolKind::Pcie5 && c.lanes == 16) {
     r.read_only = {48.0, "48.0 GB/s (D, 64/84 x 63.0, CALIBRATION §8.5, DLLPs ignored)"};
     r.write_only = {45.8, "45.8 GB/s (D, 64/88 x 63.0, CALIBRATION §8.5, DLLPs ignored)"};
   }
-  if (c.protocol != "pcie5" && c.protocol != "simple") r.idle_read_ns = {284.9, "284.9 ns (M, CXL ASIC, lmbench, CALIBRATION §2)"};
+  if (c.protocol != LinkProtocolKind::Pcie5 && c.protocol != LinkProtocolKind::Simple) r.idle_read_ns = {284.9, "284.9 ns (M, CXL ASIC, lmbench, CALIBRATION §2)"};
   return r;
 }
 
@@ -175,7 +175,7 @@ int cmd_link_study(int argc, char** argv) {
       std::vector<StudyLink> kept;
       for (auto& l : links)
         for (const auto& p : protocols)
-          if (l.link.protocol == p) kept.push_back(l);
+          if (name_of(l.link.protocol) == p) kept.push_back(l);
       links = kept;
       if (links.empty()) throw ConfigError("link-study: no studied link has the requested --protocol");
     }
@@ -193,7 +193,7 @@ int cmd_link_study(int argc, char** argv) {
     auto probe = make_link_protocol(c);
     const std::string unit = probe->unit_name();
     const References ref = references_for(c);
-    os << "\n=== " << l.name << ": " << c.protocol << " x" << c.lanes << " at " << fixed(c.gt_per_s, 0) << " GT/s, "
+    os << "\n=== " << l.name << ": " << name_of(c.protocol) << " x" << c.lanes << " at " << fixed(c.gt_per_s, 0) << " GT/s, "
        << fixed(c.bytes_per_s() / 1e9, 1) << " GB/s per direction after encoding (" << l.file << ") ===\n";
 
     os << "\nSingle transfers on an idle link [model output]; wire bytes both directions, before line encoding\n";
@@ -205,7 +205,7 @@ int cmd_link_study(int argc, char** argv) {
          << t.payload_bytes << std::setw(12) << t.wire_bytes << std::setw(14) << fixed(t.wire_per_payload(), 3)
          << std::setw(9) << t.units << std::setw(7) << t.slots << std::setw(18) << fixed(t.serialisation_ns, 1)
          << std::setw(17) << fixed(t.idle_latency_ns, 1) << "\n";
-      out["transfers"].push_back({{"link", l.name}, {"protocol", c.protocol}, {"lanes", c.lanes}, {"transfer", t.what},
+      out["transfers"].push_back({{"link", l.name}, {"protocol", name_of(c.protocol)}, {"lanes", c.lanes}, {"transfer", t.what},
                                   {"channel", t.channel}, {"payload_bytes", t.payload_bytes}, {"wire_bytes", t.wire_bytes},
                                   {"wire_per_payload", t.wire_per_payload()}, {"units", t.units}, {"unit", unit},
                                   {"slots", t.slots}, {"serialisation_ns", t.serialisation_ns},
@@ -254,7 +254,7 @@ int cmd_link_study(int argc, char** argv) {
            << fixed(s.write_gbps, 2) << std::setw(11) << fixed(s.wire_gbps, 2) << std::setw(12) << fixed(s.efficiency, 3)
            << std::setw(10) << fixed(s.units_per_txn, 3) << std::setw(9) << fixed(s.latency_p50_ns, 0) << std::setw(10)
            << fixed(s.latency_p99_ns, 0) << "   " << reference << "\n";
-        out["rows"].push_back({{"protocol", c.protocol}, {"link", l.name}, {"lanes", c.lanes}, {"size_bytes", size},
+        out["rows"].push_back({{"protocol", name_of(c.protocol)}, {"link", l.name}, {"lanes", c.lanes}, {"size_bytes", size},
                                {"read_fraction", rf}, {"payload_gbps", s.payload_gbps}, {"wire_gbps", s.wire_gbps},
                                {"efficiency", s.efficiency}, {"flits_per_txn", s.units_per_txn}, {"unit", unit},
                                {"latency_p50_ns", s.latency_p50_ns}, {"latency_p99_ns", s.latency_p99_ns}});
@@ -274,7 +274,7 @@ int cmd_link_study(int argc, char** argv) {
          << fixed(100.0 * m.stolen_fraction, 2) << std::setw(10) << fixed(m.metadata_idle_ns, 1) << std::setw(9)
          << fixed(m.metadata_latency_p50_ns, 0) << std::setw(10) << fixed(m.metadata_latency_p99_ns, 0) << std::setw(9)
          << m.samples << std::setw(13) << m.bulk_outstanding_reads << "\n";
-      out["metadata"].push_back({{"protocol", c.protocol}, {"link", l.name}, {"rate_per_s", rate},
+      out["metadata"].push_back({{"protocol", name_of(c.protocol)}, {"link", l.name}, {"rate_per_s", rate},
                                  {"bulk_alone_gbps", m.bulk_alone_gbps}, {"bulk_payload_gbps", m.bulk_payload_gbps},
                                  {"stolen_fraction", m.stolen_fraction}, {"metadata_idle_ns", m.metadata_idle_ns},
                                  {"metadata_latency_p50_ns", m.metadata_latency_p50_ns},

@@ -266,11 +266,9 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
   j["stalled_steps"] = s.stalled_steps;
   j["steps"] = s.steps;
   j["capacity_waits"] = s.capacity_waits;
-  j["serving"] = {{"kv_load", config_.sched.kv_load == KvLoad::Async       ? "async"
-                              : config_.sched.kv_load == KvLoad::Layerwise ? "layerwise"
-                                                                           : "blocking"},
-                  {"preemption", config_.sched.preemption == Preemption::Swap ? "swap" : "recompute"},
-                  {"decode_residency", config_.host.decode_residency == DecodeResidency::Pinned ? "pinned" : "streamed"},
+  j["serving"] = {{"kv_load", name_of(config_.sched.kv_load)},
+                  {"preemption", name_of(config_.sched.preemption)},
+                  {"decode_residency", name_of(config_.host.decode_residency)},
                   {"max_batched_tokens", config_.sched.max_batched_tokens},
                   {"preemptions", s.preemptions},
                   {"resumed", s.resumed},
@@ -334,12 +332,8 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
   j["link_busy_s"] = {{"downstream", ls.busy_s[0]}, {"upstream", ls.busy_s[1]}};
   j["constraints"] = constraints();
   const auto& hf = config_.host;
-  j["representation"] = {{"tier_format", hf.tier_format == TierFormat::Fp8    ? "fp8"
-                                         : hf.tier_format == TierFormat::Int4 ? "int4"
-                                                                              : "bf16"},
-                         {"recompress_format", hf.recompress_format == Recompress::Fp8    ? "fp8"
-                                               : hf.recompress_format == Recompress::Int4 ? "int4"
-                                                                                          : "none"},
+  j["representation"] = {{"tier_format", name_of(hf.tier_format)},
+                         {"recompress_format", name_of(hf.recompress_format)},
                          {"promoted_bytes", h.promoted_bytes},
                          {"demoted_bytes", h.demoted_bytes},
                          {"recompressions", h.recompressions},
@@ -360,7 +354,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                                              : nlohmann::json(nullptr)},
                    {"transfer_order", name_of(config_.ctrl.transfer_order)},
                    {"reordered_batches", ctrl_->stats().reordered_batches}};
-  j["host_cpu"] = {{"dma", config_.host.dma == HostDma::Host ? "host" : "device"},
+  j["host_cpu"] = {{"dma", name_of(config_.host.dma)},
                    {"descriptor_s", h.cpu_descriptor_s},
                    {"doorbell_s", h.cpu_doorbell_s},
                    {"completion_s", h.cpu_completion_s},

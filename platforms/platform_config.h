@@ -6,7 +6,8 @@
 // installed platform directory ($KVTIER_PLATFORM_DIR, else PREFIX/share/kvtier/platforms
 // beside PREFIX/bin/kvtier), then in the embedded set; a name without .ini also matches
 // NAME.ini. A [sweep] section (the grid of `kvtier sweep`, platforms/sweep.h) is skipped. `--set section.key=value`
-// overrides any file. Every key is declared once below with its default, range and a one-line
+// overrides any file. Every key is declared once, beside its component (tlm/link/link_config.h,
+// tlm/ctrl/ctrl_config.h, ...; tlm/common/key_registry.h), with its default, range and a one-line
 // description; an unknown key or an out-of-range value is a ConfigError naming file and key.
 #include <map>
 #include <stdexcept>
@@ -14,21 +15,12 @@
 #include <vector>
 
 #include "tlm/common/config.h"
+#include "tlm/common/key_registry.h"  // ConfigError
 #include "tlm/link/host_copy_model.h"
 #include "workloads/model.h"
-#include "workloads/synthetic.h"
+#include "workloads/workload_config.h"
 
 namespace kvtier {
-
-class ConfigError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-struct WorkloadSection {
-  std::string spec = "synthetic:";  // default --workload
-  workload::SyntheticParams synthetic;
-};
 
 // Simulation options that are not part of the modelled hardware.
 struct SimConfig {

@@ -55,6 +55,18 @@ TEST(PlatformConfig, NonNumbersAndFractionsOfCountsAreRejected) {
   EXPECT_NE(error_of("[host]\npolicy = random\n").find("'host.policy' = 'random' is not one of"), std::string::npos);
 }
 
+// host.ema_clock is held as an enum: both words read back, through the file and --set, and a word
+// outside its table names the file, line and key, with the words allowed.
+TEST(PlatformConfig, EmaClockWordsReadBackAndUnknownWordsNameTheKey) {
+  EXPECT_EQ(load_platform_text("[host]\nema_clock = reference\n", "test.ini", ".").host.ema_clock, EmaClock::Reference);
+  EXPECT_EQ(load_platform("", {"host.ema_clock=second"}).host.ema_clock, EmaClock::Second);
+  EXPECT_EQ(load_platform("").host.ema_clock, EmaClock::Second);
+  EXPECT_STREQ(name_of(EmaClock::Reference), "reference");
+  EXPECT_EQ(error_of("[host]\npolicy = ema\nema_clock = minute\n"),
+            "test.ini:3: key 'host.ema_clock' = 'minute' is not one of second reference");
+  EXPECT_EQ(error_of("", {"host.ema_clock=hour"}), "--set: key 'host.ema_clock' = 'hour' is not one of second reference");
+}
+
 TEST(PlatformConfig, SetOverridesWinAndUnknownSetKeysFail) {
   const PlatformConfig c = load_platform("", {"hbm.kv_budget_gib=16", "hbm.eta_kv=0.3", "hbm.kv_budget_gib=20"});
   EXPECT_EQ(c.hbm.kv_budget_gib, 20);  // the last --set of a key wins

@@ -51,7 +51,7 @@ struct Bench : sc_core::sc_module {
 
   static LinkConfig link_config() {
     LinkConfig c;
-    c.protocol = "simple";
+    c.protocol = LinkProtocolKind::Simple;
     return c;
   }
   Bench(sc_core::sc_module_name name, const CtrlConfig& cc, bool start = true)

@@ -86,7 +86,7 @@ void report_handler(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
 
 LinkConfig cxl2_x16() {
   LinkConfig c;
-  c.protocol = "cxl2";
+  c.protocol = LinkProtocolKind::Cxl2;
   c.lanes = 16;
   c.gt_per_s = 32;
   c.encoding_efficiency = 128.0 / 130.0;

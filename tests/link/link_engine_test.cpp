@@ -82,9 +82,9 @@ void expect_same_wire(const LinkWireStats& f, const LinkWireStats& r, Direction 
 
 // Runs `steps` through both engines; returns how many messages were compared.
 size_t compare_engines(LinkConfig c, const std::vector<Step>& steps) {
-  c.flit_engine = "fast";
+  c.flit_engine = FlitEngine::Fast;
   auto fast = make_link_protocol(c);
-  c.flit_engine = "reference";
+  c.flit_engine = FlitEngine::Reference;
   auto ref = make_link_protocol(c);
   for (size_t i = 0; i < steps.size(); ++i) {
     const LinkTransfer f = fast->send(steps[i].msg, steps[i].at);
@@ -152,17 +152,17 @@ TEST(FlitEngine, CxlMemBurstsGoOutAsRunsWithTheReferenceCounts) {
     };
     const LinkConfig c = test::preset(name);
     EXPECT_EQ(compare_engines(c, steps), steps.size());
-    for (const char* engine : {"fast", "reference"}) {
+    for (FlitEngine engine : {FlitEngine::Fast, FlitEngine::Reference}) {
       LinkConfig e = c;
       e.flit_engine = engine;
       auto p = make_link_protocol(e);
       for (const Step& s : steps) p->send(s.msg, s.at);
       for (Direction d : {Direction::Downstream, Direction::Upstream}) {
         const LinkWireStats w = p->wire_stats(d);
-        SCOPED_TRACE(std::string(engine) + " " + to_string(d));
+        SCOPED_TRACE(std::string(name_of(engine)) + " " + to_string(d));
         const uint64_t flit_bytes = std::string(name).rfind("cxl2", 0) == 0 ? 68 : 256;
         EXPECT_GE(w.units_sent * flit_bytes, bytes);  // every direction carried at least 8 MiB
-        if (std::string(engine) == "fast") EXPECT_GT(w.bulk_units, w.units_sent * 99 / 100);
+        if (engine == FlitEngine::Fast) EXPECT_GT(w.bulk_units, w.units_sent * 99 / 100);
         else EXPECT_EQ(w.bulk_units, 0u);
       }
     }
@@ -229,8 +229,8 @@ TEST(FlitEngine, SampledReplaysMatchThePerUnitModelWithinSamplingError) {
   };
   for (const ErrorCase& e : cases) {
     SCOPED_TRACE(std::string(e.preset) + " " + to_string(e.cls));
-    for (const char* engine : {"fast", "reference"}) {
-      SCOPED_TRACE(engine);
+    for (FlitEngine engine : {FlitEngine::Fast, FlitEngine::Reference}) {
+      SCOPED_TRACE(name_of(engine));
       LinkConfig c = test::preset(e.preset);
       c.bit_error_rate = e.ber;
       c.flit_engine = engine;

@@ -22,9 +22,6 @@ TEST(LinkConfigErrors, NamedErrors) {
   LinkConfig c = test::preset("cxl2-x16");
   EXPECT_EQ(failing_key(c), "");
   LinkConfig bad = c;
-  bad.protocol = "cxl9";
-  EXPECT_EQ(failing_key(bad), "protocol");
-  bad = c;
   bad.lanes = 12;
   EXPECT_EQ(failing_key(bad), "lanes");
   bad = c;
@@ -58,10 +55,17 @@ TEST(LinkConfigErrors, NamedErrors) {
   bad.tlps_per_ack = 0;
   EXPECT_EQ(failing_key(bad), "tlps_per_ack");
   bad = c;
-  bad.flit_engine = "exact";
-  EXPECT_EQ(failing_key(bad), "flit_engine");
-  bad.flit_engine = "reference";
+  bad.flit_engine = FlitEngine::Reference;
   EXPECT_EQ(failing_key(bad), "");
+  // The protocol's name is in the message about a value it cannot use.
+  bad.protocol = LinkProtocolKind::Pcie5;
+  bad.lanes = 2;
+  try {
+    make_link_protocol(bad);
+    ADD_FAILURE() << "pcie5 x2 was accepted";
+  } catch (const LinkConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "link.lanes = 2: the pcie5 model supports x4, x8 and x16 links only");
+  }
 }
 
 TEST(LinkConfigErrors, PlatformLoaderRejectsUnknownProtocolAndOutOfRangeKeys) {
@@ -71,7 +75,31 @@ TEST(LinkConfigErrors, PlatformLoaderRejectsUnknownProtocolAndOutOfRangeKeys) {
   EXPECT_THROW(load_platform_text(base + "bit_error_rate = 0.5\n", "t.ini", "."), ConfigError);
   EXPECT_THROW(load_platform_text(base + "retry_depth = 4\n", "t.ini", "."), ConfigError);
   EXPECT_THROW(load_platform_text(base + "flit_engine = exact\n", "t.ini", "."), ConfigError);
-  EXPECT_EQ(load_platform_text(base + "flit_engine = reference\n", "t.ini", ".").link.flit_engine, "reference");
+  EXPECT_EQ(load_platform_text(base + "flit_engine = reference\n", "t.ini", ".").link.flit_engine, FlitEngine::Reference);
+  EXPECT_EQ(load_platform_text(base, "t.ini", ".").link.protocol, LinkProtocolKind::Cxl2);
+}
+
+// The words of the enum-valued link keys are those of their tables: each reads back to itself,
+// and a word outside the table is an error naming the file, line and key, with the words allowed.
+TEST(LinkConfigErrors, ProtocolAndFlitEngineWordsReadBackAndUnknownWordsNameTheKey) {
+  for (const EnumName<LinkProtocolKind>& n : kLinkProtocolNames) {
+    const PlatformConfig p = load_platform_text("[link]\nprotocol = " + std::string(n.name) + "\n", "t.ini", ".");
+    EXPECT_EQ(p.link.protocol, n.value) << n.name;
+    EXPECT_STREQ(name_of(p.link.protocol), n.name);
+  }
+  EXPECT_STREQ(name_of(FlitEngine::Fast), "fast");
+  EXPECT_STREQ(name_of(FlitEngine::Reference), "reference");
+  auto error_of = [](const std::string& text) {
+    try {
+      load_platform_text(text, "t.ini", ".");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("[link]\nlanes = 8\nprotocol = cxl9\n"),
+            "t.ini:3: key 'link.protocol' = 'cxl9' is not one of simple pcie5 cxl2 cxl3 cxl3-lopt");
+  EXPECT_EQ(error_of("[link]\nflit_engine = exact\n"), "t.ini:2: key 'link.flit_engine' = 'exact' is not one of fast reference");
 }
 
 TEST(LinkConfigErrors, CxlMemTravelsOnlyItsOwnDirection) {
@@ -87,7 +115,7 @@ TEST(LinkPresets, EveryPresetLoadsAndBuilds) {
   }
   EXPECT_EQ(test::preset("cxl2-x8").lanes, 8u);
   EXPECT_EQ(test::preset("cxl3-x16").gt_per_s, 64.0);
-  EXPECT_EQ(test::preset("cxl3-lopt-x16").protocol, "cxl3-lopt");
+  EXPECT_EQ(test::preset("cxl3-lopt-x16").protocol, LinkProtocolKind::Cxl3Lopt);
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ void report_handler(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
 // replay), both 32 GT/s with 128b/130b encoding.
 LinkConfig preset(const std::string& protocol) {
   LinkConfig c;
-  c.protocol = protocol;
+  c.protocol = *value_in(kLinkProtocolNames, protocol);
   c.lanes = 16;
   c.gt_per_s = 32;
   c.encoding_efficiency = 128.0 / 130.0;

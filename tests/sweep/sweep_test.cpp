@@ -134,7 +134,7 @@ TEST_F(IncludeSearch, StockPlatformByNameFromTheEmbeddedSet) {
   // Sub-folder paths of the set, with or without the extension.
   const auto parts = write(root_ / "user" / "parts.ini", "include = gpus/h200.ini\ninclude = links/cxl2-x16\n");
   const PlatformConfig p = load_platform(parts);
-  EXPECT_EQ(p.link.protocol, "cxl2");  // the preset's own protocol (the pair file sets simple)
+  EXPECT_EQ(p.link.protocol, LinkProtocolKind::Cxl2);  // the preset's own protocol (the pair file sets simple)
   EXPECT_EQ(p.link.lanes, 16u);
   EXPECT_DOUBLE_EQ(p.hbm.capacity_gb, stock.hbm.capacity_gb);
 }

@@ -22,7 +22,7 @@ constexpr uint64_t kBlock = 5ull << 20;  // 16 tokens x 320 KiB
 
 LinkConfig simple_x16() {
   LinkConfig c;
-  c.protocol = "simple";
+  c.protocol = LinkProtocolKind::Simple;
   c.lanes = 16;
   c.gt_per_s = 32;
   c.encoding_efficiency = 128.0 / 130.0;

@@ -25,7 +25,7 @@ int width(kv::Format f) { return f == kv::Format::Int4 ? 4 : f == kv::Format::Fp
 cmdset::Format wire_format(kv::Format f) {
   return f == kv::Format::Int4 ? cmdset::Format::INT4 : f == kv::Format::Fp8 ? cmdset::Format::FP8 : cmdset::Format::BF16;
 }
-constexpr uint16_t kAdmissionPriority = 0xFFFF;  // promotions a starting step waits for
+constexpr uint16_t kAdmissionPriority = Prefetcher::kAdmissionPriority;  // promotions a starting step waits for
 }  // namespace
 
 HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfig& config, uint32_t ring_entries,
@@ -83,7 +83,7 @@ bool HostControlPlane::can_admit(const workload::Request& r, uint64_t tokens, ui
   // Blocks prefetched for this very request are pinned for it already: admission moves those pins.
   const uint32_t bt = config_.block_tokens;
   const uint64_t need = (tokens + bt - 1) / bt * groups_;
-  return need + watermark <= available_slots() + prefetch_pins(r.id);
+  return need + watermark <= available_slots() + prefetcher_.pins_for(r.id);
 }
 
 uint64_t HostControlPlane::stored_bytes(kv::Format format) const {
@@ -94,128 +94,59 @@ uint64_t HostControlPlane::stored_bytes(kv::Format format) const {
   return static_cast<uint64_t>(std::ceil(static_cast<double>(block_bytes_) * ratio));
 }
 
-uint64_t HostControlPlane::prefetch_pins(uint64_t request_id) const {
-  auto it = prefetch_.find(request_id);
-  return it == prefetch_.end() ? 0 : it->second.keys.size();
-}
-
-void HostControlPlane::end_prefetch(uint64_t request_id) {
-  auto it = prefetch_.find(request_id);
-  if (it == prefetch_.end()) return;
-  const double now = last_integrate_s_;
-  for (uint64_t key : it->second.keys) unpin(blocks_.at(key), now);
-  prefetch_.erase(it);
-}
-
 void HostControlPlane::on_arrival(const workload::Request& r, double arrival_s) {
-  next_turn_.arrived(r.session, arrival_s);
+  prefetcher_.arrived(r.session, arrival_s);
   session_expiry_.arrived(r.session);
   free_ended_sessions(arrival_s);
 }
 
-double HostControlPlane::next_prediction_s(double lead_s) const {
-  if (!config_.prefetch_horizon_steps || !config_.prefetch_next_turn) return kNever;
-  const double t = next_turn_.next_expected_s();
-  return t >= kNever ? kNever : t - lead_s;
+std::vector<uint64_t> HostControlPlane::prompt_block_keys(const workload::Request& r) const {
+  const uint64_t full = r.prompt_tokens / config_.block_tokens;
+  std::vector<uint64_t> keys;
+  keys.reserve(full * groups_);
+  for (uint64_t i = 0; i < full; ++i) {
+    const uint64_t pk = i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
+    for (uint32_t g = 0; g < groups_; ++g) keys.push_back(group_key(pk, g));
+  }
+  return keys;
 }
 
-void HostControlPlane::prefetch_blocks(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
-                                       uint32_t steps_ahead, uint32_t horizon, std::vector<Block*>& to_promote,
-                                       std::vector<std::pair<double, uint16_t>>& due) {
-  std::vector<Block*> mine;
-  std::unordered_set<const Block*> seen;
-  for (uint64_t key : keys) {
-    auto it = blocks_.find(key);
-    if (it == blocks_.end()) continue;
-    Block& b = it->second;
-    if (b.mech.in_hbm || !b.mech.tier_valid || b.mech.in_flight || b.streamed_by) continue;
-    if (seen.insert(&b).second) mine.push_back(&b);
-  }
-  if (mine.empty()) return;
-  Prefetch& p = prefetch_[owner];
-  p.expires_s = start_s + static_cast<double>(horizon) * step_s;
-  // The nearer the start, the higher the priority; deadline: the start of the layer that reads it.
-  const uint16_t prio = static_cast<uint16_t>(std::max<int64_t>(1, int64_t(kAdmissionPriority) - 1 - steps_ahead));
-  for (Block* b : mine) {
-    pin(*b);
-    p.keys.push_back(b->id.key);
-    to_promote.push_back(b);
-    due.emplace_back(start_s + step_s * b->id.layer_group / groups_, prio);
-  }
+std::optional<uint32_t> HostControlPlane::promotable_group(uint64_t key) const {
+  auto it = blocks_.find(key);
+  if (it == blocks_.end()) return std::nullopt;
+  const Block& b = it->second;
+  if (b.mech.in_hbm || !b.mech.tier_valid || b.mech.in_flight || b.streamed_by) return std::nullopt;
+  return b.id.layer_group;
 }
 
 void HostControlPlane::prefetch(const SchedulerIntent& intent) {
   const double now_s = intent.now_s;
   integrate(now_s);
-  // Prefetches whose request did not start in time give their pins back; their blocks stay
-  // resident as idle blocks until the policy evicts them.
-  std::vector<uint64_t> expired;
-  for (const auto& [id, p] : prefetch_)
-    if (p.expires_s < now_s) expired.push_back(id);
-  std::sort(expired.begin(), expired.end());  // deterministic unpin order
-  for (uint64_t id : expired) {
-    ++stats_.prefetch_expired;
-    end_prefetch(id);
-  }
-  const uint32_t horizon = config_.prefetch_horizon_steps;
-  if (horizon == 0) return;
-  const uint32_t bt = config_.block_tokens;
-  std::vector<Block*> to_promote;
-  std::vector<std::pair<double, uint16_t>> due;  // per block: deadline, priority
-  auto room_left = [&]() { return available_slots() > to_promote.size() ? available_slots() - to_promote.size() : 0; };
-  for (const SchedulerIntent::Upcoming& u : intent.upcoming) {
-    if (u.steps_ahead == 0 || u.steps_ahead > horizon) continue;
-    const workload::Request& r = *u.request;
-    // Each request is looked at once, when it first comes within the horizon: the cost grows
-    // with requests and the transfers they cause, not with steps x blocks.
-    if (running_.count(r.id) || prefetch_scanned_.count(r.id)) continue;
-    // Only as many pins as the request would hold at admission anyway, and only while it fits.
-    if (prompt_slots(r) > room_left()) break;
-    prefetch_scanned_.insert(r.id);
-    const uint64_t full = r.prompt_tokens / bt;
-    std::vector<uint64_t> keys;
-    keys.reserve(full * groups_);
-    for (uint64_t i = 0; i < full; ++i) {
-      const uint64_t pk = i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
-      for (uint32_t g = 0; g < groups_; ++g) keys.push_back(group_key(pk, g));
-    }
-    prefetch_blocks(r.id, keys, u.expected_start_s, intent.step_s, u.steps_ahead, horizon, to_promote, due);
-  }
-  if (config_.prefetch_next_turn) {
-    // Next turns predicted online (NextTurnPredictor), each looked at once, when it comes within
-    // the horizon.
-    const double until = now_s + static_cast<double>(horizon) * intent.step_s;
-    for (NextTurnPredictor::Expected& e : next_turn_.take_due(until)) {
-      const double start = std::max(now_s, e.expected_s);
-      const uint32_t ahead = 1 + static_cast<uint32_t>((start - now_s) / std::max(intent.step_s, 1e-9));
-      if (e.keys.size() <= room_left())
-        prefetch_blocks(kSessionPrefetch | e.session, e.keys, start, intent.step_s, std::min(ahead, horizon), horizon,
-                        to_promote, due);
-    }
-  }
-  if (to_promote.empty()) return;
+  const std::vector<Prefetcher::Candidate> chosen = prefetcher_.choose(intent);
+  if (chosen.empty()) return;
   // Two upcoming requests may share a prefix block: it is pinned for each, promoted once.
-  std::unordered_set<const Block*> distinct(to_promote.begin(), to_promote.end());
+  std::unordered_set<uint64_t> distinct;
+  for (const Prefetcher::Candidate& c : chosen) distinct.insert(c.key);
   const double room_ready_s = make_room(distinct.size(), now_s);
   std::vector<size_t> promoted;  // for the timeline
-  for (size_t i = 0; i < to_promote.size(); ++i) {
-    Block* b = to_promote[i];
-    if (b->mech.in_hbm) continue;
-    b->hbm_slot = take_hbm_slot();
-    b->mech.in_hbm = true;
-    b->mech.in_flight = true;
-    b->prefetched_unused = true;
-    ++stats_.prefetched;
-    cmdset::Descriptor d = descriptor(Opcode::PROMOTE, *b);
-    d.deadline_ns = static_cast<uint64_t>(std::llround(due[i].first * 1e9));
-    d.prio = due[i].second;
-    enqueue(d, Opcode::PROMOTE, b->id.key, now_s);
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    Block& b = blocks_.at(chosen[i].key);
+    if (b.mech.in_hbm) continue;
+    b.hbm_slot = take_hbm_slot();
+    b.mech.in_hbm = true;
+    b.mech.in_flight = true;
+    b.prefetched_unused = true;
+    prefetcher_.issued();
+    cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
+    d.deadline_ns = static_cast<uint64_t>(std::llround(chosen[i].deadline_s * 1e9));
+    d.prio = chosen[i].priority;
+    enqueue(d, Opcode::PROMOTE, b.id.key, now_s);
     if (trace_) promoted.push_back(i);
   }
   flush(room_ready_s);
   for (size_t i : promoted)
-    trace_->async_slice(prefetch_track_, "promotion", "prefetch", now_s,
-                        to_promote[i]->mech.ready_s, {{"deadline_s", due[i].first}});
+    trace_->async_slice(prefetch_track_, "promotion", "prefetch", now_s, blocks_.at(chosen[i].key).mech.ready_s,
+                        {{"deadline_s", chosen[i].deadline_s}});
 }
 
 std::string HostControlPlane::verify_accounting() const {
@@ -383,11 +314,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
         if (b.prefetched_unused) {
           // A prefetched block read for the first time: its transfer is judged against this use.
           b.prefetched_unused = false;
-          const double lead = now_s - b.mech.ready_s;
-          stats_.prefetch_lead_min_s = stats_.prefetch_used ? std::min(stats_.prefetch_lead_min_s, lead) : lead;
-          stats_.prefetch_lead_sum_s += lead;
-          stats_.prefetch_lead_late += lead < 0;
-          ++stats_.prefetch_used;
+          prefetcher_.used(now_s, b.mech.ready_s);
           res.transfers.push_back({g, b.mech.ready_s, deadline_of(g)});
         } else if (b.mech.ready_s > now_s) {
           // Still arriving for another reader (a promotion or prefetch already in flight).
@@ -423,9 +350,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   run.uncached_before.assign(full + 1, 0);
   for (uint64_t i = 0; i < full; ++i) run.uncached_before[i + 1] = run.uncached_before[i] + !run.prompt_cached[i];
   // The request's own pins now hold what its prefetch pinned (its own, or its session's).
-  end_prefetch(r.id);
-  end_prefetch(kSessionPrefetch | r.session);
-  prefetch_scanned_.erase(r.id);
+  prefetcher_.admitted(r);
   stats_.hbm_hits += res.hbm_hits;
   stats_.tier_hits += res.tier_hits;
   res.cached_tokens = static_cast<uint32_t>(cached_positions * bt);
@@ -594,7 +519,7 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
   Running& run = node->second;
   let_go(run, now_s);
   // What the next turn of this session will read: its context (no knowledge of whether it comes).
-  if (config_.prefetch_horizon_steps && config_.prefetch_next_turn) next_turn_.finished(r.session, now_s, run.keys);
+  prefetcher_.finished(r.session, now_s, run.keys);
   if (config_.free_dead_blocks && config_.session_end == SessionEnd::LastTurn) {
     if (r.last_turn) {
       ++stats_.sessions_ended;

@@ -26,7 +26,7 @@
 #include "tlm/common/trace_event_log.h"
 #include "tlm/constraints/sustainability.h"
 #include "tlm/host/command_path.h"
-#include "tlm/host/next_turn_predictor.h"
+#include "tlm/host/prefetcher.h"
 #include "tlm/host/session_expiry.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 #include "tlm/host/policy/policy.h"
@@ -36,7 +36,8 @@
 
 namespace kvtier {
 
-struct HostStats {
+// The control plane's counters; the prefetch counters are the prefetcher's (tlm/host/prefetcher.h).
+struct HostStats : PrefetchStats {
   uint64_t references = 0;        // block references by admitted requests' prompts
   uint64_t hbm_hits = 0;          // found resident in HBM
   uint64_t tier_hits = 0;         // found in the tier and promoted
@@ -66,12 +67,6 @@ struct HostStats {
   // their stored bytes), and the RECOMPRESS policy's tier rewrites.
   uint64_t promoted_bytes = 0, demoted_bytes = 0;
   uint64_t recompressions = 0, recompressed_bytes = 0;
-  // Prefetch with deadlines: promotions issued ahead of admission, and those a request read.
-  uint64_t prefetched = 0, prefetch_used = 0, prefetch_expired = 0;
-  // Lead time of a used prefetch: from the block being usable to the request that reads it being
-  // admitted (negative: it was still arriving).
-  double prefetch_lead_sum_s = 0.0, prefetch_lead_min_s = 0.0;
-  uint64_t prefetch_lead_late = 0;
   // Serving dynamics: preemptions, and the streamed decode residency.
   uint64_t preemptions = 0;
   uint64_t spills = 0;                  // decode-set blocks moved to the tier to make room
@@ -81,19 +76,6 @@ struct HostStats {
   uint64_t peak_staging_slots = 0;
   // Promotion latency per promotion, from the control plane's decision to the block being usable.
   std::vector<double> promotion_latency_s;
-};
-
-// Execution intent the scheduler passes down every step (spec §M.3.1): the requests it expects
-// to start soon, with the time it expects each to start. `step_s` is its current step time.
-struct SchedulerIntent {
-  struct Upcoming {
-    const workload::Request* request = nullptr;
-    double expected_start_s = 0.0;
-    uint32_t steps_ahead = 0;     // 1 = the next step
-  };
-  double now_s = 0.0;
-  double step_s = 0.0;
-  std::vector<Upcoming> upcoming;  // in the order the scheduler expects to admit them
 };
 
 // One transfer a request (or a step) waits for, with the deadline it was issued with: the planned
@@ -135,7 +117,7 @@ struct StreamResult {
   std::vector<double> ready_each_s;    // per block, for HIDING
 };
 
-class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
+class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, private PrefetchTarget {
  public:
   tlm_utils::simple_initiator_socket<HostControlPlane> mmio_out{"mmio_out"};
   tlm_utils::simple_target_socket<HostControlPlane> completion_in{"completion_in"};
@@ -195,18 +177,19 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   void stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s);
   // Posts the step's remaining staging discards (after its last group).
   void stream_finish();
-  // ---- Prefetch ----
+  // ---- Prefetch (the choice is the Prefetcher's, tlm/host/prefetcher.h) ----
   // Prefetch with deadlines: promotes the tier-resident prompt blocks of requests expected to
   // start within host.prefetch_horizon_steps, with their expected start as deadline, and the
   // context of sessions whose next turn the online predictor expects within the horizon. A
   // prefetched block is pinned until its request is admitted or the prefetch expires.
   void prefetch(const SchedulerIntent& intent);
-  uint32_t prefetch_horizon_steps() const { return config_.prefetch_horizon_steps; }
+  uint32_t prefetch_horizon_steps() const { return prefetcher_.horizon_steps(); }
   // When the next-turn predictor next expects a session `lead_s` from now (kNever: none): an idle
   // scheduler wakes then to let prefetch run.
-  static constexpr double kNever = NextTurnPredictor::kNever;
-  double next_prediction_s(double lead_s) const;
-  // A new turn of `session` arrived at `arrival_s`: one more observed inter-turn gap.
+  static constexpr double kNever = Prefetcher::kNever;
+  double next_prediction_s(double lead_s) const { return prefetcher_.next_prediction_s(lead_s); }
+  // A new turn of `session` arrived at `arrival_s`: one more observed inter-turn gap, and the
+  // session has not ended (host.session_end = idle).
   void on_arrival(const workload::Request& r, double arrival_s);
   // host.dma = host: the time of one host-issued copy of `bytes` (the host copy model).
   void set_host_copy_time(std::function<double(uint64_t bytes, bool batched)> copy_time) {
@@ -261,10 +244,6 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
     uint64_t tier_epoch = 0;         // which tier_lru_ entry is current (older ones are stale)
     uint64_t streamed_by = 0;        // 1 + id of the running request that streams it (0: none)
   };
-  struct Prefetch {
-    std::vector<uint64_t> keys;  // blocks pinned for the request
-    double expires_s = 0.0;
-  };
   struct Running {
     uint64_t session = 0;
     uint32_t tenant = 0;
@@ -294,9 +273,14 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   void demotion_refused(const Command& c) override;
   void recompressed(const Command& c) override;
   void failed(const Command& c, cmdset::Status status) override;
-  void end_prefetch(uint64_t request_id);
-  uint64_t prefetch_pins(uint64_t request_id) const;
-  static constexpr uint64_t kSessionPrefetch = 1ull << 63;  // prefetch_ key bit: a session's next turn
+  // What the prefetcher asks of residency (PrefetchTarget).
+  bool is_running(uint64_t request_id) const override { return running_.count(request_id) != 0; }
+  uint64_t admission_slots(const workload::Request& r) const override { return prompt_slots(r); }
+  std::vector<uint64_t> prompt_block_keys(const workload::Request& r) const override;
+  uint64_t obtainable_slots() const override { return available_slots(); }
+  std::optional<uint32_t> promotable_group(uint64_t key) const override;
+  void pin_for_prefetch(uint64_t key) override { pin(blocks_.at(key)); }
+  void unpin_prefetched(uint64_t key) override { unpin(blocks_.at(key), last_integrate_s_); }
   // Writes the queued descriptors and rings the doorbell at `at_s`; completions come back
   // before it returns (loosely timed: their timestamps lie in the future).
   void flush(double at_s);
@@ -331,14 +315,10 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
   void post_staged_discards(double upto_s);
   size_t staging_next_ = 0;
-  NextTurnPredictor next_turn_;
   SessionExpiry session_expiry_;  // host.session_end = idle
   // host.free_dead_blocks: the sessions that have ended by `now_s` lose their private blocks.
   void free_ended_sessions(double now_s);
   void free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s);
-  void prefetch_blocks(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
-                       uint32_t steps_ahead, uint32_t horizon, std::vector<Block*>& to_promote,
-                       std::vector<std::pair<double, uint16_t>>& due);
   Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk, uint32_t tenant);
   void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
   void unstream(Block& b);
@@ -359,8 +339,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes {
   kv::Format tier_format_ = kv::Format::Bf16;
   kv::Format recompress_format_ = kv::Format::Bf16;
   bool recompress_ = false;
-  std::unordered_map<uint64_t, Prefetch> prefetch_;  // request id -> its prefetched blocks
-  std::unordered_set<uint64_t> prefetch_scanned_;    // requests already looked at by prefetch
+  Prefetcher prefetcher_{config_, groups_, *this, stats_};  // after config_, groups_ and stats_
   SustainabilityConstraint* sustainability_ = nullptr;
   void demand(DemandDirection d, double t_s, double bytes) {
     if (sustainability_) sustainability_->demand(d, t_s, bytes);

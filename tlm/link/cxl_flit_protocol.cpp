@@ -66,7 +66,7 @@ CxlFlitProtocol::CxlFlitProtocol(const LinkConfig& config, FlitFormat format, st
                                     (format_.fec_interleaves ? config.fec_decode_ns : 0.0),
                                 sc_core::SC_NS)),
       credit_return_interval_(sc_core::sc_time(config.credit_return_interval_ns, sc_core::SC_NS)),
-      fast_(config.flit_engine != "reference") {
+      fast_(config.flit_engine == FlitEngine::Fast) {
   for (Direction d : {Direction::Downstream, Direction::Upstream})
     dirs_[static_cast<size_t>(d)] =
         std::make_unique<DirectionState>(config_, format_, cxl_wire_params(config_, format_, latency_), d);

@@ -8,13 +8,9 @@
 // Plain C++, no SystemC.
 #include <cstdint>
 
-namespace kvtier {
+#include "tlm/link/host_copy_config.h"
 
-struct HostCopyConfig {
-  double bandwidth_gbps = 52.0;          // B_inf, GB/s (1e9 B/s), pinned host <-> device
-  double call_overhead_us = 3.75;        // t0 of one copy call
-  double batched_call_overhead_us = 2.4; // t0 of each copy in a batched submission
-};
+namespace kvtier {
 
 class HostCopyModel {
  public:

@@ -12,8 +12,6 @@ namespace kvtier {
 
 namespace {
 
-const char* const kProtocols[] = {"simple", "pcie5", "cxl2", "cxl3", "cxl3-lopt"};
-
 template <typename T>
 std::string text(const T& v) {
   std::ostringstream os;
@@ -30,24 +28,19 @@ bool power_of_two_in(uint32_t v, uint32_t lo, uint32_t hi) { return v >= lo && v
 }  // namespace
 
 void validate_link_config(const LinkConfig& c) {
-  const bool known = std::any_of(std::begin(kProtocols), std::end(kProtocols),
-                                 [&](const char* p) { return c.protocol == p; });
-  require(known, "protocol", "'" + c.protocol + "'", "unknown link protocol (known: simple, pcie5, cxl2, cxl3, cxl3-lopt)");
   require(c.gt_per_s > 0 && c.gt_per_s <= 256, "gt_per_s", text(c.gt_per_s), "must be in (0, 256] GT/s");
   require(c.encoding_efficiency > 0 && c.encoding_efficiency <= 1, "encoding_efficiency", text(c.encoding_efficiency),
           "must be in (0, 1]");
-  require(c.flit_engine == "fast" || c.flit_engine == "reference", "flit_engine", "'" + c.flit_engine + "'",
-          "must be fast or reference");
-  if (c.protocol == "simple") {
+  if (c.protocol == LinkProtocolKind::Simple) {
     require(c.lanes >= 1, "lanes", text(c.lanes), "must be at least 1");
     require(c.max_payload_bytes >= 1, "max_payload_bytes", text(c.max_payload_bytes), "must be at least 1");
     return;
   }
   require(c.lanes == 4 || c.lanes == 8 || c.lanes == 16, "lanes", text(c.lanes),
-          "the " + c.protocol + " model supports x4, x8 and x16 links only");
-  if (c.protocol == "pcie5" || c.protocol == "cxl2")
+          std::string("the ") + name_of(c.protocol) + " model supports x4, x8 and x16 links only");
+  if (c.protocol == LinkProtocolKind::Pcie5 || c.protocol == LinkProtocolKind::Cxl2)
     require(c.gt_per_s <= 32, "gt_per_s", text(c.gt_per_s),
-            c.protocol + " runs at most 32 GT/s (68 B flits and non-flit PCIe end at PCIe 5.0; use cxl3 above)");
+            std::string(name_of(c.protocol)) + " runs at most 32 GT/s (68 B flits and non-flit PCIe end at PCIe 5.0; use cxl3 above)");
   require(c.bit_error_rate >= 0 && c.bit_error_rate <= 1e-3, "bit_error_rate", text(c.bit_error_rate),
           "must be in [0, 1e-3] (PCIe specifies 1e-12 for NRZ, 1e-6 first-bit-error rate for PAM4)");
   require(c.retry_buffer_units >= 1 && c.retry_buffer_units <= 65536, "retry_buffer_units", text(c.retry_buffer_units),
@@ -78,10 +71,13 @@ void validate_link_config(const LinkConfig& c) {
 
 std::unique_ptr<LinkProtocol> make_link_protocol(const LinkConfig& config) {
   validate_link_config(config);
-  if (config.protocol == "pcie5") return std::make_unique<Pcie5Protocol>(config);
-  if (config.protocol == "cxl2") return std::make_unique<Cxl2Protocol>(config);
-  if (config.protocol == "cxl3") return std::make_unique<Cxl3Protocol>(config, false);
-  if (config.protocol == "cxl3-lopt") return std::make_unique<Cxl3Protocol>(config, true);
+  switch (config.protocol) {
+    case LinkProtocolKind::Pcie5: return std::make_unique<Pcie5Protocol>(config);
+    case LinkProtocolKind::Cxl2: return std::make_unique<Cxl2Protocol>(config);
+    case LinkProtocolKind::Cxl3: return std::make_unique<Cxl3Protocol>(config, false);
+    case LinkProtocolKind::Cxl3Lopt: return std::make_unique<Cxl3Protocol>(config, true);
+    case LinkProtocolKind::Simple: break;
+  }
   return std::make_unique<SimpleLinkProtocol>(config);
 }
 

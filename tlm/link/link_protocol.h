@@ -84,8 +84,8 @@ class LinkProtocol {
   virtual const char* unit_name() const { return "transaction"; }
 };
 
-// Builds the protocol named by config.protocol. Throws LinkConfigError naming the key for an
-// unknown protocol or a value the protocol cannot use (lanes not 4/8/16, BER outside [0, 1e-3], ...).
+// Builds the protocol config.protocol names. Throws LinkConfigError naming the key for a
+// value the protocol cannot use (lanes not 4/8/16, BER outside [0, 1e-3], ...).
 std::unique_ptr<LinkProtocol> make_link_protocol(const LinkConfig& config);
 // The checks make_link_protocol applies, without building anything.
 void validate_link_config(const LinkConfig& config);

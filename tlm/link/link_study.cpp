@@ -53,7 +53,7 @@ uint64_t wire_total(const LinkProtocol& p) {
 }
 
 std::string channel_of(const LinkConfig& c, TxnClass cls) {
-  if (c.protocol == "pcie5" || c.protocol == "simple") return "PCIe";
+  if (c.protocol == LinkProtocolKind::Pcie5 || c.protocol == LinkProtocolKind::Simple) return "PCIe";
   return is_cxl_mem(cls) ? "CXL.mem" : "CXL.io";
 }
 
@@ -217,7 +217,7 @@ StreamResult measure_stream(const LinkConfig& config, uint64_t size_bytes, doubl
 MetadataResult measure_metadata_under_bulk(const LinkConfig& config, double rate_per_s, const LinkStudyOptions& o) {
   MetadataResult m;
   m.rate_per_s = rate_per_s;
-  const uint32_t request = config.protocol == "simple" ? 4096 : config.max_read_request_bytes;
+  const uint32_t request = config.protocol == LinkProtocolKind::Simple ? 4096 : config.max_read_request_bytes;
   // Auto: just enough reads in flight to saturate the direction, 1.25 x bandwidth x round trip,
   // so the transmit queue a descriptor finds is what saturation needs, not an arbitrary backlog.
   uint32_t bulk_outstanding = o.bulk_outstanding_reads;

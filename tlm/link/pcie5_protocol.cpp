@@ -26,7 +26,7 @@ Pcie5Protocol::Pcie5Protocol(const LinkConfig& config)
     : config_(config),
       framing_{8, config.ecrc ? 4u : 0u},
       latency_(sc_core::sc_time(config.host_port_ns + config.device_port_ns, sc_core::SC_NS)),
-      fast_(config.flit_engine != "reference"),
+      fast_(config.flit_engine == FlitEngine::Fast),
       dirs_{DirectionState(config, pcie_wire_params(config), Direction::Downstream),
             DirectionState(config, pcie_wire_params(config), Direction::Upstream)} {}
 

@@ -40,10 +40,8 @@ std::unique_ptr<ReplacementPolicy> make_replacement_policy(const PolicyParams& p
   if (p.name == "lru") return std::make_unique<LruPolicy>();
   if (p.name == "lfu") return std::make_unique<LfuPolicy>(store);
   if (p.name == "ema") {
-    if (p.ema_clock != "reference" && p.ema_clock != "second")
-      throw std::invalid_argument("ema: clock '" + p.ema_clock + "' is not reference or second");
-    return std::make_unique<EmaPolicy>(store, p.ema_alpha,
-                                       p.ema_clock == "second" ? EmaPolicy::Clock::Second : EmaPolicy::Clock::Reference);
+    return std::make_unique<EmaPolicy>(
+        store, p.ema_alpha, p.ema_clock == EmaClock::Second ? EmaPolicy::Clock::Second : EmaPolicy::Clock::Reference);
   }
   if (p.name == "priority") return std::make_unique<PriorityPolicy>(store, p.tenant_qos);
   if (p.name == "admission")

@@ -47,7 +47,7 @@ class ReplacementPolicy {
 struct PolicyParams {
   std::string name = "lru";
   double ema_alpha = 0.01;                // ema: weight of the newest reference, (0, 1]
-  std::string ema_clock = "second";       // ema: decay per "second" or per "reference" (all blocks)
+  EmaClock ema_clock = EmaClock::Second;  // ema: decay per second or per reference (all blocks)
   double admission_horizon_s = 30.0;      // admission: H, s
   double admission_lambda_s = 60.0;       // admission: residency seconds one avoided move is worth
   std::vector<uint32_t> tenant_qos;       // priority, admission: QoS class per tenant (missing: 0)

@@ -1,0 +1,68 @@
+#pragma once
+// The [sched] section: the serving scheduler (tlm/sched/scheduler.h), its step cost model and
+// the QoS targets.
+#include <cstdint>
+#include <string>
+
+#include "tlm/common/enum_names.h"
+
+namespace kvtier {
+
+class KeyRegistry;
+
+// What happens to a running request's KV when it is preempted (vLLM's two modes).
+enum class Preemption { Swap, Recompute };
+inline constexpr EnumName<Preemption> kPreemptionNames[] = {
+    {Preemption::Swap, "swap"},
+    {Preemption::Recompute, "recompute"}};
+inline const char* name_of(Preemption v) { return name_in(kPreemptionNames, v); }
+// How a request whose KV is still arriving from the tier joins the batch.
+//   async: it waits outside the batch until its load is done; the wait shows in its own TTFT.
+//   layerwise: it joins at once; layer group g of the step waits only for the group's blocks.
+//   blocking: it joins at once; the whole step waits before its first layer for every block.
+enum class KvLoad { Async, Layerwise, Blocking };
+inline constexpr EnumName<KvLoad> kKvLoadNames[] = {
+    {KvLoad::Async, "async"},
+    {KvLoad::Layerwise, "layerwise"},
+    {KvLoad::Blocking, "blocking"}};
+inline const char* name_of(KvLoad v) { return name_in(kKvLoadNames, v); }
+
+// How the scheduler times a step (tlm/sched/decode_cost_model.h): per operator (GEMM shapes,
+// attention, all-reduce, norms, LM head; docs/model.md), or the two-bandwidth decode formula of
+// spec Appendix L with compute-bound prefill.
+enum class CostModel { Operators, TwoBandwidth };
+inline constexpr EnumName<CostModel> kCostModelNames[] = {
+    {CostModel::Operators, "operators"},
+    {CostModel::TwoBandwidth, "two_bandwidth"}};
+inline const char* name_of(CostModel v) { return name_in(kCostModelNames, v); }
+
+struct SchedConfig {
+  uint32_t max_decode_set = 64;
+  uint32_t max_prefill_tokens = 8192;   // prompt tokens per step (a cap within max_batched_tokens)
+  uint32_t max_batched_tokens = 8192;   // tokens per step: decode tokens first, then prefill chunks
+  Preemption preemption = Preemption::Swap;
+  KvLoad kv_load = KvLoad::Async;
+  // Streamed residency: the share of B_tier that streaming decode-set KV may take per step before
+  // the scheduler preempts instead of spilling one more position to the tier.
+  double stream_share = 0.25;
+  double layer_overhead_us = 20.0;      // launch and sync overhead per layer per step
+  double prefill_tflops = 1979.0;
+  double prefill_utilization = 0.5;
+  double quantum_us = 1000.0;           // quantum keeper's global quantum
+  CostModel cost_model = CostModel::Operators;  // layer_overhead_us and prefill_*: two_bandwidth only
+  // QoS targets (spec §M.4.3): every tenant gets ttft_target_s / itl_target_s unless
+  // tenant_qos names it: "TENANT:TTFT_S:ITL_S[,...]". A tenant attains its QoS when at least
+  // qos_goal of its requests meet the TTFT target and of its tokens meet the ITL target.
+  double ttft_target_s = 2.0;
+  double itl_target_s = 0.1;
+  std::string tenant_qos;
+  double qos_goal = 0.99;
+};
+
+// Declares every [sched] key of `c` (name, default = its current value, range, description).
+void declare_keys(KeyRegistry& r, SchedConfig& c);
+// Checks of [sched] that span several of its keys; a failure is a ConfigError naming `source`
+// and the key (sched.tenant_qos must parse against the default targets).
+void validate_sched_config(const SchedConfig& c, const std::string& source);
+
+}  // namespace kvtier
