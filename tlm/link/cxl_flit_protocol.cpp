@@ -182,8 +182,11 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
   LinkTransfer t;
   bool first = true;
   for (const TlpRun& run : tlp_runs_for(msg, config_)) {
+    // A run met before in the same relative situation first (O(1)), then the closed form, then
+    // the stream placement; each gives the reference's counts and times when it applies.
     if (fast_ && run.count >= kBulkMinUnits &&
-        (send_tlp_run(tx, back, run, earliest, t, first) || send_tlp_stream(tx, back, run, earliest, t, first)))
+        (send_tlp_stream(tx, back, run, earliest, t, first, true) || send_tlp_run(tx, back, run, earliest, t, first) ||
+         send_tlp_stream(tx, back, run, earliest, t, first, false)))
       continue;
     // A run the closed form cannot take whole often can after its first TLPs (those whose
     // credits bind go one by one, the rest stream): retry a few times, a TLP further each time.
@@ -354,7 +357,8 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
 // the same relative situation packs the same, o later, and costs O(1) (stream_cache_). A DMA
 // engine's bursts of reads, each held back by the credits of the one before, go this way.
 bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run,
-                                      const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
+                                      const sc_core::sc_time& earliest, LinkTransfer& t, bool& first,
+                                      bool remembered_only) {
   const uint64_t n = run.count;
   const uint32_t b = framing_.bytes(run.tlp);
   const uint32_t B = format_.io_bytes_per_flit;
@@ -407,6 +411,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     }
   }
 
+  if (remembered_only) return false;
   // Place the run TLP by TLP.
   const uint64_t held = std::min<uint64_t>(n, C);
   std::vector<Ticks>& credits = stream_scratch_;

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "tlm/link/credit_pool.h"
@@ -75,10 +76,24 @@ class CxlFlitProtocol : public LinkProtocol {
     bool joinable = false;
     uint32_t io_used = 0;
     Ticks io_start = 0, io_end = 0, busy = 0, earliest = 0;
-    bool operator<(const StreamKey& o) const {
+    bool operator==(const StreamKey& o) const {
       return std::tie(source, n, tlp_bytes, cls, ack_phase, fc_phase, joinable, io_used, io_start, io_end, busy,
-                      earliest) < std::tie(o.source, o.n, o.tlp_bytes, o.cls, o.ack_phase, o.fc_phase, o.joinable,
-                                           o.io_used, o.io_start, o.io_end, o.busy, o.earliest);
+                      earliest) == std::tie(o.source, o.n, o.tlp_bytes, o.cls, o.ack_phase, o.fc_phase, o.joinable,
+                                            o.io_used, o.io_start, o.io_end, o.busy, o.earliest);
+    }
+  };
+  struct StreamKeyHash {
+    size_t operator()(const StreamKey& k) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      const std::initializer_list<uint64_t> fields{k.source,     k.n,        uint64_t{k.tlp_bytes} << 8 | k.cls,
+                                                   k.ack_phase << 32 | k.fc_phase,
+                                                   uint64_t{k.io_used} << 1 | k.joinable,
+                                                   k.io_start,   k.io_end,   k.busy,
+                                                   k.earliest};
+      for (uint64_t v : fields) {
+        h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      }
+      return static_cast<size_t>(h);
     }
   };
   // The credit returns the latest stream-placed run of a flow class pushed, and its shape.
@@ -143,9 +158,10 @@ class CxlFlitProtocol : public LinkProtocol {
   // irregularly): the run's TLPs placed one by one as send_tlp would, in local arithmetic,
   // then committed at once (flits as one run, credit returns and owed DLLPs as one patterned
   // run each). Returns false, having changed nothing, when a flit would wait for a
-  // retry-buffer slot.
+  // retry-buffer slot, or, with `remembered_only`, when the run is not one met before in the
+  // same relative situation (the O(1) case, tried before the closed form).
   bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
-                       LinkTransfer& t, bool& first);
+                       LinkTransfer& t, bool& first, bool remembered_only);
   void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o, uint64_t n, Ticks E,
                      LinkTransfer& t, bool& first);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
@@ -160,7 +176,7 @@ class CxlFlitProtocol : public LinkProtocol {
   const sc_core::sc_time credit_return_interval_;
   const bool fast_;                 // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
-  std::map<StreamKey, std::shared_ptr<const StreamLayout>> stream_cache_;
+  std::unordered_map<StreamKey, std::shared_ptr<const StreamLayout>, StreamKeyHash> stream_cache_;
   std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
   uint64_t next_shape_id_ = 0;
   std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
