@@ -400,7 +400,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     if (hit != stream_cache_.end()) {
       const StreamLayout& l = *hit->second;
       const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
-      if (l.flits == 0 || tx.wire.slots_free_by(starts)) {
+      if (l.flits == 0 || tx.wire.slots_free_by(starts, F)) {
         commit_stream(tx, back, l, o, n, E, t, first);
         source.credit_returns = TimeRun::patterned(o + rd, 0, l.last_bits, n);
         source.shape = l.shape;
@@ -430,6 +430,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   uint32_t io_used = tx.io.used;
   Ticks busy = busy_before;
   Ticks first_bit = 0, latest_ready = E;
+  const bool slots_free = tx.wire.slots_never_wait(F);
   for (uint64_t k = 0; k < n; ++k) {
     const Ticks credit = k < C ? credits[k] : (*last_bits)[k - C] + o + rd;
     const Ticks ready = std::max(E, credit);
@@ -448,7 +449,9 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     while (remaining > 0) {
       const uint64_t f = starts->size();
       const Ticks start = std::max(ready, busy);
-      if (f < depth) {
+      if (slots_free) {
+        // Every slot is back before the wire frees up (LinkWire::slots_never_wait).
+      } else if (f < depth) {
         if (f >= slots.size()) {
           const uint64_t more = std::min<uint64_t>(depth - slots.size(), 64);
           slots.resize(slots.size() + more);

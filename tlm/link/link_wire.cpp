@@ -11,7 +11,8 @@ LinkWire::LinkWire(const LinkWireParams& params, Direction dir)
       // Each direction draws its own errors, reproducibly from the configured seed.
       rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) + 0x9e3779b97f4a7c15ull),
       run_rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) + 0x2545f4914f6cdd1dull),
-      depth_(std::max<uint32_t>(1, params.retry_buffer_units)) {
+      depth_(std::max<uint32_t>(1, params.retry_buffer_units)),
+      ack_delay_ticks_(ticks(params.ack_delay)) {
   bits_to_next_error_ = draw_gap();
 }
 
@@ -82,6 +83,7 @@ LinkWire::Sent LinkWire::send_unit(const sc_core::sc_time& earliest, uint32_t by
     ready = ack;
   }
   const sc_core::sc_time& d = unit_time(bytes);
+  shortest_unit_ticks_ = std::min(shortest_unit_ticks_, ticks(d));
   Sent sent;
   sc_core::sc_time at = ready;
   for (bool first = true;; first = false) {
@@ -129,6 +131,7 @@ bool LinkWire::fits(const TimeRun& starts, uint32_t bytes) const {
   const Ticks unit = unit_ticks(bytes);
   if (starts.at(0) < ticks(timeline_.busy_until())) return false;
   if (n > 1 && (starts.a / starts.m) * starts.step < unit) return false;
+  if (slots_never_wait(bytes)) return true;
   // Units of the run that wait on acknowledgements of units already sent.
   const uint64_t sent = next_sequence_;
   const uint64_t kept = acks_.size();  // acknowledgements of units [sent - kept, sent)
@@ -192,6 +195,7 @@ uint64_t LinkWire::sample_replays(uint64_t units, uint32_t bytes, uint64_t& fec_
 LinkWire::Sent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
   const uint64_t n = starts.count;
   const Ticks unit = unit_ticks(bytes);
+  shortest_unit_ticks_ = std::min(shortest_unit_ticks_, unit);
   uint64_t fec = 0;
   const uint64_t replays = sample_replays(n, bytes, fec);
   const Ticks replay_hold = replays * (ticks(params_.replay_latency) + unit);

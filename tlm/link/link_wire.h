@@ -18,6 +18,7 @@
 // with the probability a whole unit has of failing, so a run of n units needs
 // Binomial(n, p) replays, which need Binomial(that, p) more, and so on; the wire is held
 // `replay_latency` + one unit per replay, counted at the run's end.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <systemc>
@@ -81,9 +82,19 @@ class LinkWire {
     if (f < f0 + n) acks_.copy_out(next_sequence_ + f - depth_ - (next_sequence_ - acks_.size()), f0 + n - f, out + (f - f0));
   }
   uint64_t retry_depth() const { return depth_; }
+  // Whether no sequenced unit of `bytes`, or of any size sent so far, can ever wait for a
+  // retry-buffer slot: unit j reuses the slot of unit j - depth, whose acknowledgement is back
+  // ack_delay after its last bit, and the depth - 1 units in between take at least
+  // (depth - 1) x the shortest unit's time on the wire after that last bit. When that covers
+  // ack_delay, the acknowledgement is back before unit j can start (before busy_until), so
+  // the retry-buffer checks (fits, slots_free_by, send_unit's wait) always pass.
+  bool slots_never_wait(uint32_t bytes) const {
+    return ack_delay_ticks_ <= (depth_ - 1) * std::min(shortest_unit_ticks_, unit_ticks(bytes));
+  }
   // Whether the f-th next unit finds a retry-buffer slot by starts.at(f), for every f of a run
-  // of at most retry_depth() units (only units sent before it can hold a slot).
-  bool slots_free_by(const TimeRun& starts) const {
+  // of at most retry_depth() units of `bytes` (only units sent before it can hold a slot).
+  bool slots_free_by(const TimeRun& starts, uint32_t bytes) const {
+    if (slots_never_wait(bytes)) return true;
     const uint64_t n = starts.count;
     if (n > depth_) return false;
     const uint64_t sent = next_sequence_, kept = acks_.size();
@@ -91,7 +102,7 @@ class LinkWire {
     if (i0 >= n) return true;
     return acks_.bounded_by(i0 + kept - depth_, n - i0, [&](uint64_t i) { return starts.at(i0 + i); });
   }
-  Ticks ack_delay_ticks() const { return ticks(params_.ack_delay); }
+  Ticks ack_delay_ticks() const { return ack_delay_ticks_; }
 
   sc_core::sc_time duration(uint64_t bytes) const;
   Ticks unit_ticks(uint32_t bytes) const { return cached(bytes).ticks; }  // duration(bytes), cached
@@ -118,6 +129,8 @@ class LinkWire {
   uint64_t next_sequence_ = 0;          // sender: sequence number of the next new unit
   uint64_t receiver_expected_ = 0;      // receiver: next sequence number it accepts
   const uint64_t depth_;                // retry-buffer units
+  const Ticks ack_delay_ticks_;
+  Ticks shortest_unit_ticks_ = ~Ticks{0};  // of the sequenced units sent so far
   TimeQueue acks_;                      // when each of the last `depth_` units is acknowledged
   struct CachedDuration {
     uint32_t bytes = 0;
