@@ -421,8 +421,9 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   // fetched a block at a time as the run opens flits.
   std::vector<Ticks>& slots = slot_scratch_;
   slots.clear();
-  auto starts = std::make_shared<std::vector<Ticks>>();
-  auto last_bits = std::make_shared<std::vector<Ticks>>();
+  std::vector<Ticks> starts_v, last_bits_v;
+  std::vector<Ticks>* starts = &starts_v;
+  std::vector<Ticks>* last_bits = &last_bits_v;
   starts->reserve(n * b / B + 2);
   last_bits->reserve(n);
   bool io_exists = tx.io.exists;
@@ -475,7 +476,8 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     }
     last_bits->push_back(last - o);
   }
-  auto dues = std::make_shared<std::vector<Ticks>>();
+  std::vector<Ticks> dues_v;
+  std::vector<Ticks>* dues = &dues_v;
   if (format_.io_framed_tlps) {
     // ACK / UpdateFC after every tlps_per_ack / tlps_per_update_fc TLPs received, in order.
     uint64_t to_ack = A - ack_phase, to_fc = U - fc_phase;  // TLPs until the next of each
@@ -490,20 +492,20 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
       }
     }
   }
+  // Its shape as a source of credits: last bits relative to the first.
+  std::vector<Ticks> shape(n);
+  for (uint64_t k = 0; k < n; ++k) shape[k] = last_bits_v[k] - last_bits_v[0];
   auto layout = std::make_shared<StreamLayout>();
-  layout->starts = starts;
-  layout->last_bits = last_bits;
-  layout->dues = dues;
-  layout->flits = starts->size();
+  layout->flits = starts_v.size();
+  layout->starts = Pattern(std::move(starts_v));
+  layout->last_bits = Pattern(std::move(last_bits_v));
+  layout->dues = Pattern(std::move(dues_v));
   layout->first_bit = first_bit - o;
   layout->latest_ready = latest_ready - o;
   layout->io_exists = io_exists;
   layout->io_start = io_start - o;
   layout->io_end = io_end - o;
   layout->io_used = io_used;
-  // Its shape as a source of credits: last bits relative to the first.
-  std::vector<Ticks> shape(n);
-  for (uint64_t k = 0; k < n; ++k) shape[k] = (*last_bits)[k] - (*last_bits)[0];
   // Ids are never reused, so a cache entry or source outliving a clear stays right.
   if (stream_shapes_.size() >= kStreamCacheEntries) stream_shapes_.clear();
   layout->shape = stream_shapes_.emplace(std::move(shape), next_shape_id_).first->second;
@@ -513,7 +515,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     stream_cache_.emplace(key, layout);
   }
   commit_stream(tx, back, *layout, o, n, E, t, first);
-  source.credit_returns = TimeRun::patterned(o + rd, 0, last_bits, n);
+  source.credit_returns = TimeRun::patterned(o + rd, 0, layout->last_bits, n);
   source.shape = layout->shape;
   source.valid = true;
   pool.consume_run(source.credit_returns);
@@ -636,15 +638,15 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
 
   // The period's lines i+1..j, relative to the wire's busy_until after line i (offsets may be
   // negative: kept modulo 2^64, which TimeRun::at's sums undo; compared as signed below).
-  auto usable_rel = std::make_shared<std::vector<Ticks>>(P);
-  auto last_rel = std::make_shared<std::vector<Ticks>>(P);
+  std::vector<Ticks> usable_v(P), last_v(P);
   uint64_t period_slots = 0;
   for (uint64_t r = 0; r < P; ++r) {
     const MemLine& l = rep.lines[i + 1 + r];
-    (*usable_rel)[r] = l.usable - rep.busy[i];
-    (*last_rel)[r] = l.last_bit - rep.busy[i];
+    usable_v[r] = l.usable - rep.busy[i];
+    last_v[r] = l.last_bit - rep.busy[i];
     period_slots += l.slots;
   }
+  const Pattern usable_rel(std::move(usable_v)), last_rel(std::move(last_v));
   // Skipped line s starts period s / P at O + (s / P) Du.
   const Ticks O = busy;
   const uint64_t n = K * P;

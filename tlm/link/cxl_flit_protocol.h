@@ -59,7 +59,7 @@ class CxlFlitProtocol : public LinkProtocol {
   // A CXL.io run as send_tlp_stream placed it, times relative to the return of its first
   // credit (modulo 2^64: a flit may start before it).
   struct StreamLayout {
-    std::shared_ptr<const std::vector<Ticks>> starts, last_bits, dues;  // flits, TLPs, owed DLLPs
+    Pattern starts, last_bits, dues;  // flits, TLPs, owed DLLPs
     uint64_t flits = 0;
     Ticks first_bit = 0, latest_ready = 0;
     bool io_exists = false;                 // the CXL.io flit after it

@@ -21,7 +21,6 @@
 // and the bound helpers, which rely on order, are not used on them.
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <systemc>
 #include <vector>
 
@@ -35,13 +34,54 @@ inline sc_core::sc_time from_ticks(Ticks v) { return sc_core::sc_time::from_valu
 // per 68 B flit): a shift then, a division otherwise.
 inline uint64_t div_by(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x >> __builtin_ctzll(d) : x / d; }
 
+// A period's offsets (or one burst's times), shared by the runs and queues that use them.
+// Counted without atomics: a link's queues live in one simulation thread, and a run is
+// copied several times per burst on the bulk path.
+class Pattern {
+ public:
+  Pattern() = default;
+  explicit Pattern(std::vector<Ticks> v) : block_(new Block{std::move(v), 1}) {}
+  Pattern(const Pattern& o) : block_(o.block_) {
+    if (block_) ++block_->refs;
+  }
+  Pattern(Pattern&& o) noexcept : block_(o.block_) { o.block_ = nullptr; }
+  Pattern& operator=(const Pattern& o) {
+    Pattern copy(o);
+    std::swap(block_, copy.block_);
+    return *this;
+  }
+  Pattern& operator=(Pattern&& o) noexcept {
+    std::swap(block_, o.block_);
+    return *this;
+  }
+  ~Pattern() { release(); }
+  void reset() {
+    release();
+    block_ = nullptr;
+  }
+  explicit operator bool() const { return block_ != nullptr; }
+  const std::vector<Ticks>& operator*() const { return block_->v; }
+  const std::vector<Ticks>* operator->() const { return &block_->v; }
+  bool operator==(const Pattern& o) const { return block_ == o.block_; }
+
+ private:
+  struct Block {
+    std::vector<Ticks> v;
+    uint64_t refs;
+  };
+  void release() {
+    if (block_ && --block_->refs == 0) delete block_;
+  }
+  Block* block_ = nullptr;
+};
+
 struct TimeRun {
   uint64_t count = 1;
   Ticks base = 0;
   uint64_t c0 = 0, a = 0, m = 1;
   uint64_t repeat = 1;
   Ticks step = 0;
-  std::shared_ptr<const std::vector<Ticks>> pattern;  // offsets within one period, or none
+  Pattern pattern;  // offsets within one period, or none
   bool sorted = false;  // patterned: known non-decreasing (else searched residue by residue)
   Ticks at(uint64_t i) const {
     if (pattern) {
@@ -92,8 +132,7 @@ struct TimeRun {
     return r;
   }
   // count elements of a repeating period: base + floor(i / P) * period + offsets[i mod P].
-  static TimeRun patterned(Ticks base, Ticks period, std::shared_ptr<const std::vector<Ticks>> offsets,
-                           uint64_t count, bool sorted = false) {
+  static TimeRun patterned(Ticks base, Ticks period, Pattern offsets, uint64_t count, bool sorted = false) {
     TimeRun r;
     r.sorted = sorted;
     r.count = count;
