@@ -43,6 +43,7 @@ LinkWireParams cxl_wire_params(const LinkConfig& c, const FlitFormat& f, const s
   // Acks ride back in the next flit the other way (68B: Ak bit, §4.2.8.4; 256B: flit sequence).
   p.ack_delay = latency + latency + seconds(f.flit_bytes / c.bytes_per_s());
   p.fec_interleaves = f.fec_interleaves;
+  p.uniform_unit_bytes = f.flit_bytes;  // every sequenced unit is a flit
   return p;
 }
 
@@ -119,7 +120,7 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   const uint32_t B = format_.io_bytes_per_flit;
   const uint32_t F = format_.flit_bytes;
   const Ticks unit = d.wire.unit_ticks(F);
-  const Ticks busy = ticks(d.wire.busy_until());
+  const Ticks busy = d.wire.busy_ticks();
   const auto joinable = [&](Ticks due) { return d.io.exists && d.io.used < B && ticks(d.io.start) >= due; };
   if (joinable(run.at(o))) return 0;
   const uint64_t streamed = run_count_at_most(run, o, left, busy);
@@ -127,8 +128,9 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
     const uint64_t nf = ceil_div(streamed * kDllpBytes, B);
     const TimeRun starts = TimeRun::linear(busy, unit, nf);
     if (!d.wire.fits(starts, F)) return 0;
-    const LinkWire::Sent s = d.wire.send_run(starts, F);
-    d.io = {true, from_ticks(busy + (nf - 1) * unit), s.end, static_cast<uint32_t>(streamed * kDllpBytes - (nf - 1) * B)};
+    const LinkWire::RunSent s = d.wire.send_run(starts, F);
+    d.io = {true, from_ticks(busy + (nf - 1) * unit), from_ticks(s.end),
+            static_cast<uint32_t>(streamed * kDllpBytes - (nf - 1) * B)};
     d.owed_dllps.pop_front(streamed);
     return streamed;
   }
@@ -142,8 +144,8 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   starts.count = groups;
   starts.c0 += (o / r) * run.a;
   if (!d.wire.fits(starts, F)) return 0;  // the first due after busy_until, a flit apart, acks in time
-  const LinkWire::Sent s = d.wire.send_run(starts, F);
-  d.io = {true, from_ticks(starts.at(groups - 1)), s.end, static_cast<uint32_t>(r * kDllpBytes)};
+  const LinkWire::RunSent s = d.wire.send_run(starts, F);
+  d.io = {true, from_ticks(starts.at(groups - 1)), from_ticks(s.end), static_cast<uint32_t>(r * kDllpBytes)};
   d.owed_dllps.pop_front(groups * r);
   return groups * r;
 }
@@ -255,7 +257,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   // k1: the first TLP with bytes beyond flit 0 when joined (it opens flit 1).
   const uint64_t k1 = joined ? (B - off) / b : 0;
   if (new_flits > 0 && k1 >= C) return false;
-  const Ticks S = new_flits > 0 ? std::max(std::max(E, pool.upcoming(k1)), ticks(tx.wire.busy_until())) : 0;
+  const Ticks S = new_flits > 0 ? std::max(std::max(E, pool.upcoming(k1)), tx.wire.busy_ticks()) : 0;
   const Ticks tail_start = joined ? ticks(tx.io.start) : 0;
   // Credits held since before the run: TLP k's must be back by the start of the flit it begins
   // in, the joined flit 0 for the first kz, else S + (floor((off + k b) / B) - f1) unit.
@@ -296,9 +298,9 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
     r.step = unit;
     return r;
   };
-  LinkWire::Sent sent;
+  LinkWire::RunSent sent;
   if (new_flits > 0) sent = tx.wire.send_run(starts, F);
-  const Ticks last_end = new_flits > 0 ? ticks(sent.end) : ticks(tx.io.end);
+  const Ticks last_end = new_flits > 0 ? sent.end : ticks(tx.io.end);
   // Credit wait as the reference counts it: the latest credit return any TLP of the run waited for.
   Ticks latest_credit = pool.upcoming(std::min(n, C) - 1);
   if (n > C) latest_credit = std::max(latest_credit, tlp_end_run(n - 1 - C, 1, 1, rd, 1).at(0));
@@ -376,7 +378,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
   const uint64_t ack_phase = tx.tlps_received % A, fc_phase = tx.tlps_received % U;
   const Ticks o = pool.upcoming(0);
-  const Ticks busy_before = ticks(tx.wire.busy_until());
+  const Ticks busy_before = tx.wire.busy_ticks();
 
   // The relative situation, when the credits are a known run's.
   StreamKey key;
@@ -527,12 +529,12 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
 void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o,
                                     uint64_t n, Ticks E, LinkTransfer& t, bool& first) {
   const uint32_t F = format_.flit_bytes;
-  LinkWire::Sent sent;
+  LinkWire::RunSent sent;
   Ticks hold = 0;
   if (l.flits > 0) {
     const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
     sent = tx.wire.send_run(starts, F);
-    hold = ticks(sent.end) - (starts.at(l.flits - 1) + tx.wire.unit_ticks(F));
+    hold = sent.end - (starts.at(l.flits - 1) + tx.wire.unit_ticks(F));
   }
   const Ticks latest_ready = o + l.latest_ready;
   if (latest_ready > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_ready - E));
@@ -609,7 +611,7 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
 uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& back, MemRepeat& rep,
                                            const MemLine& placed, uint64_t lines_left,
                                            const sc_core::sc_time& earliest, LinkTransfer& t) {
-  const Ticks busy = ticks(tx.wire.busy_until());
+  const Ticks busy = tx.wire.busy_ticks();
   const uint64_t tail = tx.packer.flits_built();
   const uint64_t index = rep.lines.size();
   rep.lines.push_back(placed);
@@ -677,8 +679,8 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
     latest = std::max(latest, back_at);
   }
 
-  const LinkWire::Sent sent = tx.wire.send_run(starts, F);
-  const Ticks hold = ticks(sent.end) - (O + static_cast<Ticks>(K * D) * unit);
+  const LinkWire::RunSent sent = tx.wire.send_run(starts, F);
+  const Ticks hold = sent.end - (O + static_cast<Ticks>(K * D) * unit);
   tx.packer.advance(K * D, from_ticks(static_cast<Ticks>(K) * Du + hold));
   if (latest > ticks(earliest)) t.credit_wait = std::max(t.credit_wait, from_ticks(latest - ticks(earliest)));
   t.units += K * D;

@@ -55,7 +55,7 @@ uint64_t Pcie5Protocol::send_dllp_run(DirectionState& d, uint64_t n) {
   const TimeRun& run = d.owed.front_run();
   const uint64_t o = d.owed.front_offset();
   const Ticks unit = d.wire.unit_ticks(kDllpBytes);
-  const Ticks busy = ticks(d.wire.busy_until());
+  const Ticks busy = d.wire.busy_ticks();
   uint64_t lo = 0, hi = left;  // how many are due by busy_until
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
@@ -144,19 +144,19 @@ bool Pcie5Protocol::send_tlp_run(DirectionState& tx, DirectionState& back, const
   const Ticks E = ticks(earliest);
   CreditPool& pool = tx.credits[static_cast<size_t>(flow_class(run.tlp.kind))];
   const uint64_t C = pool.credits();
-  const Ticks S = std::max(std::max(E, pool.upcoming(0)), ticks(tx.wire.busy_until()));
+  const Ticks S = std::max(std::max(E, pool.upcoming(0)), tx.wire.busy_ticks());
   if (!pool.upcoming_bounded_by_run(0, std::min(n, C), TimeRun::linear(S, u, std::min(n, C)))) return false;
   if (n > C && rd > (C - 1) * u) return false;
   const TimeRun starts = TimeRun::linear(S, u, n);
   if (!tx.wire.fits(starts, bytes)) return false;
 
-  const LinkWire::Sent s = tx.wire.send_run(starts, bytes);
+  const LinkWire::RunSent s = tx.wire.send_run(starts, bytes);
   Ticks latest_credit = pool.upcoming(std::min(n, C) - 1);
   if (n > C) latest_credit = std::max(latest_credit, S + (n - C) * u + rd);
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
-  if (first) t.first_bit = s.start;
+  if (first) t.first_bit = from_ticks(s.start);
   first = false;
-  t.last_bit = s.end;
+  t.last_bit = from_ticks(s.end);
   t.units += n;
   t.replays += s.replays;
   t.wire_bytes += static_cast<uint64_t>(bytes) * (n + s.replays);
