@@ -21,8 +21,9 @@ class CreditPool {
     return r > ticks(earliest) ? from_ticks(r) : earliest;
   }
   // Takes the credit for the next message; it is back at the sender at `returned_at`.
-  void consume(const sc_core::sc_time& returned_at) {
-    returned_.push(returned_at);
+  void consume(const sc_core::sc_time& returned_at) { consume_ticks(ticks(returned_at)); }
+  void consume_ticks(Ticks returned_at) {
+    returned_.push_ticks(returned_at);
     ++consumed_;
     returned_.keep_last(credits_);
   }

@@ -121,7 +121,7 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   const uint32_t F = format_.flit_bytes;
   const Ticks unit = d.wire.unit_ticks(F);
   const Ticks busy = d.wire.busy_ticks();
-  const auto joinable = [&](Ticks due) { return d.io.exists && d.io.used < B && ticks(d.io.start) >= due; };
+  const auto joinable = [&](Ticks due) { return d.io.exists && d.io.used < B && d.io.start >= due; };
   if (joinable(run.at(o))) return 0;
   const uint64_t streamed = run_count_at_most(run, o, left, busy);
   if (streamed >= kBulkMinUnits) {
@@ -129,7 +129,7 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
     const TimeRun starts = TimeRun::linear(busy, unit, nf);
     if (!d.wire.fits(starts, F)) return 0;
     const LinkWire::RunSent s = d.wire.send_run(starts, F);
-    d.io = {true, from_ticks(busy + (nf - 1) * unit), from_ticks(s.end),
+    d.io = {true, busy + (nf - 1) * unit, s.end,
             static_cast<uint32_t>(streamed * kDllpBytes - (nf - 1) * B)};
     d.owed_dllps.pop_front(streamed);
     return streamed;
@@ -145,7 +145,7 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   starts.c0 += (o / r) * run.a;
   if (!d.wire.fits(starts, F)) return 0;  // the first due after busy_until, a flit apart, acks in time
   const LinkWire::RunSent s = d.wire.send_run(starts, F);
-  d.io = {true, from_ticks(starts.at(groups - 1)), from_ticks(s.end), static_cast<uint32_t>(r * kDllpBytes)};
+  d.io = {true, starts.at(groups - 1), s.end, static_cast<uint32_t>(r * kDllpBytes)};
   d.owed_dllps.pop_front(groups * r);
   return groups * r;
 }
@@ -155,18 +155,18 @@ CxlFlitProtocol::IoAppend CxlFlitProtocol::append_io(DirectionState& d, const sc
   IoAppend r;
   uint32_t remaining = bytes;
   bool any = false;
-  if (d.io.exists && d.io.start >= earliest && d.io.used < format_.io_bytes_per_flit) {
+  if (d.io.exists && d.io.start >= ticks(earliest) && d.io.used < format_.io_bytes_per_flit) {
     const uint32_t take = std::min(format_.io_bytes_per_flit - d.io.used, remaining);
     d.io.used += take;
     remaining -= take;
-    r.first = d.io.start;
-    r.last = d.io.end;
+    r.first = from_ticks(d.io.start);
+    r.last = from_ticks(d.io.end);
     any = true;
   }
   while (remaining > 0) {
     const LinkWire::Sent s = d.wire.send_unit(earliest, format_.flit_bytes);
     const uint32_t take = std::min(format_.io_bytes_per_flit, remaining);
-    d.io = {true, s.start, s.end, take};
+    d.io = {true, ticks(s.start), ticks(s.end), take};
     remaining -= take;
     if (!any) r.first = s.start;
     any = true;
@@ -249,7 +249,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   const uint64_t C = pool.credits();
 
   const Ticks ready0 = std::max(E, pool.upcoming(0));
-  const bool joined = tx.io.exists && ticks(tx.io.start) >= ready0 && tx.io.used < B;
+  const bool joined = tx.io.exists && tx.io.start >= ready0 && tx.io.used < B;
   const uint64_t off = joined ? tx.io.used : 0;
   const uint64_t f1 = joined ? 1 : 0;
   const uint64_t spanned = ceil_div(off + n * b, B);
@@ -258,7 +258,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   const uint64_t k1 = joined ? (B - off) / b : 0;
   if (new_flits > 0 && k1 >= C) return false;
   const Ticks S = new_flits > 0 ? std::max(std::max(E, pool.upcoming(k1)), tx.wire.busy_ticks()) : 0;
-  const Ticks tail_start = joined ? ticks(tx.io.start) : 0;
+  const Ticks tail_start = joined ? tx.io.start : 0;
   // Credits held since before the run: TLP k's must be back by the start of the flit it begins
   // in, the joined flit 0 for the first kz, else S + (floor((off + k b) / B) - f1) unit.
   const uint64_t held = std::min(n, C);
@@ -300,18 +300,18 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   };
   LinkWire::RunSent sent;
   if (new_flits > 0) sent = tx.wire.send_run(starts, F);
-  const Ticks last_end = new_flits > 0 ? sent.end : ticks(tx.io.end);
+  const Ticks last_end = new_flits > 0 ? sent.end : tx.io.end;
   // Credit wait as the reference counts it: the latest credit return any TLP of the run waited for.
   Ticks latest_credit = pool.upcoming(std::min(n, C) - 1);
   if (n > C) latest_credit = std::max(latest_credit, tlp_end_run(n - 1 - C, 1, 1, rd, 1).at(0));
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
-  if (first) t.first_bit = joined ? tx.io.start : from_ticks(S);
+  if (first) t.first_bit = from_ticks(joined ? tx.io.start : S);
   first = false;
   t.last_bit = std::max(t.last_bit, from_ticks(last_end));
   t.units += new_flits;
   t.replays += sent.replays;
   t.wire_bytes += static_cast<uint64_t>(F) * (new_flits + sent.replays);
-  for (uint64_t k = 0; k < k_new; ++k) pool.consume(tx.io.end + from_ticks(rd));
+  for (uint64_t k = 0; k < k_new; ++k) pool.consume_ticks(tx.io.end + rd);
   pool.consume_run(tlp_end_run(k_new, 1, n - k_new, rd, 1));
   if (format_.io_framed_tlps) {
     const uint64_t r0 = tx.tlps_received;
@@ -321,14 +321,14 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
       // An ACK and an UpdateFC after the same TLPs: pairs due together.
       uint64_t k = first_due(A);
       for (; k < k_new && k < n; k += A) {
-        back.owed_dllps.push(tx.io.end + latency_);
-        back.owed_dllps.push(tx.io.end + latency_);
+        back.owed_dllps.push_ticks(tx.io.end + lat);
+        back.owed_dllps.push_ticks(tx.io.end + lat);
       }
       if (k < n) back.owed_dllps.push(tlp_end_run(k, A, (n - 1 - k) / A + 1, lat, 2));
     } else {
       for (uint64_t k = 0; k < n; ++k) {
         const sc_core::sc_time due =
-            k < k_new ? tx.io.end + latency_ : from_ticks(tlp_end_run(k, 1, 1, lat, 1).at(0));
+            k < k_new ? from_ticks(tx.io.end + lat) : from_ticks(tlp_end_run(k, 1, 1, lat, 1).at(0));
         if ((r0 + k + 1) % A == 0) back.owed_dllps.push(due);
         if ((r0 + k + 1) % U == 0) back.owed_dllps.push(due);
       }
@@ -337,7 +337,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   }
   // The current CXL.io flit is now the stream's last.
   if (new_flits > 0) {
-    tx.io = {true, from_ticks(S + (new_flits - 1) * unit), from_ticks(last_end),
+    tx.io = {true, S + (new_flits - 1) * unit, last_end,
              static_cast<uint32_t>(off + n * b - (spanned - 1) * B)};
   } else {
     tx.io.used = static_cast<uint32_t>(off + n * b);
@@ -390,11 +390,11 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     key.cls = static_cast<uint8_t>(cls);
     key.ack_phase = ack_phase;
     key.fc_phase = fc_phase;
-    key.joinable = tx.io.exists && ticks(tx.io.start) >= o && tx.io.used < B;
+    key.joinable = tx.io.exists && tx.io.start >= o && tx.io.used < B;
     if (key.joinable) {
       key.io_used = tx.io.used;
-      key.io_start = ticks(tx.io.start) - o;
-      key.io_end = ticks(tx.io.end) - o;
+      key.io_start = tx.io.start - o;
+      key.io_end = tx.io.end - o;
     }
     key.busy = busy_before > o ? busy_before - o : 0;
     key.earliest = E > o ? E - o : 0;
@@ -429,7 +429,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   starts->reserve(n * b / B + 2);
   last_bits->reserve(n);
   bool io_exists = tx.io.exists;
-  Ticks io_start = ticks(tx.io.start), io_end = ticks(tx.io.end);
+  Ticks io_start = tx.io.start, io_end = tx.io.end;
   uint32_t io_used = tx.io.used;
   Ticks busy = busy_before;
   Ticks first_bit = 0, latest_ready = E;
@@ -548,7 +548,7 @@ void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, co
     tx.tlps_received += n;
     if (!l.dues->empty()) back.owed_dllps.push(TimeRun::patterned(o, 0, l.dues, l.dues->size(), true));
   }
-  if (l.flits > 0) tx.io = {true, from_ticks(o + l.io_start), from_ticks(o + l.io_end + hold), l.io_used};
+  if (l.flits > 0) tx.io = {true, o + l.io_start, o + l.io_end + hold, l.io_used};
   else tx.io.used = l.io_used;
 }
 

@@ -53,7 +53,7 @@ class CxlFlitProtocol : public LinkProtocol {
  private:
   struct IoTail {               // the latest CXL.io flit of a direction
     bool exists = false;
-    sc_core::sc_time start, end;
+    Ticks start = 0, end = 0;   // ticks
     uint32_t used = 0;          // TLP-stream bytes in it
   };
   // A CXL.io run as send_tlp_stream placed it, times relative to the return of its first
