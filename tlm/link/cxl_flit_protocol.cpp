@@ -373,6 +373,9 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   CreditPool& pool = tx.io_credits[static_cast<size_t>(cls)];
   StreamSource& source = tx.stream_sources[static_cast<size_t>(cls)];
   const uint64_t C = pool.credits();
+  // Whether the run's credits are a known run's (then its relative situation is a key).
+  const bool keyed = n <= C && source.valid && pool.upcoming_are(source.credit_returns, n);
+  if (remembered_only && !keyed) return false;
   const uint64_t depth = tx.wire.retry_depth();
   const Ticks ack_delay = tx.wire.ack_delay_ticks();
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
@@ -382,7 +385,6 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
 
   // The relative situation, when the credits are a known run's.
   StreamKey key;
-  const bool keyed = n <= C && source.valid && pool.upcoming_are(source.credit_returns, n);
   if (keyed) {
     key.source = source.shape;
     key.n = n;
