@@ -83,17 +83,15 @@ class CxlFlitProtocol : public LinkProtocol {
     }
   };
   struct StreamKeyHash {
+    // Each field times its own odd constant, summed (independent multiplies), then folded.
     size_t operator()(const StreamKey& k) const {
-      uint64_t h = 0x9e3779b97f4a7c15ull;
-      const std::initializer_list<uint64_t> fields{k.source,     k.n,        uint64_t{k.tlp_bytes} << 8 | k.cls,
-                                                   k.ack_phase << 32 | k.fc_phase,
-                                                   uint64_t{k.io_used} << 1 | k.joinable,
-                                                   k.io_start,   k.io_end,   k.busy,
-                                                   k.earliest};
-      for (uint64_t v : fields) {
-        h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-      }
-      return static_cast<size_t>(h);
+      const uint64_t h = k.source * 0x9e3779b97f4a7c15ull + k.n * 0xc2b2ae3d27d4eb4full +
+                         (uint64_t{k.tlp_bytes} << 8 | k.cls) * 0x165667b19e3779f9ull +
+                         (k.ack_phase << 32 | k.fc_phase) * 0xd6e8feb86659fd93ull +
+                         (uint64_t{k.io_used} << 1 | k.joinable) * 0xff51afd7ed558ccdull +
+                         k.io_start * 0xc4ceb9fe1a85ec53ull + k.io_end * 0x94d049bb133111ebull +
+                         k.busy * 0xbf58476d1ce4e5b9ull + k.earliest * 0x2545f4914f6cdd1dull;
+      return static_cast<size_t>(h ^ (h >> 29) ^ (h >> 47));
     }
   };
   // The credit returns the latest stream-placed run of a flow class pushed, and its shape.

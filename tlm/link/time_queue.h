@@ -46,6 +46,7 @@ class Pattern {
   }
   Pattern(Pattern&& o) noexcept : block_(o.block_) { o.block_ = nullptr; }
   Pattern& operator=(const Pattern& o) {
+    if (block_ == o.block_) return *this;
     Pattern copy(o);
     std::swap(block_, copy.block_);
     return *this;
@@ -126,8 +127,9 @@ struct TimeRun {
   // The run less its first `skip` elements (whole groups of `repeat`).
   TimeRun without_first(uint64_t skip) const {
     TimeRun r = *this;
-    skip = std::min(skip, count) / repeat * repeat;
-    r.c0 += pattern ? skip : (skip / repeat) * a;
+    const uint64_t groups = div_by(std::min(skip, count), repeat);
+    skip = groups * repeat;
+    r.c0 += pattern ? skip : groups * a;
     r.count -= skip;
     return r;
   }
