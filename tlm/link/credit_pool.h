@@ -61,15 +61,18 @@ class CreditPool {
            r.count - index >= n;
   }
   // Takes credits for run.count messages, returned at run.at(0), run.at(1), ...
-  void consume_run(TimeRun run) {
+  void consume_run(const TimeRun& run) {
     if (run.count > credits_) {
       // Only the last `credits_` returns can matter again.
       const uint64_t skip = run.count - credits_;
       consumed_ += skip;
-      run = run.without_first(skip);
+      const TimeRun kept = run.without_first(skip);
+      returned_.push(kept);
+      consumed_ += kept.count;
+    } else {
+      returned_.push(run);
+      consumed_ += run.count;
     }
-    returned_.push(run);
-    consumed_ += run.count;
     returned_.keep_last(credits_);
   }
 

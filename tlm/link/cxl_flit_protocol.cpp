@@ -136,7 +136,7 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   }
   if (run.pattern) return 0;  // (B) needs the arithmetic shape
   const uint64_t r = run.repeat;
-  if (o % r != 0 || r * kDllpBytes > B) return 0;
+  if (mod_by(o, r) != 0 || r * kDllpBytes > B) return 0;
   const uint64_t groups = left / r;
   if (groups < kBulkMinUnits) return 0;
   TimeRun starts = run;
@@ -316,7 +316,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   if (format_.io_framed_tlps) {
     const uint64_t r0 = tx.tlps_received;
     const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-    const auto first_due = [&](uint64_t ratio) { return (ratio - (r0 + 1) % ratio) % ratio; };  // (r0 + k + 1) % ratio == 0
+    const auto first_due = [&](uint64_t ratio) { return mod_by(ratio - mod_by(r0 + 1, ratio), ratio); };  // (r0 + k + 1) % ratio == 0
     if (A == U) {
       // An ACK and an UpdateFC after the same TLPs: pairs due together.
       uint64_t k = first_due(A);
@@ -329,8 +329,8 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
       for (uint64_t k = 0; k < n; ++k) {
         const sc_core::sc_time due =
             k < k_new ? from_ticks(tx.io.end + lat) : from_ticks(tlp_end_run(k, 1, 1, lat, 1).at(0));
-        if ((r0 + k + 1) % A == 0) back.owed_dllps.push(due);
-        if ((r0 + k + 1) % U == 0) back.owed_dllps.push(due);
+        if (mod_by(r0 + k + 1, A) == 0) back.owed_dllps.push(due);
+        if (mod_by(r0 + k + 1, U) == 0) back.owed_dllps.push(due);
       }
     }
     tx.tlps_received += n;
@@ -379,7 +379,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   const uint64_t depth = tx.wire.retry_depth();
   const Ticks ack_delay = tx.wire.ack_delay_ticks();
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-  const uint64_t ack_phase = tx.tlps_received % A, fc_phase = tx.tlps_received % U;
+  const uint64_t ack_phase = mod_by(tx.tlps_received, A), fc_phase = mod_by(tx.tlps_received, U);
   const Ticks o = pool.upcoming(0);
   const Ticks busy_before = tx.wire.busy_ticks();
 
@@ -689,10 +689,13 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
   t.slots += K * period_slots;
   t.replays += sent.replays;
   t.wire_bytes += static_cast<uint64_t>(F) * (K * D + sent.replays);
-  const TimeRun last_bits = TimeRun::patterned(O, Du, last_rel, n);
-  for (uint64_t s = n - P; s < n; ++s) t.last_bit = std::max(t.last_bit, from_ticks(last_bits.at(s) + hold));
-  pool.consume_run(TimeRun::patterned(O + rd, Du, last_rel, n));
-  back.owed_credits.push(TimeRun::patterned(O + ticks(latency_), Du, last_rel, n));
+  // The lines' last bits, then shifted: their credit returns, and the returns owed the other way.
+  TimeRun lines = TimeRun::patterned(O, Du, last_rel, n);
+  for (uint64_t s = n - P; s < n; ++s) t.last_bit = std::max(t.last_bit, from_ticks(lines.at(s) + hold));
+  lines.base = O + rd;
+  pool.consume_run(lines);
+  lines.base = O + ticks(latency_);
+  back.owed_credits.push(lines);
   rep = MemRepeat(rep.kind);
   return n;
 }

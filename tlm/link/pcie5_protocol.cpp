@@ -68,7 +68,7 @@ uint64_t Pcie5Protocol::send_dllp_run(DirectionState& d, uint64_t n) {
     return lo;
   }
   const uint64_t r = run.repeat;
-  if (o % r != 0 || run.at(o) < busy) return 0;
+  if (mod_by(o, r) != 0 || run.at(o) < busy) return 0;
   const uint64_t groups = left / r;
   if (groups < kBulkMinUnits || (run.a / run.m) * run.step < r * unit) return 0;
   d.wire.send_control_run(groups * r, kDllpBytes, run.at(o + (groups - 1) * r) + (r - 1) * unit);
@@ -163,7 +163,7 @@ bool Pcie5Protocol::send_tlp_run(DirectionState& tx, DirectionState& back, const
   pool.consume_run(TimeRun::linear(S + u + rd, u, n));
   const uint64_t r0 = tx.tlps_received;
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-  const auto first_due = [&](uint64_t ratio) { return (ratio - (r0 + 1) % ratio) % ratio; };
+  const auto first_due = [&](uint64_t ratio) { return mod_by(ratio - mod_by(r0 + 1, ratio), ratio); };
   const auto count_due = [&](uint64_t ratio) {
     const uint64_t k = first_due(ratio);
     return k < n ? (n - 1 - k) / ratio + 1 : 0;
@@ -185,8 +185,8 @@ bool Pcie5Protocol::send_tlp_run(DirectionState& tx, DirectionState& back, const
   } else {
     for (uint64_t k = 0; k < n; ++k) {
       const sc_core::sc_time checked = from_ticks(S + (k + 1) * u + lat);
-      if ((r0 + k + 1) % A == 0) back.owed.push(checked);
-      if ((r0 + k + 1) % U == 0) back.owed.push(checked);
+      if (mod_by(r0 + k + 1, A) == 0) back.owed.push(checked);
+      if (mod_by(r0 + k + 1, U) == 0) back.owed.push(checked);
     }
   }
   tx.tlps_received += n;

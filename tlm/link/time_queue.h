@@ -33,6 +33,7 @@ inline sc_core::sc_time from_ticks(Ticks v) { return sc_core::sc_time::from_valu
 // x / d for the divisors time runs use, most of them powers of two (1, 2, 64 B of TLP bytes
 // per 68 B flit): a shift then, a division otherwise.
 inline uint64_t div_by(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x >> __builtin_ctzll(d) : x / d; }
+inline uint64_t mod_by(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x & (d - 1) : x % d; }
 
 // A period's offsets (or one burst's times), shared by the runs and queues that use them.
 // Counted without atomics: a link's queues live in one simulation thread, and a run is
@@ -189,7 +190,7 @@ class TimeQueue {
   }
   void push(const TimeRun& r) {
     if (r.count == 0) return;
-    if (count_ == ring_.size()) grow();
+    if (count_ == capacity_) grow();
     Entry& e = ring_[(start_ + count_) & mask_];
     e.run = r;
     e.first = end_;
@@ -337,7 +338,8 @@ class TimeQueue {
     for (size_t k = 0; k < count_; ++k) bigger[k] = std::move(entry(k));
     ring_ = std::move(bigger);
     start_ = 0;
-    mask_ = ring_.size() - 1;
+    capacity_ = ring_.size();
+    mask_ = capacity_ - 1;
   }
   static int64_t floor_div(int64_t x, int64_t m) { return x >= 0 ? x / m : -((-x + m - 1) / m); }
   // Binary GCD: no divisions (this sits on the bulk path's hottest check).
@@ -378,7 +380,7 @@ class TimeQueue {
   }
   // The queued runs, oldest first, in a ring of power-of-two size (no allocation once grown).
   std::vector<Entry> ring_;
-  size_t start_ = 0, count_ = 0, mask_ = 0;
+  size_t start_ = 0, count_ = 0, mask_ = 0, capacity_ = 0;
   uint64_t head_ = 0;  // absolute index of the front element
   uint64_t end_ = 0;   // absolute index past the back
 };
