@@ -341,7 +341,10 @@ class TimeQueue {
     capacity_ = ring_.size();
     mask_ = capacity_ - 1;
   }
-  static int64_t floor_div(int64_t x, int64_t m) { return x >= 0 ? x / m : -((-x + m - 1) / m); }
+  static int64_t floor_div(int64_t x, uint64_t m) {
+    return x >= 0 ? static_cast<int64_t>(div_by(static_cast<uint64_t>(x), m))
+                  : -static_cast<int64_t>(div_by(static_cast<uint64_t>(-x) + m - 1, m));
+  }
   // Binary GCD: no divisions (this sits on the bulk path's hottest check).
   static uint64_t gcd(uint64_t a, uint64_t b) {
     if (a == 0) return b;
@@ -365,8 +368,8 @@ class TimeQueue {
     const uint64_t u0 = bound.c0 + i0 * bound.a;
     const int64_t delta = static_cast<int64_t>(q.c0 + j0 * q.a) - static_cast<int64_t>(u0);
     const uint64_t g = gcd(q.a, m);
-    const int64_t r_max = static_cast<int64_t>(m - g + u0 % g);
-    const int64_t jump = floor_div(r_max + delta, static_cast<int64_t>(m));
+    const int64_t r_max = static_cast<int64_t>(m - g + mod_by(u0, g));
+    const int64_t jump = floor_div(r_max + delta, m);
     return static_cast<int64_t>(q.base) - static_cast<int64_t>(bound.base) + jump * static_cast<int64_t>(q.step) <= 0;
   }
   template <class Bound>
