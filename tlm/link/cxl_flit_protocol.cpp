@@ -19,7 +19,7 @@ constexpr size_t kMemRepeatSearch = 256;
 // CXL.io run placements remembered (send_tlp_stream); the cache starts over when full.
 constexpr size_t kStreamCacheEntries = 4096;
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return div_by(a + b - 1, b); }
 
 // How many of run elements [from, from + n) are at most t (the run is non-decreasing).
 uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
@@ -278,7 +278,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   }
   // Credits the run itself used.
   if (n > C) {
-    const uint64_t G = ((C - 1) * b + 1) / B;
+    const uint64_t G = div_by((C - 1) * b + 1, B);
     if (G < 1 || (G - 1) * unit < rd) return false;
   }
   const TimeRun starts = TimeRun::linear(S, unit, new_flits);
@@ -324,7 +324,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
         back.owed_dllps.push_ticks(tx.io.end + lat);
         back.owed_dllps.push_ticks(tx.io.end + lat);
       }
-      if (k < n) back.owed_dllps.push(tlp_end_run(k, A, (n - 1 - k) / A + 1, lat, 2));
+      if (k < n) back.owed_dllps.push(tlp_end_run(k, A, div_by(n - 1 - k, A) + 1, lat, 2));
     } else {
       for (uint64_t k = 0; k < n; ++k) {
         const sc_core::sc_time due =
