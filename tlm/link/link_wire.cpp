@@ -137,16 +137,11 @@ LinkWire::Sent LinkWire::send_control(const sc_core::sc_time& earliest, uint32_t
   return sent;
 }
 
-// Consecutive starts of a run are at least floor(a / m) steps apart, and starts `depth` apart
-// at least floor(depth a / m) steps (floor(x + y) >= floor(x) + floor(y)).
-bool LinkWire::fits(const TimeRun& starts, uint32_t bytes) const {
+// Starts `depth` apart are at least floor(depth a / m) steps apart (floor(x + y) >= floor(x) +
+// floor(y)).
+bool LinkWire::slots_free_for(const TimeRun& starts, uint32_t bytes) const {
   const uint64_t n = starts.count;
-  if (n == 0) return true;
-  if (starts.repeat != 1 || starts.m == 0) return false;
   const Ticks unit = unit_ticks(bytes);
-  if (starts.at(0) < busy_) return false;
-  if (n > 1 && (starts.a / starts.m) * starts.step < unit) return false;
-  if (slots_never_wait(bytes)) return true;
   // Units of the run that wait on acknowledgements of units already sent.
   const uint64_t sent = next_sequence_;
   const uint64_t kept = acks_.size();  // acknowledgements of units [sent - kept, sent)

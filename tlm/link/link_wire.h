@@ -65,8 +65,16 @@ class LinkWire {
 
   // Whether `starts.count` sequenced units, unit i starting at starts.at(i), can go out as
   // they are: the first no earlier than busy_until, none overlapping the next, none waiting
-  // for a retry-buffer slot. Only then may send_run take them.
-  bool fits(const TimeRun& starts, uint32_t bytes) const;
+  // for a retry-buffer slot. Only then may send_run take them. Consecutive starts of a run are
+  // at least floor(a / m) steps apart.
+  bool fits(const TimeRun& starts, uint32_t bytes) const {
+    const uint64_t n = starts.count;
+    if (n == 0) return true;
+    if (starts.repeat != 1 || starts.m == 0) return false;
+    if (starts.at(0) < busy_) return false;
+    if (n > 1 && (starts.a / starts.m) * starts.step < unit_ticks(bytes)) return false;
+    return slots_never_wait(bytes) || slots_free_for(starts, bytes);
+  }
   // Sends them; `Sent::end` is the last unit's last bit, replays included. `starts` may be a
   // patterned run (any start times, in order, a unit apart at least): the caller then checks
   // the retry buffer itself (slot_free_at).
@@ -120,6 +128,8 @@ class LinkWire {
   LinkWireStats stats() const;
 
  private:
+  // fits' retry-buffer part: no unit of the run waits for a slot (acknowledgements checked).
+  bool slots_free_for(const TimeRun& starts, uint32_t bytes) const;
   bool transmission_corrupted(uint32_t bytes);
   void check_uniform(uint32_t bytes) const {
     if (params_.uniform_unit_bytes != 0 && bytes != params_.uniform_unit_bytes)
