@@ -188,8 +188,15 @@ class TimeQueue {
     }
     push(TimeRun::single(v));
   }
+  // A run; it extends the newest run when it continues that run's progression (the owed DLLPs
+  // and credit returns of bursts sent back to back, one burst after the other).
   void push(const TimeRun& r) {
     if (r.count == 0) return;
+    if (count_ > 0 && continues(entry(count_ - 1).run, r)) {
+      entry(count_ - 1).run.count += r.count;
+      end_ += r.count;
+      return;
+    }
     if (count_ == capacity_) grow();
     Entry& e = ring_[(start_ + count_) & mask_];
     e.run = r;
@@ -332,6 +339,17 @@ class TimeQueue {
       else hi = mid - 1;
     }
     return lo;
+  }
+  // Whether r's elements are those that follow l's, in l's own formula: the same a, m, step and
+  // repeat, l ends on a whole group, and r's group 0 is l's group l.count / repeat, which holds
+  // when r.base = l.base + q step and r.c0 + q m = l.c0 + (l.count / repeat) a.
+  static bool continues(const TimeRun& l, const TimeRun& r) {
+    if (l.pattern || r.pattern || l.a == 0 || l.step == 0 || l.a != r.a || l.m != r.m || l.step != r.step ||
+        l.repeat != r.repeat || mod_by(l.count, l.repeat) != 0 || r.base < l.base)
+      return false;
+    const Ticks d = r.base - l.base;
+    const uint64_t q = d / l.step;
+    return q * l.step == d && l.c0 + div_by(l.count, l.repeat) * l.a == r.c0 + q * l.m;
   }
   void grow() {
     std::vector<Entry> bigger(ring_.empty() ? 4 : ring_.size() * 2);
