@@ -345,11 +345,12 @@ class TimeQueue {
   // when r.base = l.base + q step and r.c0 + q m = l.c0 + (l.count / repeat) a.
   static bool continues(const TimeRun& l, const TimeRun& r) {
     if (l.pattern || r.pattern || l.a == 0 || l.step == 0 || l.a != r.a || l.m != r.m || l.step != r.step ||
-        l.repeat != r.repeat || mod_by(l.count, l.repeat) != 0 || r.base < l.base)
+        l.repeat != r.repeat || mod_by(l.count, l.repeat) != 0)
       return false;
-    const Ticks d = r.base - l.base;
-    const uint64_t q = d / l.step;
-    return q * l.step == d && l.c0 + div_by(l.count, l.repeat) * l.a == r.c0 + q * l.m;
+    const uint64_t byte = l.c0 + div_by(l.count, l.repeat) * l.a;  // where l's next group would be
+    if (byte < r.c0) return false;
+    const uint64_t q = div_by(byte - r.c0, l.m);
+    return q * l.m == byte - r.c0 && r.base == l.base + q * l.step;
   }
   void grow() {
     std::vector<Entry> bigger(ring_.empty() ? 4 : ring_.size() * 2);
