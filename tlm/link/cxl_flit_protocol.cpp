@@ -108,10 +108,11 @@ void CxlFlitProtocol::settle_owed(Direction dir, const sc_core::sc_time& until) 
 }
 
 // Two shapes cover owed DLLPs in bulk. (A) All are due by the time the wire frees up: they
-// stream into the TLP bytes of CXL.io flits sent back to back from busy_until, as the
-// reference's appends would. (B) The wire is idle when each falls due and they are at least a
-// flit apart: each group due together (an ACK and an UpdateFC) opens a flit of its own at its
-// due time. Anything else, and a current CXL.io flit they could still join, goes unit by unit.
+// stream into the TLP bytes of CXL.io flits, the current CXL.io flit first when it has room and
+// every DLLP with bytes in it was due by its start, then flits sent back to back from
+// busy_until, as the reference's appends would. (B) The wire is idle when each falls due and
+// they are at least a flit apart: each group due together (an ACK and an UpdateFC) opens a
+// flit of its own at its due time. Anything else goes unit by unit.
 uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   const uint64_t left = std::min(n, d.owed_dllps.front_run_left());
   if (left < kBulkMinUnits) return 0;
@@ -122,18 +123,31 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   const Ticks unit = d.wire.unit_ticks(F);
   const Ticks busy = d.wire.busy_ticks();
   const auto joinable = [&](Ticks due) { return d.io.exists && d.io.used < B && d.io.start >= due; };
-  if (joinable(run.at(o))) return 0;
+  const bool join = joinable(run.at(o));
   const uint64_t streamed = run_count_at_most(run, o, left, busy);
   if (streamed >= kBulkMinUnits) {
-    const uint64_t nf = ceil_div(streamed * kDllpBytes, B);
-    const TimeRun starts = TimeRun::linear(busy, unit, nf);
-    if (!d.wire.fits(starts, F)) return 0;
-    const LinkWire::RunSent s = d.wire.send_run(starts, F);
-    d.io = {true, busy + (nf - 1) * unit, s.end,
-            static_cast<uint32_t>(streamed * kDllpBytes - (nf - 1) * B)};
+    // DLLP k takes stream bytes [used + 8k, used + 8k + 8) counted from the current flit's
+    // start when it joins that flit, else from the first new flit's.
+    uint64_t used = 0;
+    if (join) {
+      const uint64_t touching = std::min<uint64_t>(streamed, ceil_div(B - d.io.used, kDllpBytes));
+      if (run_count_at_most(run, o, touching, d.io.start) < touching) return 0;
+      used = d.io.used;
+    }
+    const uint64_t bytes = used + streamed * kDllpBytes;
+    const uint64_t nf = ceil_div(bytes, B) - (join ? 1 : 0);  // new flits
+    if (nf == 0) {
+      d.io.used = static_cast<uint32_t>(bytes);
+    } else {
+      const TimeRun starts = TimeRun::linear(busy, unit, nf);
+      if (!d.wire.fits(starts, F)) return 0;
+      const LinkWire::RunSent s = d.wire.send_run(starts, F);
+      d.io = {true, busy + (nf - 1) * unit, s.end, static_cast<uint32_t>(bytes - (nf - (join ? 0 : 1)) * B)};
+    }
     d.owed_dllps.pop_front(streamed);
     return streamed;
   }
+  if (join) return 0;
   if (run.pattern) return 0;  // (B) needs the arithmetic shape
   const uint64_t r = run.repeat;
   if (mod_by(o, r) != 0 || r * kDllpBytes > B) return 0;
