@@ -262,7 +262,8 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(run.tlp.kind))];
   const uint64_t C = pool.credits();
 
-  const Ticks ready0 = std::max(E, pool.upcoming(0));
+  const Ticks credit0 = pool.upcoming(0);
+  const Ticks ready0 = std::max(E, credit0);
   const bool joined = tx.io.exists && tx.io.start >= ready0 && tx.io.used < B;
   const uint64_t off = joined ? tx.io.used : 0;
   const uint64_t f1 = joined ? 1 : 0;
@@ -271,7 +272,8 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   // k1: the first TLP with bytes beyond flit 0 when joined (it opens flit 1).
   const uint64_t k1 = joined ? (B - off) / b : 0;
   if (new_flits > 0 && k1 >= C) return false;
-  const Ticks S = new_flits > 0 ? std::max(std::max(E, pool.upcoming(k1)), tx.wire.busy_ticks()) : 0;
+  const Ticks S =
+      new_flits > 0 ? std::max(std::max(E, k1 == 0 ? credit0 : pool.upcoming(k1)), tx.wire.busy_ticks()) : 0;
   const Ticks tail_start = joined ? tx.io.start : 0;
   // Credits held since before the run: TLP k's must be back by the start of the flit it begins
   // in, the joined flit 0 for the first kz, else S + (floor((off + k b) / B) - f1) unit.

@@ -208,7 +208,7 @@ LinkWire::RunSent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
   check_uniform(bytes);
   shortest_unit_ticks_ = std::min(shortest_unit_ticks_, unit);
   uint64_t fec = 0;
-  const uint64_t replays = sample_replays(n, bytes, fec);
+  const uint64_t replays = params_.bit_error_rate > 0.0 ? sample_replays(n, bytes, fec) : 0;
   const Ticks replay_hold = replays * (ticks(params_.replay_latency) + unit);
   RunSent sent;
   sent.start = starts.at(0);
