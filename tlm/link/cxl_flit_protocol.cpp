@@ -235,8 +235,8 @@ void CxlFlitProtocol::send_tlp(DirectionState& tx, DirectionState& back, const T
   if (format_.io_framed_tlps) {
     // 68B: the CXL.io data link layer is PCIe's; its ACK / UpdateFC DLLPs go the other way.
     ++tx.tlps_received;
-    if (tx.tlps_received % config_.tlps_per_ack == 0) back.owed_dllps.push(a.last + latency_);
-    if (tx.tlps_received % config_.tlps_per_update_fc == 0) back.owed_dllps.push(a.last + latency_);
+    if (mod_by(tx.tlps_received, config_.tlps_per_ack) == 0) back.owed_dllps.push(a.last + latency_);
+    if (mod_by(tx.tlps_received, config_.tlps_per_update_fc) == 0) back.owed_dllps.push(a.last + latency_);
   }
 }
 

@@ -120,11 +120,11 @@ void Pcie5Protocol::send_tlp(DirectionState& tx, DirectionState& back, const Tlp
   pool.consume(checked + dllp_time + latency_);
   // The receiver's data link layer answers on the reverse direction (§3.6.2.1, §2.6.1.2).
   ++tx.tlps_received;
-  if (tx.tlps_received % config_.tlps_per_ack == 0) {
+  if (mod_by(tx.tlps_received, config_.tlps_per_ack) == 0) {
     back.owed.push(checked);
     t.wire_bytes += kDllpBytes;
   }
-  if (tx.tlps_received % config_.tlps_per_update_fc == 0) {
+  if (mod_by(tx.tlps_received, config_.tlps_per_update_fc) == 0) {
     back.owed.push(checked);
     t.wire_bytes += kDllpBytes;
   }
