@@ -328,7 +328,22 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   t.replays += sent.replays;
   t.wire_bytes += static_cast<uint64_t>(F) * (new_flits + sent.replays);
   for (uint64_t k = 0; k < k_new; ++k) pool.consume_ticks(tx.io.end + rd);
-  pool.consume_run(tlp_end_run(k_new, 1, n - k_new, rd, 1));
+  const TimeRun returns = tlp_end_run(k_new, 1, n - k_new, rd, 1);
+  pool.consume_run(returns);
+  // These returns are the credits of the class's next run: its stream placement is keyed by
+  // their shape (floor((c0 + i a) / m) steps after the first depends only on c0 mod m).
+  StreamSource& source = tx.stream_sources[static_cast<size_t>(flow_class(run.tlp.kind))];
+  source.valid = n - k_new <= C;
+  if (source.valid) {
+    source.credit_returns = returns;
+    const std::array<uint64_t, 4> shape{mod_by(returns.c0, returns.m), returns.a, returns.m, returns.step};
+    auto id = arithmetic_shapes_.find(shape);
+    if (id == arithmetic_shapes_.end()) {
+      if (arithmetic_shapes_.size() >= kStreamCacheEntries) arithmetic_shapes_.clear();
+      id = arithmetic_shapes_.emplace(shape, next_shape_id_++).first;
+    }
+    source.shape = id->second;
+  }
   if (format_.io_framed_tlps) {
     const uint64_t r0 = tx.tlps_received;
     const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;

@@ -94,7 +94,8 @@ class CxlFlitProtocol : public LinkProtocol {
       return static_cast<size_t>(h ^ (h >> 29) ^ (h >> 47));
     }
   };
-  // The credit returns the latest stream-placed run of a flow class pushed, and its shape.
+  // The credit returns the latest run of a flow class pushed (stream-placed: patterned; closed
+  // form: arithmetic), and its shape.
   struct StreamSource {
     bool valid = false;
     TimeRun credit_returns;
@@ -176,6 +177,7 @@ class CxlFlitProtocol : public LinkProtocol {
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
   std::unordered_map<StreamKey, std::shared_ptr<const StreamLayout>, StreamKeyHash> stream_cache_;
   std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
+  std::map<std::array<uint64_t, 4>, uint64_t> arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
   uint64_t next_shape_id_ = 0;
   std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
   std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free
