@@ -21,8 +21,9 @@ class CreditPool {
     return r > ticks(earliest) ? from_ticks(r) : earliest;
   }
   // Takes the credit for the next message; it is back at the sender at `returned_at`.
-  void consume(const sc_core::sc_time& returned_at) {
-    returned_.push(returned_at);
+  void consume(const sc_core::sc_time& returned_at) { consume_ticks(ticks(returned_at)); }
+  void consume_ticks(Ticks returned_at) {
+    returned_.push_ticks(returned_at);
     ++consumed_;
     returned_.keep_last(credits_);
   }
@@ -52,23 +53,36 @@ class CreditPool {
   }
   // Whether the credits of the next n messages are those a run pushed by consume_run(ran)
   // returned, element k for message k (so they come back at ran.at(0), ..., ran.at(n - 1)).
+  // A patterned run matches by its offsets; an arithmetic one (repeat 1) by its formula, the
+  // queued run (which may have merged earlier returns) read from element `index` on.
   bool upcoming_are(const TimeRun& ran, uint64_t n) const {
-    if (consumed_ < credits_ || n == 0 || n > credits_ || !ran.pattern) return false;
+    if (consumed_ < credits_ || n == 0 || n > credits_) return false;
     uint64_t index = 0;
     const TimeRun& r = returned_.run_at(returned_.size() - credits_, index);
-    return r.pattern == ran.pattern && r.base == ran.base && r.step == ran.step && r.c0 + index == ran.c0 &&
-           r.count - index >= n;
+    if (r.count - index < n) return false;
+    if (ran.pattern) return r.pattern == ran.pattern && r.base == ran.base && r.step == ran.step && r.c0 + index == ran.c0;
+    if (r.pattern || r.repeat != 1 || ran.repeat != 1 || r.a != ran.a || r.m != ran.m || r.step != ran.step ||
+        r.a == 0 || r.m == 0)
+      return false;
+    // Both as base + floor(c / m) step with c = c0 + i a: equal from here on when their first
+    // elements and their residues c mod m agree.
+    const uint64_t c = r.c0 + index * r.a;
+    return r.base + div_by(c, r.m) * r.step == ran.base + div_by(ran.c0, ran.m) * ran.step &&
+           mod_by(c, r.m) == mod_by(ran.c0, ran.m);
   }
   // Takes credits for run.count messages, returned at run.at(0), run.at(1), ...
-  void consume_run(TimeRun run) {
+  void consume_run(const TimeRun& run) {
     if (run.count > credits_) {
       // Only the last `credits_` returns can matter again.
       const uint64_t skip = run.count - credits_;
       consumed_ += skip;
-      run = run.without_first(skip);
+      const TimeRun kept = run.without_first(skip);
+      returned_.push(kept);
+      consumed_ += kept.count;
+    } else {
+      returned_.push(run);
+      consumed_ += run.count;
     }
-    returned_.push(run);
-    consumed_ += run.count;
     returned_.keep_last(credits_);
   }
 

@@ -19,7 +19,7 @@ constexpr size_t kMemRepeatSearch = 256;
 // CXL.io run placements remembered (send_tlp_stream); the cache starts over when full.
 constexpr size_t kStreamCacheEntries = 4096;
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return div_by(a + b - 1, b); }
 
 // How many of run elements [from, from + n) are at most t (the run is non-decreasing).
 uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
@@ -43,6 +43,7 @@ LinkWireParams cxl_wire_params(const LinkConfig& c, const FlitFormat& f, const s
   // Acks ride back in the next flit the other way (68B: Ak bit, §4.2.8.4; 256B: flit sequence).
   p.ack_delay = latency + latency + seconds(f.flit_bytes / c.bytes_per_s());
   p.fec_interleaves = f.fec_interleaves;
+  p.uniform_unit_bytes = f.flit_bytes;  // every sequenced unit is a flit
   return p;
 }
 
@@ -107,10 +108,11 @@ void CxlFlitProtocol::settle_owed(Direction dir, const sc_core::sc_time& until) 
 }
 
 // Two shapes cover owed DLLPs in bulk. (A) All are due by the time the wire frees up: they
-// stream into the TLP bytes of CXL.io flits sent back to back from busy_until, as the
-// reference's appends would. (B) The wire is idle when each falls due and they are at least a
-// flit apart: each group due together (an ACK and an UpdateFC) opens a flit of its own at its
-// due time. Anything else, and a current CXL.io flit they could still join, goes unit by unit.
+// stream into the TLP bytes of CXL.io flits, the current CXL.io flit first when it has room and
+// every DLLP with bytes in it was due by its start, then flits sent back to back from
+// busy_until, as the reference's appends would. (B) The wire is idle when each falls due and
+// they are at least a flit apart: each group due together (an ACK and an UpdateFC) opens a
+// flit of its own at its due time. Anything else goes unit by unit.
 uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   const uint64_t left = std::min(n, d.owed_dllps.front_run_left());
   if (left < kBulkMinUnits) return 0;
@@ -119,22 +121,36 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   const uint32_t B = format_.io_bytes_per_flit;
   const uint32_t F = format_.flit_bytes;
   const Ticks unit = d.wire.unit_ticks(F);
-  const Ticks busy = ticks(d.wire.busy_until());
-  const auto joinable = [&](Ticks due) { return d.io.exists && d.io.used < B && ticks(d.io.start) >= due; };
-  if (joinable(run.at(o))) return 0;
+  const Ticks busy = d.wire.busy_ticks();
+  const auto joinable = [&](Ticks due) { return d.io.exists && d.io.used < B && d.io.start >= due; };
+  const bool join = joinable(run.at(o));
   const uint64_t streamed = run_count_at_most(run, o, left, busy);
   if (streamed >= kBulkMinUnits) {
-    const uint64_t nf = ceil_div(streamed * kDllpBytes, B);
-    const TimeRun starts = TimeRun::linear(busy, unit, nf);
-    if (!d.wire.fits(starts, F)) return 0;
-    const LinkWire::Sent s = d.wire.send_run(starts, F);
-    d.io = {true, from_ticks(busy + (nf - 1) * unit), s.end, static_cast<uint32_t>(streamed * kDllpBytes - (nf - 1) * B)};
+    // DLLP k takes stream bytes [used + 8k, used + 8k + 8) counted from the current flit's
+    // start when it joins that flit, else from the first new flit's.
+    uint64_t used = 0;
+    if (join) {
+      const uint64_t touching = std::min<uint64_t>(streamed, ceil_div(B - d.io.used, kDllpBytes));
+      if (run_count_at_most(run, o, touching, d.io.start) < touching) return 0;
+      used = d.io.used;
+    }
+    const uint64_t bytes = used + streamed * kDllpBytes;
+    const uint64_t nf = ceil_div(bytes, B) - (join ? 1 : 0);  // new flits
+    if (nf == 0) {
+      d.io.used = static_cast<uint32_t>(bytes);
+    } else {
+      const TimeRun starts = TimeRun::linear(busy, unit, nf);
+      if (!d.wire.fits(starts, F)) return 0;
+      const LinkWire::RunSent s = d.wire.send_run(starts, F);
+      d.io = {true, busy + (nf - 1) * unit, s.end, static_cast<uint32_t>(bytes - (nf - (join ? 0 : 1)) * B)};
+    }
     d.owed_dllps.pop_front(streamed);
     return streamed;
   }
+  if (join) return 0;
   if (run.pattern) return 0;  // (B) needs the arithmetic shape
   const uint64_t r = run.repeat;
-  if (o % r != 0 || r * kDllpBytes > B) return 0;
+  if (mod_by(o, r) != 0 || r * kDllpBytes > B) return 0;
   const uint64_t groups = left / r;
   if (groups < kBulkMinUnits) return 0;
   TimeRun starts = run;
@@ -142,8 +158,8 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   starts.count = groups;
   starts.c0 += (o / r) * run.a;
   if (!d.wire.fits(starts, F)) return 0;  // the first due after busy_until, a flit apart, acks in time
-  const LinkWire::Sent s = d.wire.send_run(starts, F);
-  d.io = {true, from_ticks(starts.at(groups - 1)), s.end, static_cast<uint32_t>(r * kDllpBytes)};
+  const LinkWire::RunSent s = d.wire.send_run(starts, F);
+  d.io = {true, starts.at(groups - 1), s.end, static_cast<uint32_t>(r * kDllpBytes)};
   d.owed_dllps.pop_front(groups * r);
   return groups * r;
 }
@@ -153,18 +169,18 @@ CxlFlitProtocol::IoAppend CxlFlitProtocol::append_io(DirectionState& d, const sc
   IoAppend r;
   uint32_t remaining = bytes;
   bool any = false;
-  if (d.io.exists && d.io.start >= earliest && d.io.used < format_.io_bytes_per_flit) {
+  if (d.io.exists && d.io.start >= ticks(earliest) && d.io.used < format_.io_bytes_per_flit) {
     const uint32_t take = std::min(format_.io_bytes_per_flit - d.io.used, remaining);
     d.io.used += take;
     remaining -= take;
-    r.first = d.io.start;
-    r.last = d.io.end;
+    r.first = from_ticks(d.io.start);
+    r.last = from_ticks(d.io.end);
     any = true;
   }
   while (remaining > 0) {
     const LinkWire::Sent s = d.wire.send_unit(earliest, format_.flit_bytes);
     const uint32_t take = std::min(format_.io_bytes_per_flit, remaining);
-    d.io = {true, s.start, s.end, take};
+    d.io = {true, ticks(s.start), ticks(s.end), take};
     remaining -= take;
     if (!any) r.first = s.start;
     any = true;
@@ -182,8 +198,11 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
   LinkTransfer t;
   bool first = true;
   for (const TlpRun& run : tlp_runs_for(msg, config_)) {
+    // A run met before in the same relative situation first (O(1)), then the closed form, then
+    // the stream placement; each gives the reference's counts and times when it applies.
     if (fast_ && run.count >= kBulkMinUnits &&
-        (send_tlp_run(tx, back, run, earliest, t, first) || send_tlp_stream(tx, back, run, earliest, t, first)))
+        (send_tlp_stream(tx, back, run, earliest, t, first, true) || send_tlp_run(tx, back, run, earliest, t, first) ||
+         send_tlp_stream(tx, back, run, earliest, t, first, false)))
       continue;
     // A run the closed form cannot take whole often can after its first TLPs (those whose
     // credits bind go one by one, the rest stream): retry a few times, a TLP further each time.
@@ -216,8 +235,8 @@ void CxlFlitProtocol::send_tlp(DirectionState& tx, DirectionState& back, const T
   if (format_.io_framed_tlps) {
     // 68B: the CXL.io data link layer is PCIe's; its ACK / UpdateFC DLLPs go the other way.
     ++tx.tlps_received;
-    if (tx.tlps_received % config_.tlps_per_ack == 0) back.owed_dllps.push(a.last + latency_);
-    if (tx.tlps_received % config_.tlps_per_update_fc == 0) back.owed_dllps.push(a.last + latency_);
+    if (mod_by(tx.tlps_received, config_.tlps_per_ack) == 0) back.owed_dllps.push(a.last + latency_);
+    if (mod_by(tx.tlps_received, config_.tlps_per_update_fc) == 0) back.owed_dllps.push(a.last + latency_);
   }
 }
 
@@ -243,8 +262,9 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(run.tlp.kind))];
   const uint64_t C = pool.credits();
 
-  const Ticks ready0 = std::max(E, pool.upcoming(0));
-  const bool joined = tx.io.exists && ticks(tx.io.start) >= ready0 && tx.io.used < B;
+  const Ticks credit0 = pool.upcoming(0);
+  const Ticks ready0 = std::max(E, credit0);
+  const bool joined = tx.io.exists && tx.io.start >= ready0 && tx.io.used < B;
   const uint64_t off = joined ? tx.io.used : 0;
   const uint64_t f1 = joined ? 1 : 0;
   const uint64_t spanned = ceil_div(off + n * b, B);
@@ -252,8 +272,9 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   // k1: the first TLP with bytes beyond flit 0 when joined (it opens flit 1).
   const uint64_t k1 = joined ? (B - off) / b : 0;
   if (new_flits > 0 && k1 >= C) return false;
-  const Ticks S = new_flits > 0 ? std::max(std::max(E, pool.upcoming(k1)), ticks(tx.wire.busy_until())) : 0;
-  const Ticks tail_start = joined ? ticks(tx.io.start) : 0;
+  const Ticks S =
+      new_flits > 0 ? std::max(std::max(E, k1 == 0 ? credit0 : pool.upcoming(k1)), tx.wire.busy_ticks()) : 0;
+  const Ticks tail_start = joined ? tx.io.start : 0;
   // Credits held since before the run: TLP k's must be back by the start of the flit it begins
   // in, the joined flit 0 for the first kz, else S + (floor((off + k b) / B) - f1) unit.
   const uint64_t held = std::min(n, C);
@@ -273,7 +294,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   }
   // Credits the run itself used.
   if (n > C) {
-    const uint64_t G = ((C - 1) * b + 1) / B;
+    const uint64_t G = div_by((C - 1) * b + 1, B);
     if (G < 1 || (G - 1) * unit < rd) return false;
   }
   const TimeRun starts = TimeRun::linear(S, unit, new_flits);
@@ -293,46 +314,61 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
     r.step = unit;
     return r;
   };
-  LinkWire::Sent sent;
+  LinkWire::RunSent sent;
   if (new_flits > 0) sent = tx.wire.send_run(starts, F);
-  const Ticks last_end = new_flits > 0 ? ticks(sent.end) : ticks(tx.io.end);
+  const Ticks last_end = new_flits > 0 ? sent.end : tx.io.end;
   // Credit wait as the reference counts it: the latest credit return any TLP of the run waited for.
   Ticks latest_credit = pool.upcoming(std::min(n, C) - 1);
   if (n > C) latest_credit = std::max(latest_credit, tlp_end_run(n - 1 - C, 1, 1, rd, 1).at(0));
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
-  if (first) t.first_bit = joined ? tx.io.start : from_ticks(S);
+  if (first) t.first_bit = from_ticks(joined ? tx.io.start : S);
   first = false;
   t.last_bit = std::max(t.last_bit, from_ticks(last_end));
   t.units += new_flits;
   t.replays += sent.replays;
   t.wire_bytes += static_cast<uint64_t>(F) * (new_flits + sent.replays);
-  for (uint64_t k = 0; k < k_new; ++k) pool.consume(tx.io.end + from_ticks(rd));
-  pool.consume_run(tlp_end_run(k_new, 1, n - k_new, rd, 1));
+  for (uint64_t k = 0; k < k_new; ++k) pool.consume_ticks(tx.io.end + rd);
+  const TimeRun returns = tlp_end_run(k_new, 1, n - k_new, rd, 1);
+  pool.consume_run(returns);
+  // These returns are the credits of the class's next run: its stream placement is keyed by
+  // their shape (floor((c0 + i a) / m) steps after the first depends only on c0 mod m).
+  StreamSource& source = tx.stream_sources[static_cast<size_t>(flow_class(run.tlp.kind))];
+  source.valid = n - k_new <= C;
+  if (source.valid) {
+    source.credit_returns = returns;
+    const std::array<uint64_t, 4> shape{mod_by(returns.c0, returns.m), returns.a, returns.m, returns.step};
+    auto id = arithmetic_shapes_.find(shape);
+    if (id == arithmetic_shapes_.end()) {
+      if (arithmetic_shapes_.size() >= kStreamCacheEntries) arithmetic_shapes_.clear();
+      id = arithmetic_shapes_.emplace(shape, next_shape_id_++).first;
+    }
+    source.shape = id->second;
+  }
   if (format_.io_framed_tlps) {
     const uint64_t r0 = tx.tlps_received;
     const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-    const auto first_due = [&](uint64_t ratio) { return (ratio - (r0 + 1) % ratio) % ratio; };  // (r0 + k + 1) % ratio == 0
+    const auto first_due = [&](uint64_t ratio) { return mod_by(ratio - mod_by(r0 + 1, ratio), ratio); };  // (r0 + k + 1) % ratio == 0
     if (A == U) {
       // An ACK and an UpdateFC after the same TLPs: pairs due together.
       uint64_t k = first_due(A);
       for (; k < k_new && k < n; k += A) {
-        back.owed_dllps.push(tx.io.end + latency_);
-        back.owed_dllps.push(tx.io.end + latency_);
+        back.owed_dllps.push_ticks(tx.io.end + lat);
+        back.owed_dllps.push_ticks(tx.io.end + lat);
       }
-      if (k < n) back.owed_dllps.push(tlp_end_run(k, A, (n - 1 - k) / A + 1, lat, 2));
+      if (k < n) back.owed_dllps.push(tlp_end_run(k, A, div_by(n - 1 - k, A) + 1, lat, 2));
     } else {
       for (uint64_t k = 0; k < n; ++k) {
         const sc_core::sc_time due =
-            k < k_new ? tx.io.end + latency_ : from_ticks(tlp_end_run(k, 1, 1, lat, 1).at(0));
-        if ((r0 + k + 1) % A == 0) back.owed_dllps.push(due);
-        if ((r0 + k + 1) % U == 0) back.owed_dllps.push(due);
+            k < k_new ? from_ticks(tx.io.end + lat) : from_ticks(tlp_end_run(k, 1, 1, lat, 1).at(0));
+        if (mod_by(r0 + k + 1, A) == 0) back.owed_dllps.push(due);
+        if (mod_by(r0 + k + 1, U) == 0) back.owed_dllps.push(due);
       }
     }
     tx.tlps_received += n;
   }
   // The current CXL.io flit is now the stream's last.
   if (new_flits > 0) {
-    tx.io = {true, from_ticks(S + (new_flits - 1) * unit), from_ticks(last_end),
+    tx.io = {true, S + (new_flits - 1) * unit, last_end,
              static_cast<uint32_t>(off + n * b - (spanned - 1) * B)};
   } else {
     tx.io.used = static_cast<uint32_t>(off + n * b);
@@ -354,7 +390,8 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
 // the same relative situation packs the same, o later, and costs O(1) (stream_cache_). A DMA
 // engine's bursts of reads, each held back by the credits of the one before, go this way.
 bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run,
-                                      const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
+                                      const sc_core::sc_time& earliest, LinkTransfer& t, bool& first,
+                                      bool remembered_only) {
   const uint64_t n = run.count;
   const uint32_t b = framing_.bytes(run.tlp);
   const uint32_t B = format_.io_bytes_per_flit;
@@ -367,16 +404,18 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   CreditPool& pool = tx.io_credits[static_cast<size_t>(cls)];
   StreamSource& source = tx.stream_sources[static_cast<size_t>(cls)];
   const uint64_t C = pool.credits();
+  // Whether the run's credits are a known run's (then its relative situation is a key).
+  const bool keyed = n <= C && source.valid && pool.upcoming_are(source.credit_returns, n);
+  if (remembered_only && !keyed) return false;
   const uint64_t depth = tx.wire.retry_depth();
   const Ticks ack_delay = tx.wire.ack_delay_ticks();
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-  const uint64_t ack_phase = tx.tlps_received % A, fc_phase = tx.tlps_received % U;
+  const uint64_t ack_phase = mod_by(tx.tlps_received, A), fc_phase = mod_by(tx.tlps_received, U);
   const Ticks o = pool.upcoming(0);
-  const Ticks busy_before = ticks(tx.wire.busy_until());
+  const Ticks busy_before = tx.wire.busy_ticks();
 
   // The relative situation, when the credits are a known run's.
   StreamKey key;
-  const bool keyed = n <= C && source.valid && pool.upcoming_are(source.credit_returns, n);
   if (keyed) {
     key.source = source.shape;
     key.n = n;
@@ -384,11 +423,11 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     key.cls = static_cast<uint8_t>(cls);
     key.ack_phase = ack_phase;
     key.fc_phase = fc_phase;
-    key.joinable = tx.io.exists && ticks(tx.io.start) >= o && tx.io.used < B;
+    key.joinable = tx.io.exists && tx.io.start >= o && tx.io.used < B;
     if (key.joinable) {
       key.io_used = tx.io.used;
-      key.io_start = ticks(tx.io.start) - o;
-      key.io_end = ticks(tx.io.end) - o;
+      key.io_start = tx.io.start - o;
+      key.io_end = tx.io.end - o;
     }
     key.busy = busy_before > o ? busy_before - o : 0;
     key.earliest = E > o ? E - o : 0;
@@ -396,7 +435,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     if (hit != stream_cache_.end()) {
       const StreamLayout& l = *hit->second;
       const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
-      if (l.flits == 0 || tx.wire.slots_free_by(starts)) {
+      if (l.flits == 0 || tx.wire.slots_free_by(starts, F)) {
         commit_stream(tx, back, l, o, n, E, t, first);
         source.credit_returns = TimeRun::patterned(o + rd, 0, l.last_bits, n);
         source.shape = l.shape;
@@ -407,6 +446,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     }
   }
 
+  if (remembered_only) return false;
   // Place the run TLP by TLP.
   const uint64_t held = std::min<uint64_t>(n, C);
   std::vector<Ticks>& credits = stream_scratch_;
@@ -416,15 +456,17 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   // fetched a block at a time as the run opens flits.
   std::vector<Ticks>& slots = slot_scratch_;
   slots.clear();
-  auto starts = std::make_shared<std::vector<Ticks>>();
-  auto last_bits = std::make_shared<std::vector<Ticks>>();
+  std::vector<Ticks> starts_v, last_bits_v;
+  std::vector<Ticks>* starts = &starts_v;
+  std::vector<Ticks>* last_bits = &last_bits_v;
   starts->reserve(n * b / B + 2);
   last_bits->reserve(n);
   bool io_exists = tx.io.exists;
-  Ticks io_start = ticks(tx.io.start), io_end = ticks(tx.io.end);
+  Ticks io_start = tx.io.start, io_end = tx.io.end;
   uint32_t io_used = tx.io.used;
   Ticks busy = busy_before;
   Ticks first_bit = 0, latest_ready = E;
+  const bool slots_free = tx.wire.slots_never_wait(F);
   for (uint64_t k = 0; k < n; ++k) {
     const Ticks credit = k < C ? credits[k] : (*last_bits)[k - C] + o + rd;
     const Ticks ready = std::max(E, credit);
@@ -443,7 +485,9 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     while (remaining > 0) {
       const uint64_t f = starts->size();
       const Ticks start = std::max(ready, busy);
-      if (f < depth) {
+      if (slots_free) {
+        // Every slot is back before the wire frees up (LinkWire::slots_never_wait).
+      } else if (f < depth) {
         if (f >= slots.size()) {
           const uint64_t more = std::min<uint64_t>(depth - slots.size(), 64);
           slots.resize(slots.size() + more);
@@ -467,7 +511,8 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     }
     last_bits->push_back(last - o);
   }
-  auto dues = std::make_shared<std::vector<Ticks>>();
+  std::vector<Ticks> dues_v;
+  std::vector<Ticks>* dues = &dues_v;
   if (format_.io_framed_tlps) {
     // ACK / UpdateFC after every tlps_per_ack / tlps_per_update_fc TLPs received, in order.
     uint64_t to_ack = A - ack_phase, to_fc = U - fc_phase;  // TLPs until the next of each
@@ -482,20 +527,20 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
       }
     }
   }
+  // Its shape as a source of credits: last bits relative to the first.
+  std::vector<Ticks> shape(n);
+  for (uint64_t k = 0; k < n; ++k) shape[k] = last_bits_v[k] - last_bits_v[0];
   auto layout = std::make_shared<StreamLayout>();
-  layout->starts = starts;
-  layout->last_bits = last_bits;
-  layout->dues = dues;
-  layout->flits = starts->size();
+  layout->flits = starts_v.size();
+  layout->starts = Pattern(std::move(starts_v));
+  layout->last_bits = Pattern(std::move(last_bits_v));
+  layout->dues = Pattern(std::move(dues_v));
   layout->first_bit = first_bit - o;
   layout->latest_ready = latest_ready - o;
   layout->io_exists = io_exists;
   layout->io_start = io_start - o;
   layout->io_end = io_end - o;
   layout->io_used = io_used;
-  // Its shape as a source of credits: last bits relative to the first.
-  std::vector<Ticks> shape(n);
-  for (uint64_t k = 0; k < n; ++k) shape[k] = (*last_bits)[k] - (*last_bits)[0];
   // Ids are never reused, so a cache entry or source outliving a clear stays right.
   if (stream_shapes_.size() >= kStreamCacheEntries) stream_shapes_.clear();
   layout->shape = stream_shapes_.emplace(std::move(shape), next_shape_id_).first->second;
@@ -505,7 +550,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     stream_cache_.emplace(key, layout);
   }
   commit_stream(tx, back, *layout, o, n, E, t, first);
-  source.credit_returns = TimeRun::patterned(o + rd, 0, last_bits, n);
+  source.credit_returns = TimeRun::patterned(o + rd, 0, layout->last_bits, n);
   source.shape = layout->shape;
   source.valid = true;
   pool.consume_run(source.credit_returns);
@@ -517,12 +562,12 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
 void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o,
                                     uint64_t n, Ticks E, LinkTransfer& t, bool& first) {
   const uint32_t F = format_.flit_bytes;
-  LinkWire::Sent sent;
+  LinkWire::RunSent sent;
   Ticks hold = 0;
   if (l.flits > 0) {
     const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
     sent = tx.wire.send_run(starts, F);
-    hold = ticks(sent.end) - (starts.at(l.flits - 1) + tx.wire.unit_ticks(F));
+    hold = sent.end - (starts.at(l.flits - 1) + tx.wire.unit_ticks(F));
   }
   const Ticks latest_ready = o + l.latest_ready;
   if (latest_ready > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_ready - E));
@@ -536,7 +581,7 @@ void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, co
     tx.tlps_received += n;
     if (!l.dues->empty()) back.owed_dllps.push(TimeRun::patterned(o, 0, l.dues, l.dues->size(), true));
   }
-  if (l.flits > 0) tx.io = {true, from_ticks(o + l.io_start), from_ticks(o + l.io_end + hold), l.io_used};
+  if (l.flits > 0) tx.io = {true, o + l.io_start, o + l.io_end + hold, l.io_used};
   else tx.io.used = l.io_used;
 }
 
@@ -599,7 +644,7 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
 uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& back, MemRepeat& rep,
                                            const MemLine& placed, uint64_t lines_left,
                                            const sc_core::sc_time& earliest, LinkTransfer& t) {
-  const Ticks busy = ticks(tx.wire.busy_until());
+  const Ticks busy = tx.wire.busy_ticks();
   const uint64_t tail = tx.packer.flits_built();
   const uint64_t index = rep.lines.size();
   rep.lines.push_back(placed);
@@ -628,15 +673,15 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
 
   // The period's lines i+1..j, relative to the wire's busy_until after line i (offsets may be
   // negative: kept modulo 2^64, which TimeRun::at's sums undo; compared as signed below).
-  auto usable_rel = std::make_shared<std::vector<Ticks>>(P);
-  auto last_rel = std::make_shared<std::vector<Ticks>>(P);
+  std::vector<Ticks> usable_v(P), last_v(P);
   uint64_t period_slots = 0;
   for (uint64_t r = 0; r < P; ++r) {
     const MemLine& l = rep.lines[i + 1 + r];
-    (*usable_rel)[r] = l.usable - rep.busy[i];
-    (*last_rel)[r] = l.last_bit - rep.busy[i];
+    usable_v[r] = l.usable - rep.busy[i];
+    last_v[r] = l.last_bit - rep.busy[i];
     period_slots += l.slots;
   }
+  const Pattern usable_rel(std::move(usable_v)), last_rel(std::move(last_v));
   // Skipped line s starts period s / P at O + (s / P) Du.
   const Ticks O = busy;
   const uint64_t n = K * P;
@@ -667,18 +712,21 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
     latest = std::max(latest, back_at);
   }
 
-  const LinkWire::Sent sent = tx.wire.send_run(starts, F);
-  const Ticks hold = ticks(sent.end) - (O + static_cast<Ticks>(K * D) * unit);
+  const LinkWire::RunSent sent = tx.wire.send_run(starts, F);
+  const Ticks hold = sent.end - (O + static_cast<Ticks>(K * D) * unit);
   tx.packer.advance(K * D, from_ticks(static_cast<Ticks>(K) * Du + hold));
   if (latest > ticks(earliest)) t.credit_wait = std::max(t.credit_wait, from_ticks(latest - ticks(earliest)));
   t.units += K * D;
   t.slots += K * period_slots;
   t.replays += sent.replays;
   t.wire_bytes += static_cast<uint64_t>(F) * (K * D + sent.replays);
-  const TimeRun last_bits = TimeRun::patterned(O, Du, last_rel, n);
-  for (uint64_t s = n - P; s < n; ++s) t.last_bit = std::max(t.last_bit, from_ticks(last_bits.at(s) + hold));
-  pool.consume_run(TimeRun::patterned(O + rd, Du, last_rel, n));
-  back.owed_credits.push(TimeRun::patterned(O + ticks(latency_), Du, last_rel, n));
+  // The lines' last bits, then shifted: their credit returns, and the returns owed the other way.
+  TimeRun lines = TimeRun::patterned(O, Du, last_rel, n);
+  for (uint64_t s = n - P; s < n; ++s) t.last_bit = std::max(t.last_bit, from_ticks(lines.at(s) + hold));
+  lines.base = O + rd;
+  pool.consume_run(lines);
+  lines.base = O + ticks(latency_);
+  back.owed_credits.push(lines);
   rep = MemRepeat(rep.kind);
   return n;
 }

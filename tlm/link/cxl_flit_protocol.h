@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "tlm/link/credit_pool.h"
@@ -52,13 +53,13 @@ class CxlFlitProtocol : public LinkProtocol {
  private:
   struct IoTail {               // the latest CXL.io flit of a direction
     bool exists = false;
-    sc_core::sc_time start, end;
+    Ticks start = 0, end = 0;   // ticks
     uint32_t used = 0;          // TLP-stream bytes in it
   };
   // A CXL.io run as send_tlp_stream placed it, times relative to the return of its first
   // credit (modulo 2^64: a flit may start before it).
   struct StreamLayout {
-    std::shared_ptr<const std::vector<Ticks>> starts, last_bits, dues;  // flits, TLPs, owed DLLPs
+    Pattern starts, last_bits, dues;  // flits, TLPs, owed DLLPs
     uint64_t flits = 0;
     Ticks first_bit = 0, latest_ready = 0;
     bool io_exists = false;                 // the CXL.io flit after it
@@ -75,13 +76,26 @@ class CxlFlitProtocol : public LinkProtocol {
     bool joinable = false;
     uint32_t io_used = 0;
     Ticks io_start = 0, io_end = 0, busy = 0, earliest = 0;
-    bool operator<(const StreamKey& o) const {
+    bool operator==(const StreamKey& o) const {
       return std::tie(source, n, tlp_bytes, cls, ack_phase, fc_phase, joinable, io_used, io_start, io_end, busy,
-                      earliest) < std::tie(o.source, o.n, o.tlp_bytes, o.cls, o.ack_phase, o.fc_phase, o.joinable,
-                                           o.io_used, o.io_start, o.io_end, o.busy, o.earliest);
+                      earliest) == std::tie(o.source, o.n, o.tlp_bytes, o.cls, o.ack_phase, o.fc_phase, o.joinable,
+                                            o.io_used, o.io_start, o.io_end, o.busy, o.earliest);
     }
   };
-  // The credit returns the latest stream-placed run of a flow class pushed, and its shape.
+  struct StreamKeyHash {
+    // Each field times its own odd constant, summed (independent multiplies), then folded.
+    size_t operator()(const StreamKey& k) const {
+      const uint64_t h = k.source * 0x9e3779b97f4a7c15ull + k.n * 0xc2b2ae3d27d4eb4full +
+                         (uint64_t{k.tlp_bytes} << 8 | k.cls) * 0x165667b19e3779f9ull +
+                         (k.ack_phase << 32 | k.fc_phase) * 0xd6e8feb86659fd93ull +
+                         (uint64_t{k.io_used} << 1 | k.joinable) * 0xff51afd7ed558ccdull +
+                         k.io_start * 0xc4ceb9fe1a85ec53ull + k.io_end * 0x94d049bb133111ebull +
+                         k.busy * 0xbf58476d1ce4e5b9ull + k.earliest * 0x2545f4914f6cdd1dull;
+      return static_cast<size_t>(h ^ (h >> 29) ^ (h >> 47));
+    }
+  };
+  // The credit returns the latest run of a flow class pushed (stream-placed: patterned; closed
+  // form: arithmetic), and its shape.
   struct StreamSource {
     bool valid = false;
     TimeRun credit_returns;
@@ -143,9 +157,10 @@ class CxlFlitProtocol : public LinkProtocol {
   // irregularly): the run's TLPs placed one by one as send_tlp would, in local arithmetic,
   // then committed at once (flits as one run, credit returns and owed DLLPs as one patterned
   // run each). Returns false, having changed nothing, when a flit would wait for a
-  // retry-buffer slot.
+  // retry-buffer slot, or, with `remembered_only`, when the run is not one met before in the
+  // same relative situation (the O(1) case, tried before the closed form).
   bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
-                       LinkTransfer& t, bool& first);
+                       LinkTransfer& t, bool& first, bool remembered_only);
   void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o, uint64_t n, Ticks E,
                      LinkTransfer& t, bool& first);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
@@ -160,8 +175,9 @@ class CxlFlitProtocol : public LinkProtocol {
   const sc_core::sc_time credit_return_interval_;
   const bool fast_;                 // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
-  std::map<StreamKey, std::shared_ptr<const StreamLayout>> stream_cache_;
+  std::unordered_map<StreamKey, std::shared_ptr<const StreamLayout>, StreamKeyHash> stream_cache_;
   std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
+  std::map<std::array<uint64_t, 4>, uint64_t> arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
   uint64_t next_shape_id_ = 0;
   std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
   std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free

@@ -212,7 +212,7 @@ MemPlacement CxlMemPacker::place(MemMsg kind, uint32_t data_chunks, const sc_cor
 void CxlMemPacker::signature(std::vector<uint64_t>& out) const {
   out.clear();
   if (window_.empty()) return;
-  const Ticks ref = ticks(wire_.busy_until());
+  const Ticks ref = wire_.busy_ticks();
   out.push_back(window_.size());
   out.push_back(frontier_ > base_ ? frontier_ - base_ : 0);  // data continues there (0: anywhere from the first)
   out.push_back(last_header_ - base_);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace kvtier {
 
@@ -11,8 +13,11 @@ LinkWire::LinkWire(const LinkWireParams& params, Direction dir)
       // Each direction draws its own errors, reproducibly from the configured seed.
       rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) + 0x9e3779b97f4a7c15ull),
       run_rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) + 0x2545f4914f6cdd1dull),
-      depth_(std::max<uint32_t>(1, params.retry_buffer_units)) {
+      depth_(std::max<uint32_t>(1, params.retry_buffer_units)),
+      ack_delay_ticks_(ticks(params.ack_delay)) {
   bits_to_next_error_ = draw_gap();
+  if (params_.uniform_unit_bytes > 0)
+    acks_never_bind_ = ack_delay_ticks_ <= (depth_ - 1) * unit_ticks(params_.uniform_unit_bytes);
 }
 
 sc_core::sc_time LinkWire::duration(uint64_t bytes) const {
@@ -73,62 +78,70 @@ LinkWire::Sent LinkWire::send_unit(const sc_core::sc_time& earliest, uint32_t by
   const uint64_t sequence = next_sequence_++;
   // Retry buffer full: the unit waits for the acknowledgement of unit (sequence - depth), the
   // oldest of the last `depth` acknowledgements kept.
-  sc_core::sc_time ready = earliest;
-  if (sequence >= depth_ && acks_.front() > ticks(ready)) {
-    const sc_core::sc_time ack = from_ticks(acks_.front());
-    const sc_core::sc_time free_at = std::max(ack, timeline_.busy_until());
-    const sc_core::sc_time would = std::max(earliest, timeline_.busy_until());
-    if (free_at > would) retry_stall_ticks_ += ticks(free_at - would);
+  Ticks ready = ticks(earliest);
+  if (!acks_never_bind_ && sequence >= depth_ && acks_.front() > ready) {
+    const Ticks ack = acks_.front();
+    const Ticks free_at = std::max(ack, busy_);
+    const Ticks would = std::max(ready, busy_);
+    if (free_at > would) retry_stall_ticks_ += free_at - would;
     ready = ack;
   }
-  const sc_core::sc_time& d = unit_time(bytes);
-  Sent sent;
-  sc_core::sc_time at = ready;
+  const Ticks d = unit_ticks(bytes);
+  check_uniform(bytes);
+  shortest_unit_ticks_ = std::min(shortest_unit_ticks_, d);
+  Ticks first_start = 0, end = 0;
+  uint32_t replays = 0;
+  Ticks at = ready;
   for (bool first = true;; first = false) {
-    const sc_core::sc_time start = timeline_.reserve(at, d);
-    if (first) sent.start = start;
-    sent.end = start + d;
+    const Ticks start = std::max(at, busy_);
+    busy_ = start + d;
+    if (first) first_start = start;
+    end = start + d;
     ++stats_.transmissions;
     stats_.wire_bytes += bytes;
-    busy_ticks_ += ticks(d);
+    busy_ticks_ += d;
     if (!transmission_corrupted(bytes)) break;
     // Receiver discards it (CRC), sender replays from the retry buffer after the handshake.
     ++stats_.corrupted;
-    ++sent.replays;
-    at = sent.end + params_.replay_latency;
+    ++replays;
+    at = end + ticks(params_.replay_latency);
   }
   // Receiver side: accepts the unit exactly once, in sequence.
   if (sequence != receiver_expected_) ++stats_.out_of_sequence;
   receiver_expected_ = sequence + 1;
   ++stats_.units_delivered;
   ++stats_.units_sent;
-  stats_.replays += sent.replays;
-  acks_.push(sent.end + params_.ack_delay);
-  acks_.keep_last(depth_);
+  stats_.replays += replays;
+  if (!acks_never_bind_) {
+    acks_.push_ticks(end + ack_delay_ticks_);
+    acks_.keep_last(depth_);
+  }
+  Sent sent;
+  sent.start = from_ticks(first_start);
+  sent.end = from_ticks(end);
+  sent.replays = replays;
   return sent;
 }
 
 LinkWire::Sent LinkWire::send_control(const sc_core::sc_time& earliest, uint32_t bytes) {
-  const sc_core::sc_time& d = unit_time(bytes);
-  Sent sent;
-  sent.start = timeline_.reserve(earliest, d);
-  sent.end = sent.start + d;
+  const Ticks d = unit_ticks(bytes);
+  const Ticks start = std::max(ticks(earliest), busy_);
+  busy_ = start + d;
   ++stats_.control_units;
   stats_.wire_bytes += bytes;
-  busy_ticks_ += ticks(d);
+  busy_ticks_ += d;
   transmission_corrupted(bytes);  // advances the error process; a lost control unit is superseded
+  Sent sent;
+  sent.start = from_ticks(start);
+  sent.end = from_ticks(start + d);
   return sent;
 }
 
-// Consecutive starts of a run are at least floor(a / m) steps apart, and starts `depth` apart
-// at least floor(depth a / m) steps (floor(x + y) >= floor(x) + floor(y)).
-bool LinkWire::fits(const TimeRun& starts, uint32_t bytes) const {
+// Starts `depth` apart are at least floor(depth a / m) steps apart (floor(x + y) >= floor(x) +
+// floor(y)).
+bool LinkWire::slots_free_for(const TimeRun& starts, uint32_t bytes) const {
   const uint64_t n = starts.count;
-  if (n == 0) return true;
-  if (starts.repeat != 1 || starts.m == 0) return false;
   const Ticks unit = unit_ticks(bytes);
-  if (starts.at(0) < ticks(timeline_.busy_until())) return false;
-  if (n > 1 && (starts.a / starts.m) * starts.step < unit) return false;
   // Units of the run that wait on acknowledgements of units already sent.
   const uint64_t sent = next_sequence_;
   const uint64_t kept = acks_.size();  // acknowledgements of units [sent - kept, sent)
@@ -189,17 +202,19 @@ uint64_t LinkWire::sample_replays(uint64_t units, uint32_t bytes, uint64_t& fec_
   return replays;
 }
 
-LinkWire::Sent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
+LinkWire::RunSent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
   const uint64_t n = starts.count;
   const Ticks unit = unit_ticks(bytes);
+  check_uniform(bytes);
+  shortest_unit_ticks_ = std::min(shortest_unit_ticks_, unit);
   uint64_t fec = 0;
-  const uint64_t replays = sample_replays(n, bytes, fec);
+  const uint64_t replays = params_.bit_error_rate > 0.0 ? sample_replays(n, bytes, fec) : 0;
   const Ticks replay_hold = replays * (ticks(params_.replay_latency) + unit);
-  Sent sent;
-  sent.start = from_ticks(starts.at(0));
-  sent.end = from_ticks(starts.at(n - 1) + unit + replay_hold);
+  RunSent sent;
+  sent.start = starts.at(0);
+  sent.end = starts.at(n - 1) + unit + replay_hold;
   sent.replays = static_cast<uint32_t>(std::min<uint64_t>(replays, UINT32_MAX));
-  timeline_.reserve(sent.end - from_ticks(unit), from_ticks(unit));
+  busy_ = std::max(sent.end - unit, busy_) + unit;  // the last unit's reservation
   stats_.transmissions += n + replays;
   stats_.corrupted += replays;
   stats_.replays += replays;
@@ -211,21 +226,23 @@ LinkWire::Sent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
   busy_ticks_ += (n + replays) * unit;
   next_sequence_ += n;
   receiver_expected_ = next_sequence_;
-  TimeRun acks = starts;
-  acks.count = std::min<uint64_t>(n, depth_);
-  // The kept acknowledgements are those of the run's last units.
-  const uint64_t skip = n - acks.count;
-  acks.c0 += skip * acks.a;
-  acks.base += unit + ticks(params_.ack_delay);
-  acks_.push(acks);
-  acks_.keep_last(depth_);
+  if (!acks_never_bind_) {
+    TimeRun acks = starts;
+    acks.count = std::min<uint64_t>(n, depth_);
+    // The kept acknowledgements are those of the run's last units.
+    const uint64_t skip = n - acks.count;
+    acks.c0 += skip * acks.a;
+    acks.base += unit + ack_delay_ticks_;
+    acks_.push(acks);
+    acks_.keep_last(depth_);
+  }
   return sent;
 }
 
 void LinkWire::send_control_run(uint64_t count, uint32_t bytes, Ticks last_start) {
   if (count == 0) return;
   const Ticks unit = unit_ticks(bytes);
-  timeline_.reserve(from_ticks(last_start), from_ticks(unit));
+  busy_ = std::max(last_start, busy_) + unit;
   stats_.control_units += count;
   stats_.wire_bytes += count * bytes;
   busy_ticks_ += count * unit;

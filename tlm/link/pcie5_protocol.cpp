@@ -55,7 +55,7 @@ uint64_t Pcie5Protocol::send_dllp_run(DirectionState& d, uint64_t n) {
   const TimeRun& run = d.owed.front_run();
   const uint64_t o = d.owed.front_offset();
   const Ticks unit = d.wire.unit_ticks(kDllpBytes);
-  const Ticks busy = ticks(d.wire.busy_until());
+  const Ticks busy = d.wire.busy_ticks();
   uint64_t lo = 0, hi = left;  // how many are due by busy_until
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
@@ -68,7 +68,7 @@ uint64_t Pcie5Protocol::send_dllp_run(DirectionState& d, uint64_t n) {
     return lo;
   }
   const uint64_t r = run.repeat;
-  if (o % r != 0 || run.at(o) < busy) return 0;
+  if (mod_by(o, r) != 0 || run.at(o) < busy) return 0;
   const uint64_t groups = left / r;
   if (groups < kBulkMinUnits || (run.a / run.m) * run.step < r * unit) return 0;
   d.wire.send_control_run(groups * r, kDllpBytes, run.at(o + (groups - 1) * r) + (r - 1) * unit);
@@ -120,11 +120,11 @@ void Pcie5Protocol::send_tlp(DirectionState& tx, DirectionState& back, const Tlp
   pool.consume(checked + dllp_time + latency_);
   // The receiver's data link layer answers on the reverse direction (§3.6.2.1, §2.6.1.2).
   ++tx.tlps_received;
-  if (tx.tlps_received % config_.tlps_per_ack == 0) {
+  if (mod_by(tx.tlps_received, config_.tlps_per_ack) == 0) {
     back.owed.push(checked);
     t.wire_bytes += kDllpBytes;
   }
-  if (tx.tlps_received % config_.tlps_per_update_fc == 0) {
+  if (mod_by(tx.tlps_received, config_.tlps_per_update_fc) == 0) {
     back.owed.push(checked);
     t.wire_bytes += kDllpBytes;
   }
@@ -144,26 +144,26 @@ bool Pcie5Protocol::send_tlp_run(DirectionState& tx, DirectionState& back, const
   const Ticks E = ticks(earliest);
   CreditPool& pool = tx.credits[static_cast<size_t>(flow_class(run.tlp.kind))];
   const uint64_t C = pool.credits();
-  const Ticks S = std::max(std::max(E, pool.upcoming(0)), ticks(tx.wire.busy_until()));
+  const Ticks S = std::max(std::max(E, pool.upcoming(0)), tx.wire.busy_ticks());
   if (!pool.upcoming_bounded_by_run(0, std::min(n, C), TimeRun::linear(S, u, std::min(n, C)))) return false;
   if (n > C && rd > (C - 1) * u) return false;
   const TimeRun starts = TimeRun::linear(S, u, n);
   if (!tx.wire.fits(starts, bytes)) return false;
 
-  const LinkWire::Sent s = tx.wire.send_run(starts, bytes);
+  const LinkWire::RunSent s = tx.wire.send_run(starts, bytes);
   Ticks latest_credit = pool.upcoming(std::min(n, C) - 1);
   if (n > C) latest_credit = std::max(latest_credit, S + (n - C) * u + rd);
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
-  if (first) t.first_bit = s.start;
+  if (first) t.first_bit = from_ticks(s.start);
   first = false;
-  t.last_bit = s.end;
+  t.last_bit = from_ticks(s.end);
   t.units += n;
   t.replays += s.replays;
   t.wire_bytes += static_cast<uint64_t>(bytes) * (n + s.replays);
   pool.consume_run(TimeRun::linear(S + u + rd, u, n));
   const uint64_t r0 = tx.tlps_received;
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-  const auto first_due = [&](uint64_t ratio) { return (ratio - (r0 + 1) % ratio) % ratio; };
+  const auto first_due = [&](uint64_t ratio) { return mod_by(ratio - mod_by(r0 + 1, ratio), ratio); };
   const auto count_due = [&](uint64_t ratio) {
     const uint64_t k = first_due(ratio);
     return k < n ? (n - 1 - k) / ratio + 1 : 0;
@@ -185,8 +185,8 @@ bool Pcie5Protocol::send_tlp_run(DirectionState& tx, DirectionState& back, const
   } else {
     for (uint64_t k = 0; k < n; ++k) {
       const sc_core::sc_time checked = from_ticks(S + (k + 1) * u + lat);
-      if ((r0 + k + 1) % A == 0) back.owed.push(checked);
-      if ((r0 + k + 1) % U == 0) back.owed.push(checked);
+      if (mod_by(r0 + k + 1, A) == 0) back.owed.push(checked);
+      if (mod_by(r0 + k + 1, U) == 0) back.owed.push(checked);
     }
   }
   tx.tlps_received += n;
