@@ -45,11 +45,11 @@ inline const sc_core::sc_time& one_tick() {
   return tick;
 }
 // 1 tick scaled by `ticks`: SystemC's operator* adds 0.5 and truncates, as its constructor does.
-inline sc_core::sc_time from_ticks(double ticks) { return ticks == 0.0 ? sc_core::SC_ZERO_TIME : one_tick() * ticks; }
+inline sc_core::sc_time rounded_ticks(double ticks) { return ticks == 0.0 ? sc_core::SC_ZERO_TIME : one_tick() * ticks; }
 }  // namespace detail
 
-inline sc_core::sc_time seconds(double s) { return detail::from_ticks(s * kTicksPerSecond); }
-inline sc_core::sc_time nanoseconds(double ns) { return detail::from_ticks(ns * kTicksPerNanosecond); }
+inline sc_core::sc_time seconds(double s) { return detail::rounded_ticks(s * kTicksPerSecond); }
+inline sc_core::sc_time nanoseconds(double ns) { return detail::rounded_ticks(ns * kTicksPerNanosecond); }
 inline double to_seconds(const sc_core::sc_time& t) { return sc_dt::uint64_to_double(t.value()) * 1000.0 * 1e-15; }
 
 // Bytes-to-duration at a fixed rate, remembering the last few sizes asked for: a run asks for

@@ -557,15 +557,20 @@ void HostControlPlane::free_session_blocks(uint64_t session, const std::vector<u
       free_hbm_slots_.push_back(b.hbm_slot);
       --resident_;
     }
-    if (b.mech.tier_valid) {
-      enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, key, now_s);
-      free_tier_slots_.push_back(b.mech.tier_slot);
-    }
     ++stats_.frees;
-    ledger_.retire(key);
-    policy_store_.on_free(key);
-    blocks_.erase(it);
+    forget_block(it, now_s);
   }
+}
+
+void HostControlPlane::forget_block(std::unordered_map<uint64_t, Block>::iterator it, double now_s) {
+  const Block& b = it->second;
+  if (b.mech.tier_valid) {
+    enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, b.id.key, now_s);
+    free_tier_slots_.push_back(b.mech.tier_slot);
+  }
+  ledger_.retire(b.id.key);
+  policy_store_.on_free(b.id.key);
+  blocks_.erase(it);
 }
 
 bool HostControlPlane::spill(uint64_t id, double now_s) {
@@ -723,12 +728,8 @@ bool HostControlPlane::reclaim_tier_slot(double now_s) {
     if (it == blocks_.end()) continue;
     Block& v = it->second;
     if (v.tier_epoch != epoch || v.mech.in_hbm || !v.mech.tier_valid || v.mech.in_flight || v.mech.pins) continue;
-    enqueue(descriptor(Opcode::FREE, v), Opcode::FREE, key, now_s);
-    free_tier_slots_.push_back(v.mech.tier_slot);
     ++stats_.tier_evictions;
-    ledger_.retire(key);
-    policy_store_.on_free(key);
-    blocks_.erase(it);
+    forget_block(it, now_s);  // tier-valid: FREEs the tier copy
     return true;
   }
   return false;

@@ -319,6 +319,8 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // host.free_dead_blocks: the sessions that have ended by `now_s` lose their private blocks.
   void free_ended_sessions(double now_s);
   void free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s);
+  // Drops a block from the books: FREE of its tier copy (if any), ledger, policy state, entry.
+  void forget_block(std::unordered_map<uint64_t, Block>::iterator it, double now_s);
   Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk, uint32_t tenant);
   void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
   void unstream(Block& b);

@@ -26,8 +26,8 @@ sc_core::sc_time LinkWire::duration(uint64_t bytes) const {
 
 LinkWireStats LinkWire::stats() const {
   LinkWireStats s = stats_;
-  s.busy_s = from_ticks(busy_ticks_).to_seconds();
-  s.retry_stall_s = from_ticks(retry_stall_ticks_).to_seconds();
+  s.busy_s = to_seconds(from_ticks(busy_ticks_));
+  s.retry_stall_s = to_seconds(from_ticks(retry_stall_ticks_));
   return s;
 }
 

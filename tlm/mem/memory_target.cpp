@@ -4,7 +4,7 @@ namespace kvtier {
 
 MemoryTarget::MemoryTarget(sc_core::sc_module_name name, double bytes_per_s, sc_core::sc_time latency,
                            uint64_t capacity_bytes)
-    : sc_core::sc_module(name), bytes_per_s_(bytes_per_s), transfer_time_(bytes_per_s), latency_(latency), capacity_bytes_(capacity_bytes) {
+    : sc_core::sc_module(name), transfer_time_(bytes_per_s), latency_(latency), capacity_bytes_(capacity_bytes) {
   in.register_b_transport(this, &MemoryTarget::transport);
 }
 

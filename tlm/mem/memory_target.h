@@ -39,7 +39,7 @@ class MemoryTarget : public sc_core::sc_module {
 
   const MemoryStats& stats() const { return stats_; }
   uint64_t capacity_bytes() const { return capacity_bytes_; }
-  double bytes_per_s() const { return bytes_per_s_; }
+  double bytes_per_s() const { return transfer_time_.bytes_per_s(); }
   // Reserves bandwidth for traffic that is not a transaction through the socket; returns when
   // the reservation starts.
   sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes);
@@ -52,8 +52,7 @@ class MemoryTarget : public sc_core::sc_module {
  private:
   void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
 
-  const double bytes_per_s_;
-  TransferTime transfer_time_;
+  TransferTime transfer_time_;  // the rate, and a burst's duration at it
   const sc_core::sc_time latency_;
   const uint64_t capacity_bytes_;
   Timeline channel_;
