@@ -198,12 +198,19 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
   LinkTransfer t;
   bool first = true;
   for (const TlpRun& run : tlp_runs_for(msg, config_)) {
-    // A run met before in the same relative situation first (O(1)), then the closed form, then
-    // the stream placement; each gives the reference's counts and times when it applies.
-    if (fast_ && run.count >= kBulkMinUnits &&
-        (send_tlp_stream(tx, back, run, earliest, t, first, true) || send_tlp_run(tx, back, run, earliest, t, first) ||
-         send_tlp_stream(tx, back, run, earliest, t, first, false)))
-      continue;
+    // The closed form, a run met before in the same relative situation (O(1)) or the stream
+    // placement; each gives the reference's counts and times when it applies. Which is tried
+    // first only saves time: after a placed run, the remembered placement (the closed form's
+    // checks would fail on its patterned credits, and are not cheap), else the closed form.
+    if (fast_ && run.count >= kBulkMinUnits) {
+      const bool after_placed = tx.stream_sources[static_cast<size_t>(flow_class(run.tlp.kind))].placed;
+      if (after_placed ? send_tlp_stream(tx, back, run, earliest, t, first, true) ||
+                             send_tlp_run(tx, back, run, earliest, t, first)
+                       : send_tlp_run(tx, back, run, earliest, t, first) ||
+                             send_tlp_stream(tx, back, run, earliest, t, first, true))
+        continue;
+      if (send_tlp_stream(tx, back, run, earliest, t, first, false)) continue;
+    }
     // A run the closed form cannot take whole often can after its first TLPs (those whose
     // credits bind go one by one, the rest stream): retry a few times, a TLP further each time.
     int tries = fast_ ? kBulkTries : 0;
@@ -334,15 +341,20 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   // their shape (floor((c0 + i a) / m) steps after the first depends only on c0 mod m).
   StreamSource& source = tx.stream_sources[static_cast<size_t>(flow_class(run.tlp.kind))];
   source.valid = n - k_new <= C;
+  source.placed = false;
   if (source.valid) {
     source.credit_returns = returns;
     const std::array<uint64_t, 4> shape{mod_by(returns.c0, returns.m), returns.a, returns.m, returns.step};
-    auto id = arithmetic_shapes_.find(shape);
-    if (id == arithmetic_shapes_.end()) {
-      if (arithmetic_shapes_.size() >= kStreamCacheEntries) arithmetic_shapes_.clear();
-      id = arithmetic_shapes_.emplace(shape, next_shape_id_++).first;
+    // A DMA engine's runs mostly repeat the shape before: checked first, without the map.
+    if (!last_arithmetic_shape_ || last_arithmetic_shape_->first != shape) {
+      auto id = arithmetic_shapes_.find(shape);
+      if (id == arithmetic_shapes_.end()) {
+        if (arithmetic_shapes_.size() >= kStreamCacheEntries) arithmetic_shapes_.clear();
+        id = arithmetic_shapes_.emplace(shape, next_shape_id_++).first;
+      }
+      last_arithmetic_shape_ = {shape, id->second};
     }
-    source.shape = id->second;
+    source.shape = last_arithmetic_shape_->second;
   }
   if (format_.io_framed_tlps) {
     const uint64_t r0 = tx.tlps_received;
@@ -440,6 +452,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
         source.credit_returns = TimeRun::patterned(o + rd, 0, l.last_bits, n);
         source.shape = l.shape;
         source.valid = true;
+        source.placed = true;
         pool.consume_run(source.credit_returns);
         return true;
       }
@@ -553,6 +566,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   source.credit_returns = TimeRun::patterned(o + rd, 0, layout->last_bits, n);
   source.shape = layout->shape;
   source.valid = true;
+  source.placed = true;
   pool.consume_run(source.credit_returns);
   return true;
 }

@@ -21,6 +21,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -100,6 +101,9 @@ class CxlFlitProtocol : public LinkProtocol {
     bool valid = false;
     TimeRun credit_returns;
     uint64_t shape = 0;
+    // The returns are a stream placement's (a patterned run): the next run is then usually one
+    // met before (send_tlp_stream's cache), seldom one the closed form takes.
+    bool placed = false;
   };
   struct DirectionState {
     DirectionState(const LinkConfig& c, const FlitFormat& f, const LinkWireParams& p, Direction d);
@@ -178,6 +182,7 @@ class CxlFlitProtocol : public LinkProtocol {
   std::unordered_map<StreamKey, std::shared_ptr<const StreamLayout>, StreamKeyHash> stream_cache_;
   std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
   std::map<std::array<uint64_t, 4>, uint64_t> arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
+  std::optional<std::pair<std::array<uint64_t, 4>, uint64_t>> last_arithmetic_shape_;  // the last one looked up, and its id
   uint64_t next_shape_id_ = 0;
   std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
   std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free
