@@ -113,9 +113,6 @@ void run_all(std::vector<Run>& runs, const Options& o, const fs::path& work) {
     r.argv = {exe, "run"};
     if (!o.platform.empty()) r.argv.insert(r.argv.end(), {"--platform", o.platform});
     r.argv.insert(r.argv.end(), {"--workload", r.workload, "--seed", std::to_string(o.seed)});
-    // The first-order link unless the user picks another: flit-accurate links cost far more
-    // wall time per 5 MiB block and do not change what these experiments compare.
-    r.argv.insert(r.argv.end(), {"--set", "link.protocol=simple"});
     for (const std::string& s : o.overrides) r.argv.insert(r.argv.end(), {"--set", s});
     for (const std::string& s : r.sets) r.argv.insert(r.argv.end(), {"--set", s});
     r.argv.insert(r.argv.end(), {"--out", dir.string()});

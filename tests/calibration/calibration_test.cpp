@@ -217,15 +217,14 @@ TEST(Platforms, EveryGpuLinkPairLoadsFromDiskAndFromTheEmbeddedSetAlike) {
       disk.source = mem.source = "";
       EXPECT_EQ(describe(disk), describe(mem)) << name;
       const std::string protocol = std::string(link).substr(0, std::string(link).rfind('-'));
-      if (name != "h200-cxl2-x16") {
-        EXPECT_STREQ(name_of(mem.link.protocol), protocol.c_str()) << name;
-      }
+      EXPECT_STREQ(name_of(mem.link.protocol), protocol.c_str()) << name;
     }
-  // The embedded default is the h200-cxl2-x16 pair with the link's first-order model.
+  // The embedded default is the h200-cxl2-x16 pair, on the preset's flit-accurate link.
   PlatformConfig def = load_platform(""), pair = load_platform("h200-cxl2-x16");
   def.source = pair.source = "";
   EXPECT_EQ(describe(def), describe(pair));
-  EXPECT_EQ(def.link.protocol, LinkProtocolKind::Simple);
+  EXPECT_EQ(def.link.protocol, LinkProtocolKind::Cxl2);
+  EXPECT_EQ(def.link.flit_engine, FlitEngine::Fast);
   EXPECT_EQ(def.link.lanes, 16u);
   EXPECT_EQ(def.hbm.peak_bw_gbps, 4800);
 }
