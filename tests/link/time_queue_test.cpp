@@ -32,24 +32,6 @@ std::vector<Ticks> elements(const TimeRun& r) {
   return v;
 }
 
-// from_ticks scales one tick inline below 2^52 ticks and calls from_value above: the same
-// sc_time either way, at the edge, around it, near 2^53 (where v + 0.5 would round) and at
-// random values over the whole range.
-TEST(TimeQueue, FromTicksGivesSystemCsValueOnBothSidesOfTheInlineEdge) {
-  std::vector<Ticks> values = {0, 1, 2, 3, 1000, 999999999999ULL};
-  for (Ticks edge : {kExactScaledTicks, kExactScaledTicks << 1})
-    for (int64_t d = -3; d <= 3; ++d) values.push_back(static_cast<Ticks>(static_cast<int64_t>(edge) + d));
-  std::mt19937_64 rng(7);
-  for (int i = 0; i < 100000; ++i) {
-    const int bits = 1 + static_cast<int>(rng() % 63);
-    values.push_back(rng() >> (64 - bits));
-  }
-  for (Ticks v : values) {
-    ASSERT_EQ(from_ticks(v).value(), v) << v;
-    ASSERT_EQ(from_ticks(v), sc_core::sc_time::from_value(v)) << v;
-  }
-}
-
 TEST(TimeQueue, RunThatContinuesTheNewestMergesAndKeepsEveryElement) {
   // Two bursts of 280 B TLPs in 64 B flits of 1000 ticks, the second starting where the first's
   // stream ends (byte 10 * 280 of the first's stream = flit 43, 48 B in): one progression.

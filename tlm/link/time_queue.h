@@ -24,21 +24,11 @@
 #include <systemc>
 #include <vector>
 
-#include "tlm/common/timeline.h"
-
 namespace kvtier {
 
 using Ticks = sc_core::sc_time::value_type;  // simulation-time resolution units
 inline Ticks ticks(const sc_core::sc_time& t) { return t.value(); }
-// sc_time::from_value is an out-of-line call that marks the time resolution fixed on every use
-// (the bulk path makes several per burst). Below 2^52 ticks (75 minutes at 1 ps) v and v + 0.5
-// are exact doubles, so SystemC's inline scaling of one tick, which adds 0.5 and truncates,
-// gives v back exactly; later times take from_value. tests/link/time_queue_test.cpp checks
-// both sides of the edge.
-constexpr Ticks kExactScaledTicks = Ticks{1} << 52;
-inline sc_core::sc_time from_ticks(Ticks v) {
-  return v < kExactScaledTicks ? detail::one_tick() * static_cast<double>(v) : sc_core::sc_time::from_value(v);
-}
+inline sc_core::sc_time from_ticks(Ticks v) { return sc_core::sc_time::from_value(v); }
 
 // x / d for the divisors time runs use, most of them powers of two (1, 2, 64 B of TLP bytes
 // per 68 B flit): a shift then, a division otherwise.
