@@ -255,7 +255,7 @@ std::vector<CalibrationRow> run_calibration() {
       0.02, "D", "CALIBRATION §1/§8.4: 63.0 GB/s x 256 / (256 + 24) B per TLP at MPS 256; model: pcie5 link, one 5 MiB DMA");
 
   // --- Link ceilings from the link protocols (CALIBRATION §1, §2, §8): 64 B line streams.
-  // The link presets as they are (the default pair overrides its preset's protocol).
+  // The link presets themselves (h200-cxl2-x16, the default pair, adds only first-order-model values).
   const PlatformConfig cxl2_16 = platform("links/cxl2-x16"), cxl2_8 = platform("links/cxl2-x8");
   const PlatformConfig cxl3 = platform("links/cxl3-x16"), lopt = platform("links/cxl3-lopt-x16");
   const std::string ls = "; model: link-study stream of 64 B lines, 1024 in flight";
