@@ -1,7 +1,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <systemc>
@@ -71,6 +73,44 @@ struct CeilingInitiator : sc_core::sc_module {
   }
 };
 
+// Runs `options` in a forked child (SystemC elaborates once per process) and reads back what
+// `measure` returns from its result; `what` names the run in errors.
+template <size_t N>
+std::array<double, N> run_in_child(const RunOptions& options, const char* what,
+                                   const std::function<std::array<double, N>(const RunResult&)>& measure) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error(std::string("bench: pipe() failed for the ") + what);
+  std::cout.flush();
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error(std::string("bench: fork() failed for the ") + what);
+  if (child == 0) {
+    close(fds[0]);
+    std::array<double, N> values;
+    values.fill(-1.0);
+    int status = 1;
+    try {
+      prepare_systemc();
+      values = measure(simulate(options));
+      status = 0;
+    } catch (const std::exception& e) {
+      std::cerr << "kvtier bench: the " << what << " failed: " << e.what() << "\n";
+    } catch (...) {
+      std::cerr << "kvtier bench: the " << what << " failed\n";
+    }
+    const ssize_t written = write(fds[1], values.data(), sizeof values);
+    _exit(written == static_cast<ssize_t>(sizeof values) ? status : 1);
+  }
+  close(fds[1]);
+  std::array<double, N> values;
+  const ssize_t got = read(fds[0], values.data(), sizeof values);
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (got != static_cast<ssize_t>(sizeof values) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(std::string("bench: the ") + what + " failed");
+  return values;
+}
+
 }  // namespace
 
 // Simulation speed on a workload: what users need to plan sweeps. Prints figures; asserts none.
@@ -78,12 +118,20 @@ int cmd_bench(int argc, char** argv) {
   RunOptions options;
   po::options_description desc("kvtier bench options");
   bool cosim_ratio = false;
+  bool per_layer_ratio = false;
+  std::vector<std::string> per_layer_sets;
   uint64_t ceiling_transactions = 4000000;
   desc.add_options()("help,h", "show this help");
   add_run_options(desc, options);
   desc.add_options()("cosim", po::bool_switch(&cosim_ratio),
                      "run the workload with ctrl.impl = rtl and, in a child process, with ctrl.impl = tlm; "
                      "report RTL engine cycles per wall second and the co-sim / TLM-only wall-time ratio");
+  desc.add_options()("per-layer", po::bool_switch(&per_layer_ratio),
+                     "also run the workload with per-layer blocks (host.layers_per_block = 1), in a child process; "
+                     "report its promotions per wall second and their ratio to this all-layer run's");
+  desc.add_options()("per-layer-set", po::value(&per_layer_sets)->composing(),
+                     "SECTION.KEY=VALUE for the per-layer run only (repeatable), e.g. ctrl.index_sets=262144: "
+                     "its 80 times more blocks want a larger index");
   desc.add_options()("ceiling-transactions", po::value(&ceiling_transactions)->default_value(ceiling_transactions),
                      "b_transport calls of the bare initiator/target pair that measures SystemC's ceiling");
   po::variables_map vm;
@@ -93,34 +141,37 @@ int cmd_bench(int argc, char** argv) {
     double tlm_sim_wall = -1.0;
     // With the RTL engine (--cosim, or ctrl.impl = rtl from the platform or --set) the TLM
     // run and the bare engine are measured too: the two ratios a co-simulation is judged by.
-    if (!cosim_ratio) cosim_ratio = load_platform(options.platform, options.overrides).ctrl.impl == DataPlaneImpl::Rtl;
-    if (cosim_ratio) {
-      int fds[2];
-      if (pipe(fds) != 0) throw std::runtime_error("bench --cosim: pipe() failed");
-      std::cout.flush();
-      const pid_t child = fork();
-      if (child < 0) throw std::runtime_error("bench --cosim: fork() failed");
-      if (child == 0) {
-        close(fds[0]);
-        double wall = -1.0;
-        try {
-          prepare_systemc();
-          RunOptions tlm = options;
-          tlm.overrides.push_back("ctrl.impl=tlm");
-          tlm.overrides.push_back("ctrl.wave_file=");  // waves are the RTL run's (ctrl.wave_file needs rtl)
-          RunResult r = simulate(tlm);
-          wall = r.wall_time_s - r.setup_wall_s;
-        } catch (...) {
-        }
-        const ssize_t written = write(fds[1], &wall, sizeof wall);
-        _exit(written == sizeof wall && wall >= 0 ? 0 : 1);
+    const PlatformConfig platform = load_platform(options.platform, options.overrides);
+    if (!cosim_ratio) cosim_ratio = platform.ctrl.impl == DataPlaneImpl::Rtl;
+    if (!per_layer_sets.empty() && !per_layer_ratio) throw ConfigError("--per-layer-set needs --per-layer");
+    // The per-layer comparison: the same workload and platform, per-layer blocks, in a child.
+    double per_layer_promotions = -1.0, per_layer_wall = -1.0;
+    if (per_layer_ratio) {
+      if (platform.host.layers_per_block != 0)
+        throw ConfigError("--per-layer compares per-layer blocks with this run's all-layer blocks, but host.layers_per_block = " +
+                          std::to_string(platform.host.layers_per_block) + "; leave it 0 (set per-layer keys with --per-layer-set)");
+      RunOptions per_layer = options;
+      per_layer.overrides.push_back("host.layers_per_block=1");
+      for (const std::string& set : per_layer_sets) per_layer.overrides.push_back(set);
+      try {
+        load_platform(per_layer.platform, per_layer.overrides);  // a bad --per-layer-set fails here, with its key
+      } catch (const ConfigError& e) {
+        throw ConfigError(std::string("the per-layer run (--per-layer, --per-layer-set): ") + e.what());
       }
-      close(fds[1]);
-      const ssize_t got = read(fds[0], &tlm_sim_wall, sizeof tlm_sim_wall);
-      close(fds[0]);
-      int status = 0;
-      waitpid(child, &status, 0);
-      if (got != sizeof tlm_sim_wall || tlm_sim_wall < 0) throw std::runtime_error("bench --cosim: the TLM-only run failed");
+      const auto got = run_in_child<2>(per_layer, "per-layer run", [](const RunResult& r) {
+        return std::array<double, 2>{static_cast<double>(r.platform->host().stats().promotions),
+                                     r.wall_time_s - r.setup_wall_s};
+      });
+      per_layer_promotions = got[0];
+      per_layer_wall = got[1];
+    }
+    if (cosim_ratio) {
+      RunOptions tlm = options;
+      tlm.overrides.push_back("ctrl.impl=tlm");
+      tlm.overrides.push_back("ctrl.wave_file=");  // waves are the RTL run's (ctrl.wave_file needs rtl)
+      tlm_sim_wall = run_in_child<1>(tlm, "TLM-only run", [](const RunResult& r) {
+        return std::array<double, 1>{r.wall_time_s - r.setup_wall_s};
+      })[0];
       options.overrides.push_back("ctrl.impl=rtl");
     }
     prepare_systemc();
@@ -170,6 +221,14 @@ int cmd_bench(int argc, char** argv) {
                 << std::setprecision(3) << "  co-sim / bare engine cycles per s " << e.evaluated_cycles / sim_wall / bare.cycles_per_s()
                 << " (evaluated cycles in the platform run against the bare engine)\n";
     }
+    if (per_layer_ratio)
+      std::cout << std::setprecision(0) << "  per-layer run                     " << per_layer_promotions
+                << " promotions (host.layers_per_block = 1), " << std::setprecision(3) << per_layer_wall << " s wall\n"
+                << std::setprecision(0) << "  per-layer promotions per wall s   " << per_layer_promotions / per_layer_wall << "\n"
+                << std::setprecision(3) << "  per-layer / all-layer promotions per wall s "
+                << (promotions > 0 ? std::to_string((per_layer_promotions / per_layer_wall) / (promotions / sim_wall))
+                                   : std::string("n/a (the all-layer run promoted nothing)"))
+                << "\n";
     if (tlm_sim_wall > 0)
       std::cout << std::setprecision(3) << "  wall time, TLM-only run           " << tlm_sim_wall << " s\n"
                 << "  co-sim / TLM-only wall-time ratio " << sim_wall / tlm_sim_wall << "\n";

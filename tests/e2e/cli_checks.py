@@ -95,9 +95,31 @@ def check_bench_reports_ceiling_and_promotions(kvtier):
     expect(p.returncode != 0, "bench accepted a non-numeric --ceiling-transactions")
 
 
+def check_bench_compares_per_layer(kvtier):
+    # --per-layer runs the same workload with per-layer blocks in a child: its promotions and
+    # wall time, and its promotions per wall second over this run's. 80 layer groups per
+    # position: the per-layer run promotes more blocks than the all-layer one.
+    p = run(kvtier, "bench", "--workload", "synthetic:sessions=20", "--set", "hbm.kv_budget_gib=6",
+            "--per-layer", "--per-layer-set", "ctrl.index_sets=262144", "--ceiling-transactions", "200000")
+    expect(p.returncode == 0, p.stderr)
+    all_promotions = bench_figure(p.stdout, "promotions ")
+    all_per_s = bench_figure(p.stdout, "promotions per wall s")
+    layer_promotions = bench_figure(p.stdout, "per-layer run")
+    layer_per_s = bench_figure(p.stdout, "per-layer promotions per wall s")
+    ratio = bench_figure(p.stdout, "per-layer / all-layer promotions per wall s")
+    expect(layer_promotions > all_promotions > 0, f"per-layer {layer_promotions} vs all-layer {all_promotions} promotions")
+    expect(abs(ratio - layer_per_s / all_per_s) <= 0.002 + 0.01 * ratio, "ratio is not per-layer / all-layer")
+    for args, message in [(["--per-layer", "--set", "host.layers_per_block=1"], "leave it 0"),
+                          (["--per-layer-set", "ctrl.index_sets=4"], "--per-layer-set needs --per-layer"),
+                          (["--per-layer", "--per-layer-set", "ctrl.bogus=1"], "ctrl.bogus")]:
+        p = run(kvtier, "bench", "--workload", "synthetic:sessions=2", *args)
+        expect(p.returncode != 0 and message in p.stderr, f"bench {' '.join(args)}: {p.returncode} {p.stderr}")
+
+
 CHECKS = {f.__name__[len("check_"):]: f for f in [check_same_seed_same_stats, check_bad_input_exits_nonzero,
                                                    check_help_lists_defaults, check_config_prints_effective_values,
-                                                   check_bench_reports_ceiling_and_promotions]}
+                                                   check_bench_reports_ceiling_and_promotions,
+                                                   check_bench_compares_per_layer]}
 
 if __name__ == "__main__":
     CHECKS[sys.argv[2]](sys.argv[1])
