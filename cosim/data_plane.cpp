@@ -68,6 +68,14 @@ std::string rtl_config_mismatch(const CtrlConfig& c) {
     return differs("index_read_cycles", c.index_read_cycles, "IndexReadLatency", p.index_read_latency);
   if (c.max_burst_bytes != p.max_burst_bytes)
     return differs("max_burst_bytes", c.max_burst_bytes, "MaxBurstBytes", p.max_burst_bytes);
+  if (c.desc_queue_depth != p.desc_queue_depth)
+    return differs("desc_queue_depth", c.desc_queue_depth, "DescQueueDepth", p.desc_queue_depth);
+  if (c.xfer_queue_depth != p.xfer_queue_depth)
+    return differs("xfer_queue_depth", c.xfer_queue_depth, "XferQueueDepth", p.xfer_queue_depth);
+  if (c.cpl_queue_depth != p.cpl_queue_depth)
+    return differs("cpl_queue_depth", c.cpl_queue_depth, "CplQueueDepth", p.cpl_queue_depth);
+  if (c.max_outstanding_transfers != p.max_outstanding)
+    return differs("max_outstanding_transfers", c.max_outstanding_transfers, "MaxOutstanding", p.max_outstanding);
   // Behaviour the TLM model has beyond the RTL engine (tlm/ctrl/controller.h).
   if (c.transfer_order != TransferOrder::Fifo)
     return std::string("key 'ctrl.transfer_order' = ") + name_of(c.transfer_order) +

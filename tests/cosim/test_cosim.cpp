@@ -237,6 +237,32 @@ TEST(Cosim, ConfigMismatchNamesTheKey) {
   EXPECT_NE(rtl_config_mismatch(c).find("ctrl.transfer_order"), std::string::npos);
 }
 
+TEST(Cosim, QueueDepthKeysMatchTheVerilatedEngine) {
+  // The TLM model's queue bounds default to the parameters the engine is Verilated with; a
+  // depth that differs names its key and the RTL parameter.
+  const EngineParams& p = rtl_engine_params();
+  const CtrlConfig defaults;
+  EXPECT_EQ(defaults.desc_queue_depth, p.desc_queue_depth);
+  EXPECT_EQ(defaults.xfer_queue_depth, p.xfer_queue_depth);
+  EXPECT_EQ(defaults.cpl_queue_depth, p.cpl_queue_depth);
+  EXPECT_EQ(defaults.max_outstanding_transfers, p.max_outstanding);
+  struct Case {
+    uint32_t CtrlConfig::*key;
+    const char* name;
+    const char* param;
+  };
+  for (const Case& k : {Case{&CtrlConfig::desc_queue_depth, "ctrl.desc_queue_depth", "DescQueueDepth"},
+                        Case{&CtrlConfig::xfer_queue_depth, "ctrl.xfer_queue_depth", "XferQueueDepth"},
+                        Case{&CtrlConfig::cpl_queue_depth, "ctrl.cpl_queue_depth", "CplQueueDepth"},
+                        Case{&CtrlConfig::max_outstanding_transfers, "ctrl.max_outstanding_transfers", "MaxOutstanding"}}) {
+    CtrlConfig c;
+    c.*k.key += 1;
+    const std::string why = rtl_config_mismatch(c);
+    EXPECT_NE(why.find(k.name), std::string::npos) << why;
+    EXPECT_NE(why.find(k.param), std::string::npos) << why;
+  }
+}
+
 }  // namespace
 }  // namespace kvtier::cosim
 

@@ -35,6 +35,11 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
                   config.length_bits + config.policy_bits + config.mechanism_bits),
       index_(config.index_sets, config.index_ways, config.key_tag_bits),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
+      issued_(config.desc_queue_depth),
+      pipeline_(config.index_read_cycles),
+      transfer_leaves_(config.xfer_queue_depth),
+      releases_(config.cpl_queue_depth),
+      slot_done_(config.max_outstanding_transfers, sc_core::SC_ZERO_TIME),
       engines_(config.dma_engines),
       engine_time_(config.dma_engine_gbps * 1e9),
       index_cache_(config.index_org == IndexOrg::Cached ? config.index_cache_entries : 0),
@@ -138,6 +143,77 @@ double DataPlaneController::bytes_ratio(cmdset::Format f) const {
   }
 }
 
+// Bounded queues. The RTL engine (rtl/kvdp_engine.sv and its parts) holds a descriptor back
+// wherever a queue is full; in cycles, with RL = ctrl.index_read_cycles:
+//  - Intake: the descriptor transactor offers one descriptor per ctrl.intake_cycles; desc_ready
+//    is low while the intake FIFO (DescQueueDepth) is full. A FIFO entry frees in the cycle
+//    after its descriptor issued, so descriptor k enters no earlier than two cycles after
+//    descriptor k - DescQueueDepth issued (handshake one cycle after the pop, FIFO the next).
+//  - Issue (kvdp_lookup.sv; ts_accepted is this cycle): the head leaves the FIFO when no
+//    descriptor of the same index set is in the RL-stage pipeline (issued in the last RL
+//    cycles), and when both the completion queue and the transfer queue have room for every
+//    descriptor in the pipeline plus this one. The lookup does not know yet whether the command
+//    moves anything, so a QUERY or a missing PROMOTE waits for transfer-queue room too: at issue
+//    cycle a, (transfers not yet started at a) + (commands without a transfer issued in
+//    [a - RL, a)) < XferQueueDepth, and (commands not yet released from the completion queue
+//    at a) < CplQueueDepth. The lookup is done RL cycles after issue, busy or not.
+//  - Transfer queue (kvdp_dma.sv): a transfer is pushed at its commit and may start the cycle
+//    after. The head starts when the splitter is idle (the previous transfer's bursts handed
+//    out, one per cycle), a tracker slot is free (MaxOutstanding; a slot frees the cycle after
+//    its transfer's last burst is done) and no transfer of the same block is in flight. Its
+//    bursts go out from the next cycle, one per cycle; the DMA engines behind the port
+//    (ctrl.dma_engines) take them when one frees up, as the DMA transactor does.
+//  - Completion queue (kvdp_cpl_queue.sv): an entry is allocated at commit and released in
+//    descriptor order, one per cycle, the cycle after the command is done (at commit without a
+//    transfer; at its last burst's done pulse with one). It stops the issue, not the transfers.
+// Every bound is "at or after the time entry k - N left", so a ring of the last N leave times
+// per queue gives each descriptor's times in O(1) (the tracker slots: O(MaxOutstanding)).
+// In deadline order (ctrl.transfer_order) the doorbell's lookups are decided before any of its
+// transfers is scheduled, so their bounds see the earlier doorbells' transfers only.
+sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d, const sc_core::sc_time& arrival) {
+  // Into the intake FIFO: after the front end's decode, and when the FIFO has room.
+  sc_core::sc_time in_fifo = std::max(arrival, intake_free_) + config_.intake_cycles * cycle_;
+  if (const auto freed = issued_.ago(config_.desc_queue_depth)) in_fifo = std::max(in_fifo, *freed + 2 * cycle_);
+  intake_free_ = in_fifo;
+  // Out of it into the lookup: the earliest cycle every issue condition holds. Each bound only
+  // rises as the candidate time rises (fewer commands count as in the pipeline), so raising the
+  // candidate until none moves it finds the first such cycle.
+  const sc_core::sc_time unbounded = std::max(in_fifo, lookup_.busy_until());
+  const sc_core::sc_time latency = config_.index_read_cycles * cycle_;
+  const uint32_t set = index_.set_of(d.key);
+  const size_t in_pipeline = static_cast<size_t>(std::min<uint64_t>(issued_count_, pipeline_.size()));
+  sc_core::sc_time a = unbounded;
+  for (bool raised = true; raised;) {
+    raised = false;
+    auto raise = [&](const sc_core::sc_time& t) {
+      if (t > a) a = t, raised = true;
+    };
+    if (const auto released = releases_.ago(config_.cpl_queue_depth)) raise(*released + cycle_);
+    uint32_t without_transfer = 0;
+    sc_core::sc_time first_out = sc_core::SC_ZERO_TIME;  // earliest a counted one leaves the pipeline
+    for (size_t i = 0; i < in_pipeline; ++i) {
+      const InPipeline& p = pipeline_[i];
+      if (p.issued + latency < a) continue;  // committed before a
+      if (p.set == set) raise(p.issued + latency + cycle_);
+      if (!p.transfer) {
+        const sc_core::sc_time out = p.issued + latency + cycle_;
+        if (without_transfer++ == 0 || out < first_out) first_out = out;
+      }
+    }
+    if (raised) continue;
+    if (without_transfer >= config_.xfer_queue_depth) {
+      raise(first_out);
+      continue;
+    }
+    if (const auto started = transfer_leaves_.ago(config_.xfer_queue_depth - without_transfer)) raise(*started + cycle_);
+  }
+  if (a > unbounded) {
+    ++stats_.queue_held_descriptors;
+    stats_.queue_held_s += to_seconds(a - unbounded);
+  }
+  return a;
+}
+
 DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const sc_core::sc_time& arrival) {
   ++stats_.descriptors;
   const size_t op_index = static_cast<size_t>(d.opcode);
@@ -145,8 +221,7 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const
 
   Work w;
   w.d = d;
-  const sc_core::sc_time intake = config_.intake_cycles * cycle_;
-  w.accepted = intake_.reserve(arrival, intake) + intake;
+  w.accepted = issue_time(d, arrival);
   // One lookup enters the pipelined SRAM per cycle; the result is ready after the read latency.
   w.lookup_done = lookup_.reserve(w.accepted, cycle_) + config_.index_read_cycles * cycle_;
   if (index_cache_.capacity() && !index_cache_.access(d.key)) {
@@ -275,16 +350,28 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const
   }
   const size_t status_index = static_cast<size_t>(c.status);
   if (status_index < stats_.per_status.size()) ++stats_.per_status[status_index];
+  pipeline_[static_cast<size_t>(issued_count_++ % pipeline_.size())] =
+      InPipeline{w.accepted, index_.set_of(d.key), w.move && w.length > 0};
+  issued_.push(w.accepted);
   return w;
 }
 
 void DataPlaneController::finish(Work& w) {
-  if (w.move) {
+  // A zero-length move is no transfer: the command completes at its lookup, as in the engine.
+  if (w.move && w.length > 0) {
+    // The transfer leaves the transfer queue (it was pushed at commit, the cycle the lookup is
+    // done) when the splitter has handed out the previous transfer's bursts, a tracker slot is
+    // free and the block's previous transfer is done; its bursts follow one per cycle.
+    sc_core::sc_time leave = std::max(w.lookup_done + cycle_, splitter_free_);
+    auto slot = std::min_element(slot_done_.begin(), slot_done_.end());
+    leave = std::max(leave, *slot + cycle_);
     const auto outstanding = block_transfer_done_.find(w.d.key);
-    sc_core::sc_time earliest = w.lookup_done;
-    if (outstanding != block_transfer_done_.end() && outstanding->second > earliest) earliest = outstanding->second;
+    if (outstanding != block_transfer_done_.end()) leave = std::max(leave, outstanding->second + cycle_);
     uint32_t bursts = 0;
-    w.transfer_done = transfer(w, earliest, bursts);
+    w.transfer_done = transfer(w, leave + cycle_, bursts);
+    splitter_free_ = leave + (bursts + 1) * cycle_;
+    *slot = w.transfer_done;
+    transfer_leaves_.push(leave);
     block_transfer_done_[w.d.key] = w.transfer_done;
     w.c.bursts = bursts;
   }
@@ -292,10 +379,12 @@ void DataPlaneController::finish(Work& w) {
   c.ts_accepted = to_cycles(w.accepted);
   c.ts_lookup_done = to_cycles(w.lookup_done);
   c.ts_transfer_done = to_cycles(w.transfer_done);
-  // Completions leave in the order their transfers were scheduled (descriptor order in fifo).
-  sc_core::sc_time post = std::max(w.transfer_done, last_completion_) + config_.completion_cycles * cycle_;
-  last_completion_ = post;
-  post_completion(c, post);
+  // The completion queue releases in descriptor order, one per cycle, the cycle after the
+  // command is done (its lookup, or its transfer's last burst); the completion is formatted and
+  // posted ctrl.completion_cycles later.
+  last_release_ = std::max(w.transfer_done, last_release_) + cycle_;
+  releases_.push(last_release_);
+  post_completion(c, last_release_ + config_.completion_cycles * cycle_);
 }
 
 sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts) {
@@ -308,7 +397,7 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
     auto engine = std::min_element(engines_.begin(), engines_.end(),
                                    [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
     const sc_core::sc_time& engine_time = engine_time_.of(burst);
-    const sc_core::sc_time start = engine->reserve(earliest, engine_time);
+    const sc_core::sc_time start = engine->reserve(earliest + bursts * cycle_, engine_time);
     if (trace_) {
       const size_t k = static_cast<size_t>(engine - engines_.begin());
       trace_->slice(engine_tracks_[k], opcode_name(w.move_op),

@@ -4,7 +4,10 @@
 // between tier DRAM and HBM in bursts across the link, and completions with timestamps go back
 // to host memory over the link. Loosely timed: a doorbell's b_transport executes the commands
 // it announces and annotates their time through busy-until timelines (intake, lookup pipeline,
-// DMA engines), so a completion's timestamps are known when the doorbell call returns.
+// DMA engines), so a completion's timestamps are known when the doorbell call returns. The
+// engine's bounded queues (descriptor intake, transfer queue, tracker slots, completion queue;
+// ctrl.*_queue_depth, ctrl.max_outstanding_transfers) hold a descriptor back as they do in the
+// RTL: its accepted time is the cycle the engine could take it (controller.cpp).
 //
 // Beyond the RTL engine's behaviour, and off by default (so co-simulation compares like with
 // like): ctrl.transfer_order = deadline schedules a doorbell's transfers earliest deadline
@@ -13,6 +16,7 @@
 // path of fp8 / int4 tier copies.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -28,6 +32,23 @@
 #include "tlm/ctrl/kvdp_cmdset.h"
 
 namespace kvtier {
+
+// The times the last N entries left a queue of N entries, in the order they left: the next
+// entry to come waits for the one N places ahead of it (the oldest kept) to leave.
+class RecentTimes {
+ public:
+  explicit RecentTimes(size_t n) : times_(n) {}
+  void push(const sc_core::sc_time& t) { times_[static_cast<size_t>(pushed_++ % times_.size())] = t; }
+  // The time pushed `back` pushes ago (1 = the latest); none while fewer were pushed.
+  std::optional<sc_core::sc_time> ago(size_t back) const {
+    if (back == 0 || back > times_.size() || back > pushed_) return std::nullopt;
+    return times_[static_cast<size_t>((pushed_ - back) % times_.size())];
+  }
+
+ private:
+  std::vector<sc_core::sc_time> times_;
+  uint64_t pushed_ = 0;
+};
 
 struct ControllerStats {
   std::array<uint64_t, 16> per_opcode{};
@@ -50,6 +71,10 @@ struct ControllerStats {
   uint64_t reordered_batches = 0;     // doorbells whose transfers ran in deadline order
   uint64_t compressed_transfers = 0;
   double compress_busy_s = 0.0;
+  // The engine's bounded queues: descriptors accepted later than intake and lookup alone allow
+  // (a queue downstream was full), and the time they waited in all.
+  uint64_t queue_held_descriptors = 0;
+  double queue_held_s = 0.0;
 };
 
 class DataPlaneController : public sc_core::sc_module {
@@ -93,9 +118,13 @@ class DataPlaneController : public sc_core::sc_module {
   // Intake, index lookup and index semantics of one descriptor that became visible at `arrival`,
   // in ring order.
   Work decide(const cmdset::Descriptor& d, const sc_core::sc_time& arrival);
+  // When the engine takes the descriptor that became visible at `arrival` from its intake
+  // queue into the lookup (its ts_accepted), given the descriptors and transfers before it.
+  sc_core::sc_time issue_time(const cmdset::Descriptor& d, const sc_core::sc_time& arrival);
   // Schedules the command's transfer, then posts its completion.
   void finish(Work& w);
   // Moves `length` bytes in bursts; returns when the last burst is done.
+  // Burst k is offered `k` cycles after `earliest` (the splitter hands out one burst per cycle).
   sc_core::sc_time transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts);
   sc_core::sc_time burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr,
                               uint32_t length, const sc_core::sc_time& at);
@@ -112,14 +141,27 @@ class DataPlaneController : public sc_core::sc_module {
   std::vector<uint8_t> ring_;
   uint32_t head_ = 0;            // next ring slot to execute
   uint64_t completions_posted_ = 0;
-  Timeline intake_;
+  // The engine's queues (controller.cpp, "Bounded queues").
+  sc_core::sc_time intake_free_ = sc_core::SC_ZERO_TIME;  // the front end takes the next descriptor
   Timeline lookup_;
+  struct InPipeline {
+    sc_core::sc_time issued;
+    uint32_t set = 0;
+    bool transfer = false;
+  };
+  RecentTimes issued_;            // issue (ts_accepted) of the last desc_queue_depth descriptors
+  std::vector<InPipeline> pipeline_;  // the last index_read_cycles issued, ring by issue count
+  uint64_t issued_count_ = 0;
+  RecentTimes transfer_leaves_;   // last xfer_queue_depth transfers' start (leaving the queue)
+  RecentTimes releases_;          // last cpl_queue_depth completions' release (leaving the queue)
+  std::vector<sc_core::sc_time> slot_done_;  // tracker slots: when each one's transfer is done
+  sc_core::sc_time splitter_free_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time last_release_ = sc_core::SC_ZERO_TIME;
   std::vector<Timeline> engines_;
   TransferTime engine_time_;     // one engine streaming a burst
   Timeline compress_;            // the compression engine (fp8 / int4 tier copies)
   IndexCache index_cache_;       // cached organisation only
   std::unordered_map<uint64_t, sc_core::sc_time> block_transfer_done_;  // one outstanding transfer per block
-  sc_core::sc_time last_completion_ = sc_core::SC_ZERO_TIME;            // completions leave in order
   std::vector<uint8_t> burst_buffer_;
   ControllerStats stats_;
 };

@@ -26,6 +26,14 @@ void declare_keys(KeyRegistry& r, CtrlConfig& c) {
   r.number("ctrl.max_burst_bytes", &c.max_burst_bytes, 64, 1 << 24, "largest DMA burst, bytes");
   r.number("ctrl.dma_engine_gbps", &c.dma_engine_gbps, 0.1, 1e4, "throughput of one DMA engine, GB/s");
   r.number("ctrl.completion_cycles", &c.completion_cycles, 0, 1000, "completion formatting, cycles");
+  r.number("ctrl.desc_queue_depth", &c.desc_queue_depth, 1, 65536,
+           "descriptor intake queue entries (RTL DescQueueDepth); a full queue holds descriptors in the ring");
+  r.number("ctrl.xfer_queue_depth", &c.xfer_queue_depth, 1, 65536,
+           "transfer queue entries between lookup and DMA (RTL XferQueueDepth); full, it stops the lookup");
+  r.number("ctrl.cpl_queue_depth", &c.cpl_queue_depth, 1, 65536,
+           "completion queue entries, committed commands not yet released in order (RTL CplQueueDepth)");
+  r.number("ctrl.max_outstanding_transfers", &c.max_outstanding_transfers, 1, 1024,
+           "transfers in flight on the DMA engines at once (RTL MaxOutstanding, the tracker slots)");
   // kvtier cosim fails when the RTL engine's timing leaves the TLM model's by more than this:
   // any descriptor's lookup latency or completion time, or the median issue latency (docs/cosim.md).
   r.number("ctrl.cosim_timing_tolerance_cycles", &c.cosim_timing_tolerance_cycles, 0, 1e9,

@@ -51,6 +51,15 @@ struct CtrlConfig {
   uint32_t max_burst_bytes = 65536;
   double dma_engine_gbps = 64.0;
   uint32_t completion_cycles = 2;
+  // The RTL engine's bounded queues (rtl/kvdp_engine.sv; the TLM model holds descriptors in the
+  // ring while they are full, tlm/ctrl/controller.cpp). The defaults are the parameters the
+  // co-simulation engine is Verilated with (cosim/CMakeLists.txt, KVDP_COSIM_PARAMS), which
+  // `ctrl.impl = rtl` and `kvtier cosim` check. ctrl.dma_engines is another thing: the data
+  // movers behind the engine's burst port, which the tracker slots share.
+  uint32_t desc_queue_depth = 8;           // DescQueueDepth: intake FIFO
+  uint32_t xfer_queue_depth = 16;          // XferQueueDepth: transfers committed, not started
+  uint32_t cpl_queue_depth = 32;           // CplQueueDepth: completions committed, not yet released
+  uint32_t max_outstanding_transfers = 16; // MaxOutstanding: tracker slots, transfers in flight
   // Transfer scheduling among the commands of one doorbell: fifo = ring order (what the RTL
   // engine does); deadline = earliest descriptor deadline first (0 = no deadline, last), ties by
   // priority then ring order. With equal deadlines both orders give the same result.
