@@ -280,9 +280,9 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const
 
 void DataPlaneController::finish(Work& w) {
   if (w.move) {
-    const auto outstanding = block_transfer_done_.find(w.d.key);
+    const sc_core::sc_time* outstanding = block_transfer_done_.find(w.d.key);
     sc_core::sc_time earliest = w.lookup_done;
-    if (outstanding != block_transfer_done_.end() && outstanding->second > earliest) earliest = outstanding->second;
+    if (outstanding && *outstanding > earliest) earliest = *outstanding;
     uint32_t bursts = 0;
     w.transfer_done = transfer(w, earliest, bursts);
     block_transfer_done_[w.d.key] = w.transfer_done;
