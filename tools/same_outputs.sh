@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Checks that a change to the simulator's internals changed no result: runs a baseline kvtier
 # and a changed kvtier on the same cases and compares stats.json (all but the top-level
-# "wall_time_s", the host's wall clock), requests.jsonl and series.json byte for byte.
+# "wall_time_s", the host's wall clock), requests.jsonl and series.json byte for byte (and
+# cache-curve's table and JSON).
 # The cases cover the paths a host control-plane change can reach: all-layer and per-layer
 # blocks, every replacement policy, persistent policy state, idle session end, streamed decode
 # residency, prefetch, host-issued copies, recompression with a tier small enough to evict, the
-# RTL engine and a flit-accurate link. Baseline outputs are kept in WORKDIR/base/CASE and reused
-# when present (build the baseline once, check many changes against it).
+# RTL engine and a flit-accurate link; then kvtier cache-curve over every policy. Baseline
+# outputs are kept in WORKDIR/base/CASE and reused when present (build the baseline once, check
+# many changes against it).
 # Usage: tools/same_outputs.sh BASELINE_KVTIER CHANGED_KVTIER [WORKDIR]   (exit 1 on any difference)
 # Example: tools/same_outputs.sh /tmp/kvtier.main build/platforms/kvtier /tmp/same
 set -euo pipefail
@@ -60,6 +62,22 @@ for name in $(printf '%s\n' "${!cases[@]}" | sort); do
     printf '%-24s identical  (%s s)\n' "$name" "$wall"
   else
     printf '%-24s DIFFERENT  (diff %s/base/%s %s/new/%s)\n' "$name" "$work" "$name" "$work" "$name"
+    failed=1
+  fi
+done
+# The replacement policies alone (kvtier cache-curve: the standalone policy store), with and
+# without persistent state.
+for persistent in "" --persistent; do
+  name=cache-curve${persistent}
+  curve=(cache-curve synthetic: --sizes 100,1000,10000 --policies lru,lfu,ema,priority,admission,belady $persistent)
+  if [[ ! -f $work/base/$name.json ]]; then
+    "$base" "${curve[@]}" --json "$work/base/$name.json" >"$work/base/$name.txt"
+  fi
+  "$changed" "${curve[@]}" --json "$work/new/$name.json" >"$work/new/$name.txt"
+  if cmp -s "$work/base/$name.json" "$work/new/$name.json" && cmp -s "$work/base/$name.txt" "$work/new/$name.txt"; then
+    printf '%-24s identical\n' "$name"
+  else
+    printf '%-24s DIFFERENT  (diff %s/base/%s.txt %s/new/%s.txt)\n' "$name" "$work" "$name" "$work" "$name"
     failed=1
   fi
 done

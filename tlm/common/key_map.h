@@ -195,6 +195,7 @@ class StableKeyMap {
     r.value = V{};
     return {&r.value, true};
   }
+  V& operator[](uint64_t key) { return *try_emplace(key).first; }
   // False when `key` was not there.
   bool erase(uint64_t key) {
     const uint32_t* slot = index_.find(key);

@@ -62,7 +62,7 @@ class PolicyStore {
   PolicyStore(const PolicyStore&) = delete;
   PolicyStore& operator=(const PolicyStore&) = delete;
   // The policy state of `key`, created on first reference. The reference (and find()'s pointer)
-  // is good until the store next creates or forgets a state.
+  // is good until that state is forgotten (on_evict() when not persistent, on_free()).
   virtual BlockPolicy& touch(uint64_t key) { return states_[key]; }
   virtual const BlockPolicy* find(uint64_t key) const { return states_.find(key); }
   // The block left HBM: non-persistent state is forgotten, so a re-admitted block starts anew.
@@ -75,7 +75,7 @@ class PolicyStore {
 
  private:
   bool persistent_;
-  KeyMap<BlockPolicy> states_;
+  StableKeyMap<BlockPolicy> states_;
 };
 
 // Per-block promotion (n_b) and demotion (delta_b) counts of spec §M.5.1. Write-once bounds
