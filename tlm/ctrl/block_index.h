@@ -41,15 +41,19 @@ class BlockIndex {
   std::optional<Slot> find(uint64_t key) const;
   // Lowest invalid way of the key's set, or nothing when the set is full.
   std::optional<Slot> free_slot(uint64_t key) const;
+  // An entry's `valid` and `tag` change only through insert() and erase(); the rest is the
+  // caller's to update in place.
   IndexEntry& at(const Slot& s) { return entries_[s.set * ways_ + s.way]; }
   const IndexEntry& at(const Slot& s) const { return entries_[s.set * ways_ + s.way]; }
 
   void insert(const Slot& s, const IndexEntry& e) {
     at(s) = e;
+    probe_[s.set * ways_ + s.way] = e.valid ? e.tag : kNoTag;
     ++valid_;
   }
   void erase(const Slot& s) {
     at(s) = IndexEntry{};
+    probe_[s.set * ways_ + s.way] = kNoTag;
     --valid_;
   }
   uint64_t valid_entries() const { return valid_; }
@@ -69,6 +73,11 @@ class BlockIndex {
   uint64_t tag_mask_;
   uint64_t valid_ = 0;
   std::vector<IndexEntry> entries_;
+  // Each entry's tag, kNoTag when invalid, side by side: a look-up reads one set's tags from
+  // one cache line or two instead of every way's whole entry. A tag as wide as the key (one set)
+  // may equal kNoTag, and find() then reads the entries themselves.
+  static constexpr uint64_t kNoTag = ~uint64_t{0};
+  std::vector<uint64_t> probe_;
 };
 
 }  // namespace kvtier

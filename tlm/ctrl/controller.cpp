@@ -365,8 +365,8 @@ void DataPlaneController::finish(Work& w) {
     sc_core::sc_time leave = std::max(w.lookup_done + cycle_, splitter_free_);
     auto slot = std::min_element(slot_done_.begin(), slot_done_.end());
     leave = std::max(leave, *slot + cycle_);
-    const auto outstanding = block_transfer_done_.find(w.d.key);
-    if (outstanding != block_transfer_done_.end()) leave = std::max(leave, outstanding->second + cycle_);
+    if (const sc_core::sc_time* outstanding = block_transfer_done_.find(w.d.key))
+      leave = std::max(leave, *outstanding + cycle_);
     uint32_t bursts = 0;
     w.transfer_done = transfer(w, leave + cycle_, bursts);
     splitter_free_ = leave + (bursts + 1) * cycle_;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tlm/common/config.h"
+#include "tlm/common/key_map.h"
 #include "tlm/common/timeline.h"
 #include "tlm/common/trace_event_log.h"
 #include "tlm/ctrl/block_index.h"
@@ -161,7 +162,7 @@ class DataPlaneController : public sc_core::sc_module {
   TransferTime engine_time_;     // one engine streaming a burst
   Timeline compress_;            // the compression engine (fp8 / int4 tier copies)
   IndexCache index_cache_;       // cached organisation only
-  std::unordered_map<uint64_t, sc_core::sc_time> block_transfer_done_;  // one outstanding transfer per block
+  KeyMap<sc_core::sc_time> block_transfer_done_;  // one outstanding transfer per block
   std::vector<uint8_t> burst_buffer_;
   ControllerStats stats_;
 };

@@ -40,7 +40,6 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
       hbm_kv_base_(hbm_kv_base),
       tier_blocks_(tier_blocks),
       cycle_s_(cycle_s),
-      policy_store_(config.persistent_policy),
       session_expiry_(config.session_idle_s) {
   policy_ = make_replacement_policy(policy_params(config), policy_store_);
   completion_in.register_b_transport(this, &HostControlPlane::completion_write);
@@ -112,9 +111,9 @@ std::vector<uint64_t> HostControlPlane::prompt_block_keys(const workload::Reques
 }
 
 std::optional<uint32_t> HostControlPlane::promotable_group(uint64_t key) const {
-  auto it = blocks_.find(key);
-  if (it == blocks_.end()) return std::nullopt;
-  const Block& b = it->second;
+  const Block* found = blocks_.find(key);
+  if (!found) return std::nullopt;
+  const Block& b = *found;
   if (b.mech.in_hbm || !b.mech.tier_valid || b.mech.in_flight || b.streamed_by) return std::nullopt;
   return b.id.layer_group;
 }
@@ -151,11 +150,11 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
 
 std::string HostControlPlane::verify_accounting() const {
   uint64_t idle = 0, pinned = 0, resident = staging_.size();
-  for (const auto& [key, b] : blocks_) {
+  blocks_.for_each([&](uint64_t, const Block& b) {
     if (b.mech.in_hbm) ++resident;
     if (b.mech.in_hbm && b.mech.pins == 0) ++idle;
     if (b.mech.pins > 0 && !b.streamed_by) ++pinned;
-  }
+  });
   for (const auto& [id, r] : running_) {
     pinned += r.private_ids.size();
     resident += r.private_ids.size();
@@ -223,11 +222,12 @@ uint64_t HostControlPlane::take_hbm_slot() {
 
 HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group,
                                                        uint64_t pk, uint32_t tenant) {
-  auto [it, inserted] = blocks_.try_emplace(key);
-  Block& b = it->second;
+  auto [found, inserted] = blocks_.try_emplace(key);
+  Block& b = *found;
   if (inserted) {
     b.id = kv::BlockIdentity{key, session, static_cast<uint32_t>(position), static_cast<uint16_t>(group), pk};
     b.owner_tenant = static_cast<uint16_t>(tenant);
+    policy_store_.adopt(b);
     ++stats_.unique_blocks;
   } else if (b.id.session != session) {
     b.multi_session = true;
@@ -248,7 +248,7 @@ void HostControlPlane::unstream(Block& b) {
 }
 
 void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted) {
-  kv::BlockPolicy& pol = policy_store_.touch(b.id.key);
+  kv::BlockPolicy& pol = policy_store_.of(b);
   pol.tenant = tenant;
   pol.last_use_s = now_s;
   if (counted) ++pol.uses;
@@ -326,7 +326,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
         continue;  // pinned below, once every HBM hit of the prompt holds its pin
       }
       pin(b);
-      run.keys.push_back(b.id.key);
+      run.hold(b);
     }
   }
   // Tier hits: promoted, or with streamed residency and no room left (pinning the HBM hits above
@@ -343,7 +343,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
       pin(*b);
       to_promote.push_back(b);
     }
-    run.keys.push_back(b->id.key);
+    run.hold(*b);
   }
   // Growth is asked about every step while a prompt is prefilled: a prefix sum of the positions
   // prefill computes answers it in O(1) instead of a walk over the remaining prompt.
@@ -362,8 +362,12 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   });
   to_promote.erase(std::unique(to_promote.begin(), to_promote.end()), to_promote.end());
   std::vector<Block*> issued;
+  const uint64_t mark = ++admissions_;  // a block issued by this admission carries it
   for (Block* b : to_promote)
-    if (!b->mech.in_hbm && std::find(issued.begin(), issued.end(), b) == issued.end()) issued.push_back(b);
+    if (!b->mech.in_hbm && b->issued_by != mark) {
+      b->issued_by = mark;
+      issued.push_back(b);
+    }
   if (issued.size() > free_hbm_slots_.size() + policy_->evictable())
     SC_REPORT_FATAL("kvtier/host", ("admission of request " + std::to_string(r.id) + " promotes " +
                                     std::to_string(issued.size()) + " blocks but only " +
@@ -463,7 +467,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
           // give back the slot counted for it.
           pin(b);
         }
-        run.keys.push_back(b.id.key);
+        run.hold(b);
       }
     } else {
       // A block decode (or the prompt's partial tail) starts filling: private until it is full.
@@ -491,7 +495,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
     }
     --pinned_;  // the private slot's pin moves to the keyed block
     pin(b);
-    run.keys.push_back(b.id.key);
+    run.hold(b);
     reference(b, run.tenant, now_s, run.continues, false);
     references_.push_back({b.id.key, kv::ReferenceKind::Produce, false});
   }
@@ -500,7 +504,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
 
 void HostControlPlane::let_go(Running& run, double now_s) {
   integrate(now_s);
-  for (uint64_t key : run.keys) unpin(blocks_.at(key), now_s);
+  for (Block* b : run.held) unpin(*b, now_s);
   for (uint64_t slot : run.private_ids) free_hbm_slots_.push_back(slot);
   resident_ -= run.private_ids.size();
   pinned_ -= run.private_ids.size();
@@ -548,9 +552,9 @@ void HostControlPlane::free_ended_sessions(double now_s) {
 // or moving, stay.
 void HostControlPlane::free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s) {
   for (uint64_t key : keys) {
-    auto it = blocks_.find(key);
-    if (it == blocks_.end()) continue;  // listed twice
-    Block& b = it->second;
+    Block* found = blocks_.find(key);
+    if (!found) continue;  // listed twice
+    Block& b = *found;
     if (b.multi_session || b.id.session != session || b.mech.pins != 0 || b.mech.in_flight) continue;
     if (b.mech.in_hbm) {
       policy_->on_removed(key);
@@ -558,26 +562,26 @@ void HostControlPlane::free_session_blocks(uint64_t session, const std::vector<u
       --resident_;
     }
     ++stats_.frees;
-    forget_block(it, now_s);
+    forget_block(b, now_s);
   }
 }
 
-void HostControlPlane::forget_block(std::unordered_map<uint64_t, Block>::iterator it, double now_s) {
-  const Block& b = it->second;
+void HostControlPlane::forget_block(Block& b, double now_s) {
+  const uint64_t key = b.id.key;
   if (b.mech.tier_valid) {
-    enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, b.id.key, now_s);
+    enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, key, now_s);
     free_tier_slots_.push_back(b.mech.tier_slot);
   }
-  ledger_.retire(b.id.key);
-  policy_store_.on_free(b.id.key);
-  blocks_.erase(it);
+  ledger_.retire(key);
+  policy_store_.freed(b);
+  blocks_.erase(key);
 }
 
 bool HostControlPlane::spill(uint64_t id, double now_s) {
   if (!streaming_possible()) return false;
   Running& run = running_.at(id);
   for (; run.spill_cursor < run.keys.size(); ++run.spill_cursor) {
-    Block& b = blocks_.at(run.keys[run.spill_cursor]);
+    Block& b = *run.held[run.spill_cursor];
     // Only a block this request alone holds: another reader would lose its resident copy.
     if (!b.mech.in_hbm || b.mech.pins != 1 || b.mech.in_flight || b.streamed_by || b.mech.ready_s > now_s) continue;
     if (!b.mech.tier_valid) {
@@ -596,7 +600,7 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
       ++stats_.discards;
     }
     integrate(now_s);
-    policy_store_.on_evict(b.id.key);
+    policy_store_.evicted(b);
     b.mech.in_hbm = false;
     free_hbm_slots_.push_back(b.hbm_slot);
     --resident_;
@@ -706,8 +710,7 @@ void HostControlPlane::post_staged_discards(double upto_s) {
   double last = 0.0;
   for (; n < staged_discards_.size() && staged_discards_[n].second <= upto_s + 1e-12; ++n) {
     const auto& [key, done] = staged_discards_[n];
-    auto it = blocks_.find(key);
-    if (it != blocks_.end()) enqueue(descriptor(Opcode::DISCARD, it->second), Opcode::DISCARD, key, done);
+    if (const Block* b = blocks_.find(key)) enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, done);
     last = std::max(last, done);
   }
   if (!n) return;
@@ -724,12 +727,12 @@ bool HostControlPlane::reclaim_tier_slot(double now_s) {
   while (!tier_lru_.empty()) {
     const auto [key, epoch] = tier_lru_.front();
     tier_lru_.pop_front();
-    auto it = blocks_.find(key);
-    if (it == blocks_.end()) continue;
-    Block& v = it->second;
+    Block* found = blocks_.find(key);
+    if (!found) continue;
+    Block& v = *found;
     if (v.tier_epoch != epoch || v.mech.in_hbm || !v.mech.tier_valid || v.mech.in_flight || v.mech.pins) continue;
     ++stats_.tier_evictions;
-    forget_block(it, now_s);  // tier-valid: FREEs the tier copy
+    forget_block(v, now_s);  // tier-valid: FREEs the tier copy
     return true;
   }
   return false;
@@ -750,7 +753,7 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
                                          .c_str());
     Block& b = blocks_.at(*victim);
     policy_->on_removed(b.id.key);
-    policy_store_.on_evict(b.id.key);
+    policy_store_.evicted(b);
     b.mech.in_hbm = false;
     b.prefetched_unused = false;  // fetched and never used
     free_hbm_slots_.push_back(b.hbm_slot);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tlm/common/config.h"
+#include "tlm/common/key_map.h"
 #include "tlm/common/timeline.h"
 #include "tlm/common/trace_event_log.h"
 #include "tlm/constraints/sustainability.h"
@@ -243,11 +244,80 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
     bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
     uint64_t tier_epoch = 0;         // which tier_lru_ entry is current (older ones are stale)
     uint64_t streamed_by = 0;        // 1 + id of the running request that streams it (0: none)
+    uint64_t issued_by = 0;          // the last admission that promoted it (admit(): each once)
+    // Its policy state (spec §M.2.2), kept here rather than in a table of its own so that a
+    // reference reaches it through the record it has found anyway (BlockPolicyStates).
+    bool has_policy = false;
+    kv::BlockPolicy policy;
+  };
+  // Every block the host knows, by key. References to a Block are held across insertions
+  // (admission collects a prompt's blocks before pinning them): the records stay put.
+  using BlockTable = StableKeyMap<Block>;
+  // The policy store the replacement policy reads: a block's state lives in its Block, with the
+  // same lifetime as in a table of its own (from the first reference to the eviction, unless
+  // persistent, or the FREE). A key the host holds no block for (only a policy from outside this
+  // tree could touch one) keeps its state in the base class's table until its block appears.
+  class BlockPolicyStates final : public kv::PolicyStore {
+   public:
+    BlockPolicyStates(bool persistent, BlockTable& blocks) : PolicyStore(persistent), blocks_(blocks) {}
+    kv::BlockPolicy& touch(uint64_t key) override {
+      if (Block* b = blocks_.find(key)) return of(*b);
+      return PolicyStore::touch(key);
+    }
+    const kv::BlockPolicy* find(uint64_t key) const override {
+      if (const Block* b = blocks_.find(key)) return b->has_policy ? &b->policy : nullptr;
+      return PolicyStore::find(key);
+    }
+    void on_evict(uint64_t key) override {
+      if (Block* b = blocks_.find(key)) return evicted(*b);
+      PolicyStore::on_evict(key);
+    }
+    void on_free(uint64_t key) override {
+      if (Block* b = blocks_.find(key)) return freed(*b);
+      PolicyStore::on_free(key);
+    }
+    size_t size() const override { return in_blocks_ + PolicyStore::size(); }
+    // The same for a block at hand, without a look-up.
+    kv::BlockPolicy& of(Block& b) {
+      if (!b.has_policy) {
+        b.has_policy = true;
+        b.policy = kv::BlockPolicy{};
+        ++in_blocks_;
+      }
+      return b.policy;
+    }
+    void evicted(Block& b) {
+      if (!persistent()) freed(b);
+    }
+    void freed(Block& b) {
+      if (!b.has_policy) return;
+      b.has_policy = false;
+      b.policy = kv::BlockPolicy{};
+      --in_blocks_;
+    }
+    // A new block takes over a state touched before it existed.
+    void adopt(Block& b) {
+      if (PolicyStore::size() == 0) return;
+      if (const kv::BlockPolicy* early = PolicyStore::find(b.id.key)) {
+        of(b) = *early;
+        PolicyStore::on_free(b.id.key);
+      }
+    }
+
+   private:
+    BlockTable& blocks_;
+    size_t in_blocks_ = 0;  // blocks with a state
   };
   struct Running {
     uint64_t session = 0;
     uint32_t tenant = 0;
     std::vector<uint64_t> keys;  // keyed blocks the request pins, position-major
+    // ... and their records (a pinned block is never forgotten, so these stay good while held).
+    std::vector<Block*> held;
+    void hold(Block& b) {
+      keys.push_back(b.id.key);
+      held.push_back(&b);
+    }
     std::vector<uint64_t> private_ids;  // HBM slots of the partial tail block, one per layer group
     std::vector<uint64_t> prompt_pk;    // position key of each full prompt block
     std::vector<uint8_t> prompt_cached; // ... 1 when admission found all its groups in HBM or the tier
@@ -296,11 +366,11 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   const uint64_t tier_blocks_;
   const double cycle_s_;
   std::unique_ptr<ReplacementPolicy> policy_;
-  kv::PolicyStore policy_store_;
+  BlockTable blocks_;
+  BlockPolicyStates policy_store_{config_.persistent_policy, blocks_};
   kv::WriteOnceLedger ledger_;
   std::vector<kv::BlockReference> references_;  // for the offline-optimal bound
   mutable std::optional<kv::OfflineOptimalResult> optimal_;
-  std::unordered_map<uint64_t, Block> blocks_;
   std::unordered_map<uint64_t, Running> running_;
   std::vector<uint64_t> free_hbm_slots_;
   std::vector<uint64_t> free_tier_slots_;
@@ -320,13 +390,14 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   void free_ended_sessions(double now_s);
   void free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s);
   // Drops a block from the books: FREE of its tier copy (if any), ledger, policy state, entry.
-  void forget_block(std::unordered_map<uint64_t, Block>::iterator it, double now_s);
+  void forget_block(Block& b, double now_s);
   Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk, uint32_t tenant);
   void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
   void unstream(Block& b);
   // A request stops reading its blocks: pins released, its partial last block's slots freed.
   void let_go(Running& run, double now_s);
   double last_integrate_s_ = 0.0;
+  uint64_t admissions_ = 0;
 
   // The command path (host.dma): descriptors through the device's ring, or host-issued copies.
   Timeline cpu_;  // the host CPU that builds descriptors or issues copies

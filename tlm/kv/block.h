@@ -3,7 +3,8 @@
 // (mutable in place, kept in a PolicyStore keyed by identity) and mechanism (local to the
 // plane that holds the block). Plain C++: usable without a SystemC kernel.
 #include <cstdint>
-#include <unordered_map>
+
+#include "tlm/common/key_map.h"
 
 namespace kvtier::kv {
 
@@ -49,26 +50,32 @@ struct BlockMechanism {
   uint64_t tier_slot = 0;
 };
 
+// The policy state of every block, keyed by identity. This class keeps the states in a table of
+// its own; a plane that keeps a record per block anyway may keep each state in its block's record
+// instead (a subclass, e.g. the host control plane's), so that a reference finds the state without
+// a second look-up. Either way a state exists from a block's first reference until its eviction
+// (unless persistent) or its FREE.
 class PolicyStore {
  public:
   explicit PolicyStore(bool persistent) : persistent_(persistent) {}
-  // The policy state of `key`, created on first reference.
-  BlockPolicy& touch(uint64_t key) { return states_[key]; }
-  const BlockPolicy* find(uint64_t key) const {
-    auto it = states_.find(key);
-    return it == states_.end() ? nullptr : &it->second;
-  }
+  virtual ~PolicyStore() = default;
+  PolicyStore(const PolicyStore&) = delete;
+  PolicyStore& operator=(const PolicyStore&) = delete;
+  // The policy state of `key`, created on first reference. The reference (and find()'s pointer)
+  // is good until that state is forgotten (on_evict() when not persistent, on_free()).
+  virtual BlockPolicy& touch(uint64_t key) { return states_[key]; }
+  virtual const BlockPolicy* find(uint64_t key) const { return states_.find(key); }
   // The block left HBM: non-persistent state is forgotten, so a re-admitted block starts anew.
-  void on_evict(uint64_t key) {
+  virtual void on_evict(uint64_t key) {
     if (!persistent_) states_.erase(key);
   }
-  void on_free(uint64_t key) { states_.erase(key); }
+  virtual void on_free(uint64_t key) { states_.erase(key); }
   bool persistent() const { return persistent_; }
-  size_t size() const { return states_.size(); }
+  virtual size_t size() const { return states_.size(); }
 
  private:
   bool persistent_;
-  std::unordered_map<uint64_t, BlockPolicy> states_;
+  StableKeyMap<BlockPolicy> states_;
 };
 
 // Per-block promotion (n_b) and demotion (delta_b) counts of spec §M.5.1. Write-once bounds
@@ -95,7 +102,7 @@ class WriteOnceLedger {
   struct Entry {
     uint32_t promotions = 0, demotions = 0;
   };
-  std::unordered_map<uint64_t, Entry> entries_;
+  KeyMap<Entry> entries_;
   uint32_t max_demotions_ = 0;
   uint64_t blocks_over_bound_ = 0;
   uint64_t rewrites_ = 0;

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 
+#include "tlm/common/key_map.h"
 #include "tlm/host/policy/policy.h"
 
 namespace kvtier {
@@ -24,11 +24,10 @@ class RankedPolicy : public ReplacementPolicy {
     ++state.references;
     // A reference normally pins the block right after; re-rank anyway so that the order stays
     // consistent if the caller does not.
-    auto it = where_.find(key);
-    if (it != where_.end()) {
-      const uint64_t order = std::get<1>(*it->second);
-      order_.erase(it->second);
-      it->second = order_.insert({rank(state), order, key}).first;
+    if (auto* at = where_.find(key)) {
+      const uint64_t order = std::get<1>(**at);
+      order_.erase(*at);
+      *at = order_.insert({rank(state), order, key}).first;
     }
   }
   void on_idle(uint64_t key, double) final {
@@ -58,14 +57,14 @@ class RankedPolicy : public ReplacementPolicy {
  private:
   using Entry = std::tuple<double, uint64_t, uint64_t>;  // rank, idle order, key
   void erase(uint64_t key) {
-    auto it = where_.find(key);
-    if (it == where_.end()) return;
-    order_.erase(it->second);
-    where_.erase(it);
+    auto* at = where_.find(key);
+    if (!at) return;
+    order_.erase(*at);
+    where_.erase(key);
   }
   kv::PolicyStore& store_;
   std::set<Entry> order_;
-  std::unordered_map<uint64_t, std::set<Entry>::iterator> where_;
+  KeyMap<std::set<Entry>::iterator> where_;
   uint64_t clock_ = 0;
   uint64_t idle_order_ = 0;
 };

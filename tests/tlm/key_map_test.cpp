@@ -1,0 +1,131 @@
+// The host's flat block maps (tlm/common/key_map.h) against std::unordered_map on long random
+// sequences of insertions, look-ups and erasures, with keys that collide in the table, the key
+// the table reserves for free slots, and the growth of the table while entries are erased.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "tlm/common/key_map.h"
+
+using kvtier::KeyMap;
+using kvtier::StableKeyMap;
+
+namespace {
+
+// Keys from a small pool, so that insertions hit existing keys and erasures find them; the pool
+// holds the all-ones key (the free-slot marker) and zero.
+uint64_t pick_key(std::mt19937_64& rng, uint64_t pool) {
+  const uint64_t k = rng() % pool;
+  if (k == 0) return ~uint64_t{0};
+  if (k == 1) return 0;
+  return k * 0x9e3779b97f4a7c15ULL;  // spread, but many share low bits after the table's mask
+}
+
+}  // namespace
+
+TEST(KeyMap, AgreesWithUnorderedMapOnRandomOperations) {
+  std::mt19937_64 rng(7);
+  for (uint64_t pool : {8u, 300u, 5000u}) {
+    KeyMap<uint64_t> map;
+    std::unordered_map<uint64_t, uint64_t> ref;
+    for (int step = 0; step < 200000; ++step) {
+      const uint64_t key = pick_key(rng, pool);
+      switch (rng() % 4) {
+        case 0:
+        case 1: {
+          auto [v, inserted] = map.try_emplace(key);
+          auto [it, ref_inserted] = ref.try_emplace(key, 0);
+          ASSERT_EQ(inserted, ref_inserted) << "key " << key;
+          ASSERT_EQ(*v, it->second);
+          *v = it->second = static_cast<uint64_t>(step);
+          break;
+        }
+        case 2:
+          ASSERT_EQ(map.erase(key), ref.erase(key) == 1) << "key " << key;
+          break;
+        default: {
+          const uint64_t* v = map.find(key);
+          auto it = ref.find(key);
+          ASSERT_EQ(v != nullptr, it != ref.end()) << "key " << key;
+          if (v) ASSERT_EQ(*v, it->second);
+        }
+      }
+      ASSERT_EQ(map.size(), ref.size());
+    }
+    // for_each visits exactly the entries, each once.
+    std::map<uint64_t, uint64_t> seen;
+    map.for_each([&](uint64_t k, uint64_t v) { ASSERT_TRUE(seen.emplace(k, v).second) << "key " << k; });
+    ASSERT_EQ(seen.size(), ref.size());
+    for (const auto& [k, v] : ref) EXPECT_EQ(seen.at(k), v);
+  }
+}
+
+TEST(KeyMap, ErasedEntriesLeaveNoTraceAndValuesStartValueInitialised) {
+  KeyMap<int> map;
+  map.reserve(1000);
+  for (uint64_t k = 0; k < 1000; ++k) map[k] = static_cast<int>(k) + 1;
+  for (uint64_t k = 0; k < 1000; k += 2) EXPECT_TRUE(map.erase(k));
+  EXPECT_FALSE(map.erase(0));
+  EXPECT_EQ(map.size(), 500u);
+  for (uint64_t k = 0; k < 1000; ++k) {
+    const int* v = map.find(k);
+    if (k % 2) {
+      ASSERT_NE(v, nullptr) << k;
+      EXPECT_EQ(*v, static_cast<int>(k) + 1);
+    } else {
+      EXPECT_EQ(v, nullptr) << k;
+    }
+  }
+  EXPECT_EQ(*map.try_emplace(4).first, 0);  // a re-inserted key starts afresh
+  map.clear();
+  EXPECT_TRUE(map.empty());
+  EXPECT_EQ(map.find(5), nullptr);
+}
+
+TEST(StableKeyMap, ValuesStayPutWhileOthersComeAndGo) {
+  StableKeyMap<uint64_t> map;
+  std::unordered_map<uint64_t, uint64_t*> where;
+  std::mt19937_64 rng(11);
+  for (int step = 0; step < 100000; ++step) {
+    const uint64_t key = pick_key(rng, 20000);
+    if (rng() % 3) {
+      auto [v, inserted] = map.try_emplace(key);
+      if (inserted) {
+        ASSERT_EQ(*v, 0u);
+        *v = key ^ 0x5555;
+        where[key] = v;
+      } else {
+        ASSERT_EQ(v, where.at(key)) << "key " << key << " moved";
+      }
+    } else {
+      ASSERT_EQ(map.erase(key), where.erase(key) == 1);
+    }
+  }
+  ASSERT_EQ(map.size(), where.size());
+  // Every surviving value is where it was put and holds what was written there.
+  for (const auto& [key, v] : where) {
+    ASSERT_EQ(&map.at(key), v);
+    EXPECT_EQ(*v, key ^ 0x5555);
+  }
+  size_t visited = 0;
+  map.for_each([&](uint64_t k, uint64_t v) {
+    ++visited;
+    EXPECT_EQ(v, k ^ 0x5555);
+  });
+  EXPECT_EQ(visited, where.size());
+}
+
+TEST(StableKeyMap, AtNamesAMissingKey) {
+  StableKeyMap<int> map;
+  map.try_emplace(3);
+  EXPECT_NO_THROW(map.at(3));
+  try {
+    map.at(42);
+    FAIL() << "at() of a missing key did not throw";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("42"), std::string::npos) << e.what();
+  }
+}

@@ -1,0 +1,236 @@
+#pragma once
+// A hash map from 64-bit block keys to values, stored in one flat array (open addressing,
+// linear probing, backward-shift erase). The host's per-block books are looked up several times
+// per block reference and per-layer runs make millions of references: a node-based map spends
+// most of that time in allocation and pointer chasing, this one in one probe of one array.
+//
+// Values move: an insertion may grow the table and an erase shifts the entries after it, so a
+// pointer or reference into the map is good only until the next insertion or erase. Iteration
+// order is the table's and means nothing: for_each() is for order-independent uses (sums,
+// checks), never for anything that reaches output.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kvtier {
+
+template <typename V>
+class KeyMap {
+ public:
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  V* find(uint64_t key) {
+    if (key == kEmpty) return has_empty_key_ ? &empty_key_value_ : nullptr;
+    if (slots_.empty()) return nullptr;
+    for (size_t i = home(key);; i = next(i)) {
+      Slot& s = slots_[i];
+      if (s.key == key) return &s.value;
+      if (s.key == kEmpty) return nullptr;
+    }
+  }
+  const V* find(uint64_t key) const { return const_cast<KeyMap*>(this)->find(key); }
+  bool contains(uint64_t key) const { return find(key) != nullptr; }
+
+  // The value of `key`, value-initialised when new; second is true when it was inserted.
+  std::pair<V*, bool> try_emplace(uint64_t key) {
+    if (key == kEmpty) {
+      const bool inserted = !has_empty_key_;
+      if (inserted) {
+        has_empty_key_ = true;
+        empty_key_value_ = V{};
+        ++size_;
+      }
+      return {&empty_key_value_, inserted};
+    }
+    if ((table_used_ + 1) * 2 > slots_.size()) grow();
+    for (size_t i = home(key);; i = next(i)) {
+      Slot& s = slots_[i];
+      if (s.key == key) return {&s.value, false};
+      if (s.key == kEmpty) {
+        s.key = key;
+        s.value = V{};
+        ++table_used_;
+        ++size_;
+        return {&s.value, true};
+      }
+    }
+  }
+  V& operator[](uint64_t key) { return *try_emplace(key).first; }
+
+  // False when `key` was not there.
+  bool erase(uint64_t key) {
+    if (key == kEmpty) {
+      if (!has_empty_key_) return false;
+      has_empty_key_ = false;
+      empty_key_value_ = V{};
+      --size_;
+      return true;
+    }
+    if (slots_.empty()) return false;
+    size_t i = home(key);
+    for (;; i = next(i)) {
+      if (slots_[i].key == key) break;
+      if (slots_[i].key == kEmpty) return false;
+    }
+    // Backward shift: move later entries of the probe run into the hole when that brings them
+    // no further from their home slot, so no tombstones are left behind.
+    for (size_t j = next(i);; j = next(j)) {
+      Slot& s = slots_[j];
+      if (s.key == kEmpty) break;
+      const size_t h = home(s.key);
+      // s may move to i when i lies cyclically in [h, j).
+      const bool movable = i <= j ? (h <= i || h > j) : (h <= i && h > j);
+      if (movable) {
+        slots_[i] = std::move(s);
+        i = j;
+      }
+    }
+    slots_[i].key = kEmpty;
+    slots_[i].value = V{};
+    --table_used_;
+    --size_;
+    return true;
+  }
+
+  void clear() {
+    slots_.clear();
+    table_used_ = size_ = 0;
+    has_empty_key_ = false;
+    empty_key_value_ = V{};
+  }
+  // Room for `n` entries without growing.
+  void reserve(size_t n) {
+    size_t want = 16;
+    while (want < 2 * n) want *= 2;
+    if (want > slots_.size()) rehash(want);
+  }
+
+  // Visits every (key, value) in table order (see above: not for output).
+  template <typename F>
+  void for_each(F&& f) const {
+    if (has_empty_key_) f(kEmpty, empty_key_value_);
+    for (const Slot& s : slots_)
+      if (s.key != kEmpty) f(s.key, s.value);
+  }
+
+ private:
+  // Marks a free slot. A real key of this value lives beside the table instead.
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  struct Slot {
+    uint64_t key = kEmpty;
+    V value{};
+  };
+  // Block keys are hashes already, but not necessarily of their low bits: mix (splitmix64's
+  // finaliser) so that structured keys spread over the table.
+  size_t home(uint64_t key) const {
+    key ^= key >> 30;
+    key *= 0xbf58476d1ce4e5b9ULL;
+    key ^= key >> 27;
+    key *= 0x94d049bb133111ebULL;
+    key ^= key >> 31;
+    return static_cast<size_t>(key) & (slots_.size() - 1);
+  }
+  size_t next(size_t i) const { return (i + 1) & (slots_.size() - 1); }
+  void grow() { rehash(slots_.empty() ? 16 : slots_.size() * 2); }
+  void rehash(size_t capacity) {
+    std::vector<Slot> old(capacity);
+    old.swap(slots_);
+    for (Slot& s : old) {
+      if (s.key == kEmpty) continue;
+      size_t i = home(s.key);
+      while (slots_[i].key != kEmpty) i = next(i);
+      slots_[i] = std::move(s);
+    }
+  }
+
+  std::vector<Slot> slots_;  // power-of-two size, at most half full
+  size_t table_used_ = 0;    // entries in slots_
+  size_t size_ = 0;          // ... plus the one beside it
+  bool has_empty_key_ = false;
+  V empty_key_value_{};
+};
+
+// The same map for values that must stay put: a reference to a value is good until that key is
+// erased, whatever else is inserted or erased meanwhile. Values live in fixed-size chunks that
+// never move (a freed record is reused by the next insertion); the flat map holds their indices.
+template <typename V>
+class StableKeyMap {
+ public:
+  size_t size() const { return index_.size(); }
+
+  V* find(uint64_t key) {
+    const uint32_t* i = index_.find(key);
+    return i ? &record(*i).value : nullptr;
+  }
+  const V* find(uint64_t key) const { return const_cast<StableKeyMap*>(this)->find(key); }
+  // Throws std::out_of_range for a key that is not there.
+  V& at(uint64_t key) {
+    V* v = find(key);
+    if (!v) throw std::out_of_range("StableKeyMap::at: no entry for key " + std::to_string(key));
+    return *v;
+  }
+  const V& at(uint64_t key) const { return const_cast<StableKeyMap*>(this)->at(key); }
+
+  // The value of `key`, value-initialised when new; second is true when it was inserted.
+  std::pair<V*, bool> try_emplace(uint64_t key) {
+    auto [slot, inserted] = index_.try_emplace(key);
+    if (!inserted) return {&record(*slot).value, false};
+    uint32_t i;
+    if (!free_.empty()) {
+      i = free_.back();
+      free_.pop_back();
+    } else {
+      if (records_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Record[]>(kChunk));
+      i = static_cast<uint32_t>(records_++);
+    }
+    *slot = i;
+    Record& r = record(i);
+    r.key = key;
+    r.live = true;
+    r.value = V{};
+    return {&r.value, true};
+  }
+  V& operator[](uint64_t key) { return *try_emplace(key).first; }
+  // False when `key` was not there.
+  bool erase(uint64_t key) {
+    const uint32_t* slot = index_.find(key);
+    if (!slot) return false;
+    const uint32_t i = *slot;
+    index_.erase(key);
+    Record& r = record(i);
+    r.live = false;
+    r.value = V{};
+    free_.push_back(i);
+    return true;
+  }
+
+  // Visits every (key, value) in record order (not for output: it depends on reuse of freed records).
+  template <typename F>
+  void for_each(F&& f) const {
+    for (size_t i = 0; i < records_; ++i) {
+      const Record& r = chunks_[i / kChunk][i % kChunk];
+      if (r.live) f(r.key, r.value);
+    }
+  }
+
+ private:
+  static constexpr size_t kChunk = 1024;
+  struct Record {
+    uint64_t key = 0;
+    bool live = false;
+    V value{};
+  };
+  Record& record(uint32_t i) { return chunks_[i / kChunk][i % kChunk]; }
+
+  KeyMap<uint32_t> index_;                     // key -> record
+  std::vector<std::unique_ptr<Record[]>> chunks_;
+  size_t records_ = 0;                          // records ever handed out (live or free)
+  std::vector<uint32_t> free_;                  // erased records, reused last-freed first
+};
+
+}  // namespace kvtier

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Checks that a change to the simulator's internals changed no result: runs a baseline kvtier
+# and a changed kvtier on the same cases and compares stats.json (all but the top-level
+# "wall_time_s", the host's wall clock), requests.jsonl and series.json byte for byte (and
+# cache-curve's table and JSON).
+# The cases cover the paths a host control-plane change can reach: all-layer and per-layer
+# blocks, every replacement policy, persistent policy state, idle session end, streamed decode
+# residency, prefetch, host-issued copies, recompression with a tier small enough to evict, the
+# RTL engine and a flit-accurate link; then kvtier cache-curve over every policy. Baseline
+# outputs are kept in WORKDIR/base/CASE and reused when present (build the baseline once, check
+# many changes against it).
+# Usage: tools/same_outputs.sh BASELINE_KVTIER CHANGED_KVTIER [WORKDIR]   (exit 1 on any difference)
+# Example: tools/same_outputs.sh /tmp/kvtier.main build/platforms/kvtier /tmp/same
+set -euo pipefail
+base=${1:?baseline kvtier binary}
+changed=${2:?changed kvtier binary}
+work=${3:-$(mktemp -d)}
+mkdir -p "$work/base" "$work/new"
+
+per_layer=(--set host.layers_per_block=1 --set ctrl.index_sets=262144)
+# A 3 GiB KV budget makes 20 sessions spill and stream (about 0.5 M streamed promotions).
+streamed=(--set host.layers_per_block=10 --set host.block_tokens=128 --set host.decode_residency=streamed
+          --workload synthetic:sessions=20 --set hbm.kv_budget_gib=3)
+declare -A cases=(
+  [default]=""
+  [default-idle]="--set host.session_end=idle"
+  [default-cxl2]="--set link.protocol=cxl2"
+  [default-lfu-persistent]="--set host.policy=lfu --set host.persistent_policy=true"
+  [default-prefetch]="--set host.prefetch_horizon_steps=8"
+  [default-host-dma]="--set host.dma=host"
+  [default-recompress-small-tier]="--set host.tier_format=bf16 --set host.recompress_format=fp8 --set tier.capacity_gib=40"
+  [small-rtl]="--set ctrl.impl=rtl --workload synthetic:sessions=20 --set hbm.kv_budget_gib=3"
+  [small-rtl-layer]="--set ctrl.impl=rtl --workload synthetic:sessions=20 --set hbm.kv_budget_gib=3 --set host.layers_per_block=1"
+  [layer]="${per_layer[*]}"
+  [layer-lfu]="${per_layer[*]} --set host.policy=lfu"
+  [layer-ema]="${per_layer[*]} --set host.policy=ema"
+  [layer-priority]="${per_layer[*]} --set host.policy=priority --set host.tenant_qos=0,1,2"
+  [layer-admission]="${per_layer[*]} --set host.policy=admission"
+  [layer-persistent]="${per_layer[*]} --set host.persistent_policy=true"
+  [layer-ema-persistent]="${per_layer[*]} --set host.policy=ema --set host.persistent_policy=true"
+  [layer-idle]="${per_layer[*]} --set host.session_end=idle"
+  [layer-cxl2-small]="${per_layer[*]} --set link.protocol=cxl2 --workload synthetic:sessions=40"
+  [streamed]="${streamed[*]}"
+  [streamed-lfu]="${streamed[*]} --set host.policy=lfu"
+)
+
+strip() {  # the comparable part of a run's outputs
+  grep -v '^  "wall_time_s": ' "$1/stats.json"
+  cat "$1/requests.jsonl" "$1/series.json"
+}
+
+failed=0
+for name in $(printf '%s\n' "${!cases[@]}" | sort); do
+  read -r -a opts <<<"${cases[$name]}"
+  if [[ ! -f $work/base/$name/stats.json ]]; then
+    "$base" run "${opts[@]}" --out "$work/base/$name" >/dev/null
+  fi
+  start=$(date +%s.%N)
+  "$changed" run "${opts[@]}" --out "$work/new/$name" >/dev/null
+  wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e - s}')
+  if cmp -s <(strip "$work/base/$name") <(strip "$work/new/$name"); then
+    printf '%-24s identical  (%s s)\n' "$name" "$wall"
+  else
+    printf '%-24s DIFFERENT  (diff %s/base/%s %s/new/%s)\n' "$name" "$work" "$name" "$work" "$name"
+    failed=1
+  fi
+done
+# The replacement policies alone (kvtier cache-curve: the standalone policy store), with and
+# without persistent state.
+for persistent in "" --persistent; do
+  name=cache-curve${persistent}
+  curve=(cache-curve synthetic: --sizes 100,1000,10000 --policies lru,lfu,ema,priority,admission,belady $persistent)
+  if [[ ! -f $work/base/$name.json ]]; then
+    "$base" "${curve[@]}" --json "$work/base/$name.json" >"$work/base/$name.txt"
+  fi
+  "$changed" "${curve[@]}" --json "$work/new/$name.json" >"$work/new/$name.txt"
+  if cmp -s "$work/base/$name.json" "$work/new/$name.json" && cmp -s "$work/base/$name.txt" "$work/new/$name.txt"; then
+    printf '%-24s identical\n' "$name"
+  else
+    printf '%-24s DIFFERENT  (diff %s/base/%s.txt %s/new/%s.txt)\n' "$name" "$work" "$name" "$work" "$name"
+    failed=1
+  fi
+done
+exit $failed
