@@ -50,7 +50,9 @@ TEST(KeyMap, AgreesWithUnorderedMapOnRandomOperations) {
           const uint64_t* v = map.find(key);
           auto it = ref.find(key);
           ASSERT_EQ(v != nullptr, it != ref.end()) << "key " << key;
-          if (v) ASSERT_EQ(*v, it->second);
+          if (v) {
+            ASSERT_EQ(*v, it->second);
+          }
         }
       }
       ASSERT_EQ(map.size(), ref.size());
