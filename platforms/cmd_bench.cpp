@@ -6,6 +6,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -221,14 +222,18 @@ int cmd_bench(int argc, char** argv) {
                 << std::setprecision(3) << "  co-sim / bare engine cycles per s " << e.evaluated_cycles / sim_wall / bare.cycles_per_s()
                 << " (evaluated cycles in the platform run against the bare engine)\n";
     }
-    if (per_layer_ratio)
+    if (per_layer_ratio) {
+      std::ostringstream ratio;
+      if (promotions > 0)
+        ratio << std::fixed << std::setprecision(3) << (per_layer_promotions / per_layer_wall) / (promotions / sim_wall);
+      else
+        ratio << "n/a (the all-layer run promoted nothing)";
       std::cout << std::setprecision(0) << "  per-layer run                     " << per_layer_promotions
                 << " promotions (host.layers_per_block = 1), " << std::setprecision(3) << per_layer_wall << " s wall\n"
                 << std::setprecision(0) << "  per-layer promotions per wall s   " << per_layer_promotions / per_layer_wall << "\n"
                 << std::setprecision(3) << "  per-layer / all-layer promotions per wall s "
-                << (promotions > 0 ? std::to_string((per_layer_promotions / per_layer_wall) / (promotions / sim_wall))
-                                   : std::string("n/a (the all-layer run promoted nothing)"))
-                << "\n";
+                << ratio.str() << "\n";
+    }
     if (tlm_sim_wall > 0)
       std::cout << std::setprecision(3) << "  wall time, TLM-only run           " << tlm_sim_wall << " s\n"
                 << "  co-sim / TLM-only wall-time ratio " << sim_wall / tlm_sim_wall << "\n";
