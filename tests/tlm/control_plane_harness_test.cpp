@@ -181,6 +181,7 @@ struct Expiry : sc_core::sc_module {
   std::unique_ptr<HostControlPlane> host;
   bool a_returns = false, a_last_turn = false;
   uint64_t frees_at_release = 0, frees_at_5 = 0, frees_at_11 = 0;
+  int continues_after_admit = -1;  // the policy state's scheduler intent for A's first block
 
   Expiry(sc_core::sc_module_name n, const HostConfig& c, bool returns, bool last_turn)
       : sc_module(n), a_returns(returns), a_last_turn(last_turn) {
@@ -195,6 +196,9 @@ struct Expiry : sc_core::sc_module {
     a.last_turn = a_last_turn;
     host->on_arrival(a, 0.0);
     host->admit(a, 0.0, LoadPlan{});
+    // All-layer blocks: the first prompt block's key is its prefix hash.
+    if (const kv::BlockPolicy* p = host->policy_state(a.prefix_hashes.at(0)))
+      continues_after_admit = p->continues ? 1 : 0;
     host->grow(a.id, 64, 0.0);
     host->release(a.id, a, 0.0);
     frees_at_release = host->stats().frees;
@@ -253,6 +257,22 @@ TEST(ControlPlaneHarness, TheLastTurnOracleNeverEndsASessionWhoseTurnIsNotFlagge
   sc_core::sc_start();
   EXPECT_EQ(s.frees_at_11, 0u);  // idle 11 s, but the oracle only reads the flag
   EXPECT_EQ(s.host->stats().sessions_ended, 0u);
+}
+
+// The policy's intent that a session comes back (host.policy = admission reads it): from the
+// last-turn flag only under the oracle; judging by idle time, a last turn is not known as one.
+TEST(ControlPlaneHarness, OnlyTheLastTurnOracleTellsThePolicyThatNoTurnFollows) {
+  HostConfig oracle = config(HostDma::Device);
+  oracle.session_end = SessionEnd::LastTurn;
+  Expiry flag_more("flag_more", oracle, /*returns=*/false, /*last_turn=*/false);
+  Expiry flag_last("flag_last", oracle, /*returns=*/false, /*last_turn=*/true);
+  Expiry idle_more("idle_more", idle_after(10.0), /*returns=*/false, /*last_turn=*/false);
+  Expiry idle_last("idle_last", idle_after(10.0), /*returns=*/false, /*last_turn=*/true);
+  sc_core::sc_start();
+  EXPECT_EQ(flag_more.continues_after_admit, 1);
+  EXPECT_EQ(flag_last.continues_after_admit, 0);
+  EXPECT_EQ(idle_more.continues_after_admit, 1);
+  EXPECT_EQ(idle_last.continues_after_admit, 1);
 }
 
 TEST(ControlPlaneHarness, NoBlockIsFreedWhenFreeDeadBlocksIsOff) {

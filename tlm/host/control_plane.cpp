@@ -262,7 +262,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   run = Running{};
   run.session = r.session;
   run.tenant = r.tenant;
-  run.continues = !r.last_turn;
+  run.continues = expects_next_turn(r);
   run.streamed.assign(groups_, {});
   AdmitResult res;
   res.ready_s.assign(groups_, now_s);
@@ -291,7 +291,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
     for (uint32_t g = 0; g < groups_; ++g) {
       Block& b = keyed_block(group_key(pk, g), r.session, i, g, pk, r.tenant);
       group_blocks[g] = &b;
-      reference(b, r.tenant, now_s, !r.last_turn, true);
+      reference(b, r.tenant, now_s, run.continues, true);
       // A block another request streams is recomputed rather than promoted: promoting it would
       // need room streamed residency is short of by construction.
       const bool readable = b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier && !b.streamed_by);

@@ -212,6 +212,14 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   uint64_t stored_bytes(kv::Format format) const;
 
   const HostStats& stats() const { return stats_; }
+  // The policy state of block `key` (null: none), for tests and reports.
+  const kv::BlockPolicy* policy_state(uint64_t key) const { return policy_store_.find(key); }
+  // Scheduler intent for the replacement policy: whether a later turn of r's session is
+  // expected to read its blocks. Only the last-turn oracle knows; a server judging by idle time
+  // (host.session_end = idle) must expect every session to return until it has expired.
+  bool expects_next_turn(const workload::Request& r) const {
+    return config_.session_end == SessionEnd::LastTurn ? !r.last_turn : true;
+  }
   // Recounts residency from the blocks themselves (O(blocks): for tests and end-of-run checks)
   // and returns what disagrees with the event-maintained counters; empty when all agree.
   std::string verify_accounting() const;
