@@ -313,7 +313,10 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                 {"descriptors", cs.descriptors},
                 {"doorbells", cs.doorbells},
                 {"bursts", cs.bursts},
-                {"write_once_skips", cs.write_once_skips}};
+                {"write_once_skips", cs.write_once_skips},
+                // Descriptors the engine's bounded queues held back, and for how long in all.
+                {"queue_held_descriptors", cs.queue_held_descriptors},
+                {"queue_held_s", cs.queue_held_s}};
   nlohmann::ordered_json classes;
   const LinkStats& ls = link_->stats();
   for (size_t i = 0; i < ls.per_class.size(); ++i) {
