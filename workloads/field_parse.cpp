@@ -37,8 +37,11 @@ uint32_t parse_token_count(const std::string& raw, const std::string& field) {
   if (std::isnan(v) || std::isinf(v)) throw LineError(field + " '" + text + "' is not a number");
   if (v < 0) throw LineError("negative " + field + " " + text);
   if (v != std::floor(v)) throw LineError(field + " " + text + " is not a whole number of tokens");
-  if (v > std::numeric_limits<uint32_t>::max())
-    throw LineError(field + " " + text + " exceeds " + std::to_string(std::numeric_limits<uint32_t>::max()));
+  // A request's tokens become that many / block_tokens block keys: a count no context window
+  // reaches (2^24 = 16,777,216 tokens, past the longest published one) is a broken line, not
+  // a request to allocate gigabytes for.
+  constexpr double kMaxTokens = 16777216.0;
+  if (v > kMaxTokens) throw LineError(field + " " + text + " exceeds 16777216 tokens (longer than any context window)");
   return static_cast<uint32_t>(v);
 }
 

@@ -91,6 +91,12 @@ TEST_F(AzureBadLine, NegativeLength) {
   EXPECT_CONTAINS(error_for("2023-11-16 18:17:04.0,100,-3\n"), at_line_3() + "negative GeneratedTokens -3");
 }
 
+// 3.1 billion tokens fits a uint32 but no context window: rejected before its block keys are made.
+TEST_F(AzureBadLine, TokenCountBeyondAnyContextWindow) {
+  EXPECT_CONTAINS(error_for("2023-11-16 18:17:04.0,3144444448,8\n"),
+                  at_line_3() + "ContextTokens 3144444448 exceeds 16777216 tokens");
+}
+
 TEST_F(AzureBadLine, BadTimestamp) {
   EXPECT_CONTAINS(error_for("16/11/2023 18:17:04,100,3\n"), at_line_3() + "TIMESTAMP '16/11/2023 18:17:04' is not YYYY-MM-DD");
 }
