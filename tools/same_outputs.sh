@@ -6,7 +6,7 @@
 # The cases cover the paths a host control-plane change can reach: all-layer and per-layer
 # blocks, every replacement policy, persistent policy state, idle session end, streamed decode
 # residency, prefetch, host-issued copies, recompression with a tier small enough to evict, the
-# RTL engine and a flit-accurate link; then kvtier cache-curve over every policy. Baseline
+# RTL engine, every link protocol (credits that keep DMA bursts from joining, bit errors); then kvtier cache-curve over every policy. Baseline
 # outputs are kept in WORKDIR/base/CASE and reused when present (build the baseline once, check
 # many changes against it).
 # Usage: tools/same_outputs.sh BASELINE_KVTIER CHANGED_KVTIER [WORKDIR]   (exit 1 on any difference)
@@ -24,7 +24,13 @@ streamed=(--set host.layers_per_block=10 --set host.block_tokens=128 --set host.
 declare -A cases=(
   [default]=""
   [default-idle]="--set host.session_end=idle"
-  [default-cxl2]="--set link.protocol=cxl2"
+  [default-simple]="--set link.protocol=simple"
+  [default-cxl3]="--set link.protocol=cxl3"
+  [default-cxl3-lopt]="--set link.protocol=cxl3-lopt"
+  [default-pcie5]="--set link.protocol=pcie5"
+  [default-x8]="--set link.lanes=8"
+  [default-credits-512]="--set link.credits_posted=512"
+  [default-ber]="--set link.bit_error_rate=1e-9"
   [default-lfu-persistent]="--set host.policy=lfu --set host.persistent_policy=true"
   [default-prefetch]="--set host.prefetch_horizon_steps=8"
   [default-host-dma]="--set host.dma=host"

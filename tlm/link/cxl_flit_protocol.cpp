@@ -74,11 +74,17 @@ CxlFlitProtocol::CxlFlitProtocol(const LinkConfig& config, FlitFormat format, st
 }
 
 LinkTransfer CxlFlitProtocol::send(const LinkMessage& msg, const sc_core::sc_time& earliest) {
+  if (deferred_active_) {
+    LinkTransfer t;
+    if (try_continue(msg, earliest, t)) return t;
+    commit_deferred();
+  }
   settle_owed(msg.dir, earliest);
   return is_cxl_mem(msg.cls) ? send_mem(msg, earliest) : send_io(msg, earliest);
 }
 
 void CxlFlitProtocol::flush(const sc_core::sc_time& until) {
+  commit_deferred();
   settle_owed(Direction::Downstream, until);
   settle_owed(Direction::Upstream, until);
 }
@@ -197,7 +203,10 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
   DirectionState& back = *dirs_[static_cast<size_t>(reverse(msg.dir))];
   LinkTransfer t;
   bool first = true;
-  for (const TlpRun& run : tlp_runs_for(msg, config_)) {
+  const TlpRuns runs = tlp_runs_for(msg, config_);
+  for (const TlpRun& run : runs) {
+    // Only the message's last run may leave its commit for later: the next run builds on it.
+    const bool may_defer = &run == runs.end() - 1;
     // The closed form, a run met before in the same relative situation (O(1)) or the stream
     // placement; each gives the reference's counts and times when it applies. Which is tried
     // first only saves time: after a placed run, the remembered placement (the closed form's
@@ -205,8 +214,8 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
     if (fast_ && run.count >= kBulkMinUnits) {
       const bool after_placed = tx.stream_sources[static_cast<size_t>(flow_class(run.tlp.kind))].placed;
       if (after_placed ? send_tlp_stream(tx, back, run, earliest, t, first, true) ||
-                             send_tlp_run(tx, back, run, earliest, t, first)
-                       : send_tlp_run(tx, back, run, earliest, t, first) ||
+                             send_tlp_run(tx, back, run, earliest, t, first, may_defer)
+                       : send_tlp_run(tx, back, run, earliest, t, first, may_defer) ||
                              send_tlp_stream(tx, back, run, earliest, t, first, true))
         continue;
       if (send_tlp_stream(tx, back, run, earliest, t, first, false)) continue;
@@ -216,7 +225,7 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
     int tries = fast_ ? kBulkTries : 0;
     for (uint64_t k = 0; k < run.count; ++k) {
       if (tries > 0 && run.count - k >= kBulkMinUnits) {
-        if (send_tlp_run(tx, back, {run.tlp, run.count - k}, earliest, t, first)) break;
+        if (send_tlp_run(tx, back, {run.tlp, run.count - k}, earliest, t, first, may_defer)) break;
         --tries;
       }
       send_tlp(tx, back, run.tlp, earliest, t, first);
@@ -257,7 +266,8 @@ void CxlFlitProtocol::send_tlp(DirectionState& tx, DirectionState& back, const T
 // one) and the retry buffer never holds a flit back. Credits of the run's own TLPs come back
 // at least G flits after they were used, G = floor(((N - 1) b + 1) / B) for N credits.
 bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run,
-                                   const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
+                                   const sc_core::sc_time& earliest, LinkTransfer& t, bool& first,
+                                   bool may_defer) {
   const uint64_t n = run.count;
   const uint64_t b = framing_.bytes(run.tlp);
   const uint64_t B = format_.io_bytes_per_flit;
@@ -307,9 +317,48 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   const TimeRun starts = TimeRun::linear(S, unit, new_flits);
   if (new_flits > 0 && !tx.wire.fits(starts, F)) return false;
 
+  RunPlan p;
+  p.dir = &tx == dirs_[0].get() ? 0 : 1;
+  p.tlp = run.tlp;
+  p.n = n;
+  p.b = b;
+  p.B = B;
+  p.F = F;
+  p.unit = unit;
+  p.lat = lat;
+  p.rd = rd;
+  p.E = E;
+  p.S = S;
+  p.off = off;
+  p.f1 = f1;
+  p.joined = joined;
+  p.k_new = joined ? std::min(k1, n) : 0;
+  p.C = C;
+  p.tail_start = tx.io.start;
+  p.tail_end = tx.io.end;
+  if (may_defer && can_defer(tx, p, n)) {
+    // The commit waits: the next message may continue this run (deferred_, try_continue).
+    deferred_ = p;
+    deferred_active_ = true;
+    describe(p, 0, n, E, pool.upcoming(C - 1), t, first);
+    return true;
+  }
+  commit_tlp_run(tx, back, p, t, first);
+  return true;
+}
+
+void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t,
+                                     bool& first) {
+  const uint64_t n = p.n, b = p.b, B = p.B, f1 = p.f1, off = p.off, C = p.C, k_new = p.k_new;
+  const uint32_t F = p.F;
+  const Ticks unit = p.unit, lat = p.lat, rd = p.rd, E = p.E, S = p.S;
+  const bool joined = p.joined;
+  CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(p.tlp.kind))];
+  const uint64_t spanned = ceil_div(off + n * b, B);
+  const uint64_t new_flits = spanned - f1;
+  const TimeRun starts = TimeRun::linear(S, unit, new_flits);
   // Commit. TLPs ending in flit 0 (k < k1 when joined) end with it; the others end with new flit
   // e(k) = floor((off + (k + 1) b - 1) / B), at S + (e(k) - f1 + 1) unit.
-  const uint64_t k_new = joined ? std::min(k1, n) : 0;
   const auto tlp_end_run = [&](uint64_t k_first, uint64_t stride, uint64_t count, Ticks extra, uint64_t repeat) {
     TimeRun r;
     r.count = count * repeat;
@@ -339,7 +388,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   pool.consume_run(returns);
   // These returns are the credits of the class's next run: its stream placement is keyed by
   // their shape (floor((c0 + i a) / m) steps after the first depends only on c0 mod m).
-  StreamSource& source = tx.stream_sources[static_cast<size_t>(flow_class(run.tlp.kind))];
+  StreamSource& source = tx.stream_sources[static_cast<size_t>(flow_class(p.tlp.kind))];
   source.valid = n - k_new <= C;
   source.placed = false;
   if (source.valid) {
@@ -385,7 +434,80 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   } else {
     tx.io.used = static_cast<uint32_t>(off + n * b);
   }
+}
+
+
+// Deferred commit (fast engine). A device's DMA transfer reaches the link as one message per
+// burst, back to back: while the wire is still sending burst j, burst j + 1's data is ready.
+// Each burst is then TLP for TLP the continuation of the run before it, and the runs' commit
+// (flits on the wire, credit returns, owed DLLPs) is the same as one commit of the joined run.
+// So a run that may be continued is described to its caller at once and committed only when a
+// message that does not continue it arrives (or at flush / wire_stats); each continuing message
+// costs O(1) arithmetic.
+//
+// A continuing message must be placed as the reference would place it alone: its TLPs, ready at
+// its own `earliest`, go where the joined run puts them exactly when that earliest is no later
+// than the start of the flit its first TLP begins in (that TLP then joins the flit being filled,
+// or finds the wire busy), and nothing is owed on the direction by then (settle_owed would send
+// it first). The joined run's credit checks are those the first run passed: every run here has
+// more TLPs than credits (so from its C-th TLP on each TLP reuses a credit of the run itself, a
+// return the first run showed is back in time), and the retry buffer never holds a flit back.
+bool CxlFlitProtocol::can_defer(const DirectionState& tx, const RunPlan& p, uint64_t n) const {
+  return fast_ && config_.bit_error_rate == 0.0 && n > p.C + 1 && tx.wire.slots_never_wait(p.F);
+}
+
+// The run's TLPs [k0, k0 + n), described as a message of their own issued at E: the flits it
+// opens, its first and last bits, and its credit wait (the return of the latest credit its TLPs
+// took: `held_latest` for credits held before the run, when k0 = 0).
+void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest, LinkTransfer& t,
+                               bool& first) const {
+  const auto flit_start = [&](uint64_t g) { return g == 0 && p.f1 ? p.tail_start : p.S + (g - p.f1) * p.unit; };
+  const auto flit_end = [&](uint64_t g) { return g == 0 && p.f1 ? p.tail_end : p.S + (g + 1 - p.f1) * p.unit; };
+  // Stream byte off + k b is TLP k's first; its last is off + (k + 1) b - 1.
+  const uint64_t g0 = div_by(p.off + k0 * p.b, p.B);
+  const uint64_t e = div_by(p.off + (k0 + n) * p.b - 1, p.B);
+  const bool joins = k0 == 0 ? p.joined : mod_by(p.off + k0 * p.b, p.B) != 0;
+  const uint64_t opened = e + 1 - g0 - (joins ? 1 : 0);
+  // TLP k's credit is back rd after the end of the flit its last byte is in.
+  const auto returned = [&](uint64_t k) {
+    return (k < p.k_new ? p.tail_end : flit_end(div_by(p.off + (k + 1) * p.b - 1, p.B))) + p.rd;
+  };
+  Ticks latest_credit = returned(k0 + n - 1 - p.C);
+  if (k0 == 0) latest_credit = std::max(latest_credit, held_latest);
+  if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
+  if (first) t.first_bit = from_ticks(flit_start(g0));
+  first = false;
+  t.last_bit = std::max(t.last_bit, from_ticks(flit_end(e)));
+  t.units += opened;
+  t.wire_bytes += static_cast<uint64_t>(p.F) * opened;
+}
+
+bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_time& earliest, LinkTransfer& t) {
+  RunPlan& p = deferred_;
+  if (is_cxl_mem(msg.cls) || static_cast<size_t>(msg.dir) != p.dir) return false;
+  const TlpRuns runs = tlp_runs_for(msg, config_);
+  if (runs.size != 1) return false;
+  const TlpRun& run = runs.run[0];
+  if (run.tlp.kind != p.tlp.kind || framing_.bytes(run.tlp) != p.b || run.count <= p.C + 1) return false;
+  DirectionState& tx = *dirs_[p.dir];
+  const Ticks E = ticks(earliest);
+  if (!tx.owed_dllps.empty() && tx.owed_dllps.front() <= E) return false;
+  if (!tx.owed_credits.empty() && tx.owed_credits.front() <= E) return false;
+  const uint64_t g0 = div_by(p.off + p.n * p.b, p.B);  // the flit its first TLP begins in
+  if (E > (g0 == 0 && p.f1 ? p.tail_start : p.S + (g0 - p.f1) * p.unit)) return false;
+  bool first = true;
+  describe(p, p.n, run.count, E, 0, t, first);
+  p.n += run.count;
+  ++tx.continued_messages;
   return true;
+}
+
+void CxlFlitProtocol::commit_deferred() {
+  if (!deferred_active_) return;
+  deferred_active_ = false;
+  LinkTransfer unused;
+  bool first = true;
+  commit_tlp_run(*dirs_[deferred_.dir], *dirs_[1 - deferred_.dir], deferred_, unused, first);
 }
 
 // What send_tlp and append_io do for each TLP of the run, with the CXL.io flit being filled,

@@ -47,7 +47,12 @@ class CxlFlitProtocol : public LinkProtocol {
   sc_core::sc_time latency(Direction) const override { return latency_; }
   bool write_completes(TxnClass c) const override { return c == TxnClass::MemWrite; }
   void flush(const sc_core::sc_time& until) override;
-  LinkWireStats wire_stats(Direction d) const override { return dirs_[static_cast<size_t>(d)]->wire.stats(); }
+  LinkWireStats wire_stats(Direction d) const override {
+    const_cast<CxlFlitProtocol*>(this)->commit_deferred();  // the counts include a run whose commit waits
+    LinkWireStats s = dirs_[static_cast<size_t>(d)]->wire.stats();
+    s.continued_messages = dirs_[static_cast<size_t>(d)]->continued_messages;
+    return s;
+  }
   const char* unit_name() const override { return "flit"; }
   const FlitFormat& format() const { return format_; }
 
@@ -116,6 +121,7 @@ class CxlFlitProtocol : public LinkProtocol {
     TimeQueue owed_dllps;         // CXL.io DLLPs to send on this direction, when each is due
     TimeQueue owed_credits;       // CXL.mem credit returns to send on this direction
     std::array<StreamSource, static_cast<size_t>(FlowClass::Count)> stream_sources;
+    uint64_t continued_messages = 0;  // appended to a deferred run (try_continue)
   };
   struct IoAppend {
     sc_core::sc_time first, last;
@@ -155,8 +161,10 @@ class CxlFlitProtocol : public LinkProtocol {
   // Fast engine: `run.count` identical TLPs in closed form. Returns false, having changed
   // nothing, when the closed form's conditions do not hold (credits or the retry buffer would
   // hold a TLP back); the caller then sends them one by one.
+  // With `may_defer` (the message's last run), a run the next message may continue is
+  // described but committed later (deferred_).
   bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
-                    LinkTransfer& t, bool& first);
+                    LinkTransfer& t, bool& first, bool may_defer);
   // Fast engine, when the closed form does not hold (TLPs held back by credits that come back
   // irregularly): the run's TLPs placed one by one as send_tlp would, in local arithmetic,
   // then committed at once (flits as one run, credit returns and owed DLLPs as one patterned
@@ -165,6 +173,28 @@ class CxlFlitProtocol : public LinkProtocol {
   // same relative situation (the O(1) case, tried before the closed form).
   bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
                        LinkTransfer& t, bool& first, bool remembered_only);
+  // A closed-form run that passed send_tlp_run's checks, before its commit.
+  struct RunPlan {
+    size_t dir = 0;             // index into dirs_
+    Tlp tlp;
+    uint64_t n = 0;             // TLPs
+    uint64_t b = 0, B = 0;      // bytes per TLP; TLP bytes per CXL.io flit
+    uint32_t F = 0;             // flit bytes
+    Ticks unit = 0, lat = 0, rd = 0;  // flit time, port latency, credit round trip
+    Ticks E = 0, S = 0;         // earliest; first new flit's start
+    uint64_t off = 0, f1 = 0;   // stream bytes already in the joined flit; 1 if it joins one
+    bool joined = false;
+    uint64_t k_new = 0;         // TLPs that end in the joined flit
+    uint64_t C = 0;             // credits of the flow class
+    Ticks tail_start = 0, tail_end = 0;  // the CXL.io flit being filled before the run
+  };
+  void commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t, bool& first);
+  bool can_defer(const DirectionState& tx, const RunPlan& p, uint64_t n) const;
+  void describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest, LinkTransfer& t,
+                bool& first) const;
+  // A message that continues the deferred run: described and appended, true; else false.
+  bool try_continue(const LinkMessage& msg, const sc_core::sc_time& earliest, LinkTransfer& t);
+  void commit_deferred();
   void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o, uint64_t n, Ticks E,
                      LinkTransfer& t, bool& first);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
@@ -184,6 +214,8 @@ class CxlFlitProtocol : public LinkProtocol {
   std::map<std::array<uint64_t, 4>, uint64_t> arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
   std::optional<std::pair<std::array<uint64_t, 4>, uint64_t>> last_arithmetic_shape_;  // the last one looked up, and its id
   uint64_t next_shape_id_ = 0;
+  RunPlan deferred_;                // a run whose commit waits for its continuation
+  bool deferred_active_ = false;
   std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
   std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free
 };

@@ -51,6 +51,7 @@ struct LinkWireStats {
   uint64_t fec_corrected = 0;    // transmissions with bit errors that FEC repaired
   uint64_t control_units = 0;    // unsequenced units: DLLPs, credit-only flits
   uint64_t bulk_units = 0;       // sequenced units the fast flit engine sent as runs, in closed form
+  uint64_t continued_messages = 0;  // messages the fast engine appended to the run before them (one commit)
   uint64_t wire_bytes = 0;       // every byte transmitted, replays and control included
   double busy_s = 0.0;           // time the direction spent transmitting
   double retry_stall_s = 0.0;    // time lost waiting for acknowledgements (retry buffer full)
