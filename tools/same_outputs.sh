@@ -6,9 +6,9 @@
 # The cases cover the paths a host control-plane change can reach: all-layer and per-layer
 # blocks, every replacement policy, persistent policy state, idle session end, streamed decode
 # residency, prefetch, host-issued copies, recompression with a tier small enough to evict, the
-# RTL engine, every link protocol (credits that keep DMA bursts from joining, bit errors); then kvtier cache-curve over every policy. Baseline
-# outputs are kept in WORKDIR/base/CASE and reused when present (build the baseline once, check
-# many changes against it).
+# RTL engine, every link protocol (credits that keep DMA bursts from joining, bit errors);
+# then kvtier cache-curve over every policy. Baseline outputs are kept in WORKDIR/base/CASE
+# and reused when present (build the baseline once, check many changes against it).
 # Usage: tools/same_outputs.sh BASELINE_KVTIER CHANGED_KVTIER [WORKDIR]   (exit 1 on any difference)
 # Example: tools/same_outputs.sh /tmp/kvtier.main build/platforms/kvtier /tmp/same
 set -euo pipefail

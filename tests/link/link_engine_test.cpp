@@ -239,6 +239,27 @@ TEST(FlitEngine, PromotionBurstTrainsAppendToTheRunBeforeWithTheReferenceCounts)
   }
 }
 
+// The other side of the train test, worked out by hand: a 64 KiB burst is 256 posted writes
+// of MPS 256. With 256 posted credits a burst no longer has more TLPs than credits (the joined
+// run's credit checks would not be the first run's), so no burst is joined; with 254 (256 >
+// 254 + 1) every burst after the first of a back-to-back train is. Counts match the
+// reference in both.
+TEST(FlitEngine, BurstsJoinOnlyWithMoreTlpsThanCredits) {
+  std::vector<Step> steps;
+  for (int i = 0; i < 20; ++i)
+    steps.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, 65536, 0}, sc_time(250.0 * i, sc_core::SC_NS)});
+  for (uint32_t credits : {256u, 254u}) {
+    SCOPED_TRACE(credits);
+    LinkConfig c = test::preset("cxl2-x16");
+    c.credits_posted = credits;
+    EXPECT_EQ(compare_engines(c, steps), steps.size());
+    c.flit_engine = FlitEngine::Fast;
+    auto p = make_link_protocol(c);
+    for (const Step& s : steps) p->send(s.msg, s.at);
+    EXPECT_EQ(p->wire_stats(Direction::Upstream).continued_messages, credits == 256u ? 0u : 19u);
+  }
+}
+
 // Bit errors on: the fast engine samples a run's replays, the reference draws bit errors unit
 // by unit. Both must match the expectation of the per-unit model, replays per unit
 // p / (1 - p) (each unit is resent until one transmission gets through), within 5 standard

@@ -336,7 +336,7 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   p.C = C;
   p.tail_start = tx.io.start;
   p.tail_end = tx.io.end;
-  if (may_defer && can_defer(tx, p, n)) {
+  if (may_defer && can_defer(tx, p)) {
     // The commit waits: the next message may continue this run (deferred_, try_continue).
     deferred_ = p;
     deferred_active_ = true;
@@ -436,7 +436,6 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   }
 }
 
-
 // Deferred commit (fast engine). A device's DMA transfer reaches the link as one message per
 // burst, back to back: while the wire is still sending burst j, burst j + 1's data is ready.
 // Each burst is then TLP for TLP the continuation of the run before it, and the runs' commit
@@ -452,8 +451,8 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
 // it first). The joined run's credit checks are those the first run passed: every run here has
 // more TLPs than credits (so from its C-th TLP on each TLP reuses a credit of the run itself, a
 // return the first run showed is back in time), and the retry buffer never holds a flit back.
-bool CxlFlitProtocol::can_defer(const DirectionState& tx, const RunPlan& p, uint64_t n) const {
-  return fast_ && config_.bit_error_rate == 0.0 && n > p.C + 1 && tx.wire.slots_never_wait(p.F);
+bool CxlFlitProtocol::can_defer(const DirectionState& tx, const RunPlan& p) const {
+  return fast_ && config_.bit_error_rate == 0.0 && p.n > p.C + 1 && tx.wire.slots_never_wait(p.F);
 }
 
 // The run's TLPs [k0, k0 + n), described as a message of their own issued at E: the flits it
@@ -461,8 +460,6 @@ bool CxlFlitProtocol::can_defer(const DirectionState& tx, const RunPlan& p, uint
 // took: `held_latest` for credits held before the run, when k0 = 0).
 void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest, LinkTransfer& t,
                                bool& first) const {
-  const auto flit_start = [&](uint64_t g) { return g == 0 && p.f1 ? p.tail_start : p.S + (g - p.f1) * p.unit; };
-  const auto flit_end = [&](uint64_t g) { return g == 0 && p.f1 ? p.tail_end : p.S + (g + 1 - p.f1) * p.unit; };
   // Stream byte off + k b is TLP k's first; its last is off + (k + 1) b - 1.
   const uint64_t g0 = div_by(p.off + k0 * p.b, p.B);
   const uint64_t e = div_by(p.off + (k0 + n) * p.b - 1, p.B);
@@ -470,14 +467,14 @@ void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks 
   const uint64_t opened = e + 1 - g0 - (joins ? 1 : 0);
   // TLP k's credit is back rd after the end of the flit its last byte is in.
   const auto returned = [&](uint64_t k) {
-    return (k < p.k_new ? p.tail_end : flit_end(div_by(p.off + (k + 1) * p.b - 1, p.B))) + p.rd;
+    return (k < p.k_new ? p.tail_end : p.flit_end(div_by(p.off + (k + 1) * p.b - 1, p.B))) + p.rd;
   };
   Ticks latest_credit = returned(k0 + n - 1 - p.C);
   if (k0 == 0) latest_credit = std::max(latest_credit, held_latest);
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
-  if (first) t.first_bit = from_ticks(flit_start(g0));
+  if (first) t.first_bit = from_ticks(p.flit_start(g0));
   first = false;
-  t.last_bit = std::max(t.last_bit, from_ticks(flit_end(e)));
+  t.last_bit = std::max(t.last_bit, from_ticks(p.flit_end(e)));
   t.units += opened;
   t.wire_bytes += static_cast<uint64_t>(p.F) * opened;
 }
@@ -494,7 +491,7 @@ bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_tim
   if (!tx.owed_dllps.empty() && tx.owed_dllps.front() <= E) return false;
   if (!tx.owed_credits.empty() && tx.owed_credits.front() <= E) return false;
   const uint64_t g0 = div_by(p.off + p.n * p.b, p.B);  // the flit its first TLP begins in
-  if (E > (g0 == 0 && p.f1 ? p.tail_start : p.S + (g0 - p.f1) * p.unit)) return false;
+  if (E > p.flit_start(g0)) return false;
   bool first = true;
   describe(p, p.n, run.count, E, 0, t, first);
   p.n += run.count;

@@ -187,9 +187,12 @@ class CxlFlitProtocol : public LinkProtocol {
     uint64_t k_new = 0;         // TLPs that end in the joined flit
     uint64_t C = 0;             // credits of the flow class
     Ticks tail_start = 0, tail_end = 0;  // the CXL.io flit being filled before the run
+    // Start and end of the run's flit g (0: the joined flit, when f1 = 1).
+    Ticks flit_start(uint64_t g) const { return g == 0 && f1 ? tail_start : S + (g - f1) * unit; }
+    Ticks flit_end(uint64_t g) const { return g == 0 && f1 ? tail_end : S + (g + 1 - f1) * unit; }
   };
   void commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t, bool& first);
-  bool can_defer(const DirectionState& tx, const RunPlan& p, uint64_t n) const;
+  bool can_defer(const DirectionState& tx, const RunPlan& p) const;
   void describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest, LinkTransfer& t,
                 bool& first) const;
   // A message that continues the deferred run: described and appended, true; else false.
