@@ -225,6 +225,48 @@ TEST(ServingDynamics, ZeroStreamSharePreemptsTheLatestArrivalInstead) {
   expect_invariants(r);
 }
 
+// Streamed residency streams only what does not fit. 256-token blocks, 10 layer groups (8 MiB
+// blocks), a 4 GiB budget of 512 blocks, watermark 5. Session 1 leaves a 12,032-token context
+// (47 positions, 470 blocks); session 2's equal prompt then needs 470 + 10 slots and pushes all
+// but about 32 of session 1's blocks to the tier. When session 1 returns for its context, nothing
+// is pinned: 470 + 5 <= 512, the prompt fits, so every tier hit is promoted and nothing streams.
+// (Counting the first 8,192-token chunk's 320 slots beside the promotions, although those
+// positions are the cached ones being promoted, left room for only 512 - 320 - 5 = 187 of them and
+// streamed the other 283 every step.)
+TEST(ServingDynamics, AStreamedResidencyPromptThatFitsPromotesAllItsTierHits) {
+  const uint32_t prompt = 47 * 256;
+  RunResult r = run(native_file("streamed_fits", {{0.0, 1, 0, prompt, 4, keys(1, 47)},
+                                                  {20.0, 2, 0, prompt, 4, keys(2, 47)},
+                                                  {40.0, 1, 1, prompt, 4, keys(1, 47)}}, 256),
+                    {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
+                     "host.block_tokens=256"});
+  const SchedStats& s = r.platform->scheduler().stats();
+  const HostStats& h = r.platform->host().stats();
+  ASSERT_EQ(s.requests_completed, 3u);
+  EXPECT_GE(h.tier_hits, 400u);  // the setup worked: most of session 1's context came from the tier
+  EXPECT_EQ(s.requests[2].cached_tokens, prompt);
+  EXPECT_EQ(h.streamed_at_admission, 0u);
+  EXPECT_EQ(h.streamed_promotions, 0u);
+  EXPECT_EQ(s.streamed_steps, 0u);
+  expect_invariants(r);
+}
+
+// sched.stream_share = 0.12: one step's share is 0.12 x 165 = 19 blocks, room for one spilled
+// position (10 blocks) but not two. The request that spilled first does not go on spilling past
+// the share (it was admitted with a prompt that fits, so it has no claim to stream beyond it): the
+// next shortage preempts the later arrival, and fewer than the 48 blocks of the shortage spill.
+TEST(ServingDynamics, ASpillStopsAtTheStreamShareAndTheLatestArrivalIsPreempted) {
+  RunResult r = two_growing_contexts("0.12");
+  const SchedStats& s = r.platform->scheduler().stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  const HostStats& h = r.platform->host().stats();
+  EXPECT_GE(h.spills, 10u);
+  EXPECT_LT(h.spills, 48u);
+  EXPECT_GE(s.requests[1].preemptions, 1u);
+  EXPECT_EQ(s.requests[0].preemptions, 0u);
+  expect_invariants(r);
+}
+
 // The same context on pinned residency cannot run: it is rejected with its reason.
 TEST(ServingDynamics, PinnedResidencyRejectsAContextBeyondTheBudget) {
   const uint32_t prompt = 192 * 1024;

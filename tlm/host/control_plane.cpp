@@ -276,10 +276,13 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   auto deadline_of = [&](uint32_t g) { return plan.step_start_s + plan.step_s * g / groups_; };
   // Streamed residency: how many tier hits may still be promoted, counted live, since pinning this
   // request's idle HBM hits takes obtainable slots away too.
+  uint64_t first_computed_slots = 0;  // set once the prompt's cached positions are known
   auto promote_room = [&]() -> uint64_t {
     const uint64_t obtainable = free_hbm_slots_.size() + policy_->evictable();
-    const uint64_t live = obtainable > plan.keep_free ? obtainable - plan.keep_free : 0;
-    return std::min(plan.promote_room, live);
+    const uint64_t keep = plan.keep_free + first_computed_slots;
+    const uint64_t live = obtainable > keep ? obtainable - keep : 0;
+    const uint64_t room = plan.promote_room > first_computed_slots ? plan.promote_room - first_computed_slots : 0;
+    return std::min(room, live);
   };
 
   // A position is served from cache only when every layer group of it is in HBM or the tier;
@@ -329,6 +332,10 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
       run.hold(b);
     }
   }
+  // The first chunk computes its uncached positions (and a partial last block) in new slots:
+  // only the room beside those is there for promotions.
+  for (uint64_t i = 0; i < (plan.first_tokens + bt - 1) / bt; ++i)
+    if (i >= full || !run.prompt_cached[i]) first_computed_slots += groups_;
   // Tier hits: promoted, or with streamed residency and no room left (pinning the HBM hits above
   // took obtainable slots too), left in the tier for this request to stream every step.
   for (Block* b : tier_hits) {

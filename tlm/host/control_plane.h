@@ -98,6 +98,9 @@ struct LoadPlan {
   // tier-resident context stays in the tier and is streamed every step.
   uint64_t promote_room = UINT64_MAX;
   uint64_t keep_free = 0;          // ... and slots that must stay obtainable after the promotions
+  // ... besides the slots of the positions the first prefill chunk (this many prompt tokens)
+  // computes: admission counts those once it knows which positions are cached.
+  uint64_t first_tokens = 0;
 };
 
 // What admitting one request found and started.

@@ -184,12 +184,14 @@ void Scheduler::admit(double now) {
     // async: the step a load is meant for is the next one; inline modes: the one starting now.
     lp.step_start_s = config_.kv_load == KvLoad::Async ? now + step_estimate_s_ : now;
     lp.promote_from_tier = !(rec.preemptions > 0 && config_.preemption == Preemption::Recompute);
-    if (streaming) {
+    if (must_stream) {
       // Promote only what fits beside the first chunk and the prompts ahead; the rest streams.
-      const uint64_t first_slots = (first + host_.block_tokens() - 1) / host_.block_tokens() * groups_;
-      const uint64_t held = first_slots + watermark + pending;
+      // A prompt that fits (checked above) promotes all its tier hits: limiting it too would
+      // count its first chunk's cached positions twice and stream tier hits that have room.
+      const uint64_t held = watermark + pending;
       lp.promote_room = host_.available_slots() > held ? host_.available_slots() - held : 0;
-      lp.keep_free = first_slots + watermark;
+      lp.keep_free = watermark;
+      lp.first_tokens = first;
     }
     // A prompt that does not fit beside what is held is admitted on the premise that it streams:
     // it absorbs its own shortages instead of being preempted (and readmitted, and preempted).
@@ -302,9 +304,10 @@ bool Scheduler::spill_within_stream_budget(double now, const Plan& p) {
     }
   }
   if (pick == running_.size()) return false;
-  // A request that streams already absorbs the shortage whatever the budget: preempting others
-  // for it would only have them readmitted and preempted again while it runs.
-  if (pick_rank == 0 && streamed + groups_ > stream_budget_blocks(step_s)) return false;
+  // A request admitted to stream absorbs its own shortages whatever the share: preempting others
+  // for it would only have them readmitted and preempted again while it runs. Any other spill
+  // stays within the share; beyond it the latest arrival is preempted, as on pinned residency.
+  if (pick_rank < 2 && streamed + groups_ > stream_budget_blocks(step_s)) return false;
   uint32_t spilled = 0;
   while (spilled < groups_ && host_.spill(view(seqs_[running_[pick]]).id, now)) ++spilled;
   return spilled > 0;
