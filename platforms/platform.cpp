@@ -281,6 +281,8 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                   {"streamed_steps", s.streamed_steps},
                   {"spilled_blocks", h.spills},
                   {"streamed_promotions", h.streamed_promotions},
+                  {"streamed_ahead", h.streamed_ahead},
+                  {"streamed_ahead_unused", h.streamed_ahead_unused},
                   {"unstreamed_blocks", h.unstreamed},
                   {"streamed_at_admission", h.streamed_at_admission},
                   {"peak_staging_slots", h.peak_staging_slots},

@@ -176,7 +176,11 @@ TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
   const double streamed_bytes = static_cast<double>(h.spills) * (8 << 20);
   const double expected = std::max(decode_step_s(prompt + 1), streamed_bytes / b_tier());
   ASSERT_EQ(s.itl_samples.size(), output - 1u);
-  for (const auto& [itl, tokens] : s.itl_samples) EXPECT_NEAR(itl, expected, 0.05 * expected);
+  // The first gap follows the last prefill step, compute-bound, during which layer group 0 of
+  // the first decode step (a tenth of the streamed blocks: positions spill whole) already
+  // streamed: that step moves the other nine tenths.
+  EXPECT_NEAR(s.itl_samples[0].first, 0.9 * expected, 0.05 * expected);
+  for (size_t k = 1; k < s.itl_samples.size(); ++k) EXPECT_NEAR(s.itl_samples[k].first, expected, 0.05 * expected);
   EXPECT_GT(h.peak_staging_slots, 0u);
   EXPECT_EQ(s.requests[0].preemptions, 0u);
   expect_invariants(r);
@@ -264,6 +268,31 @@ TEST(ServingDynamics, ASpillStopsAtTheStreamShareAndTheLatestArrivalIsPreempted)
   EXPECT_LT(h.spills, 48u);
   EXPECT_GE(s.requests[1].preemptions, 1u);
   EXPECT_EQ(s.requests[0].preemptions, 0u);
+  expect_invariants(r);
+}
+
+// The streaming pipeline runs on across steps. sched.stream_share = 1, as above: about 50 blocks
+// (five positions, five per layer group) stream every step, 5 x 8 MiB / 61.6 GB/s = 0.7 ms per
+// group against 2.2 ms of a group's compute, so every group is hidden behind the one before, and
+// group 0 behind the previous step's last group. Late are only the blocks of a position spilled
+// in the step that first streams it, whose group-0 block had no step before to go in (at most one
+// per spilled position), and the first streamed step's. Issued at its own deadline, group 0 was
+// late in every streamed step.
+TEST(ServingDynamics, StreamedGroupZeroArrivesDuringTheStepBefore) {
+  RunResult r = two_growing_contexts("1");
+  const SchedStats& s = r.platform->scheduler().stats();
+  const HostStats& h = r.platform->host().stats();
+  const auto c = r.platform->constraints();
+  ASSERT_EQ(s.requests_completed, 2u);
+  const uint64_t positions = h.spills / 10;
+  const uint64_t streamed = c["hiding"]["streamed_transfers"].get<uint64_t>();
+  const uint64_t missed = c["hiding"]["streamed_missed"].get<uint64_t>();
+  std::printf("streamed steps %llu, streamed %llu missed %llu, spilled positions %llu, ahead %llu unused %llu\n",
+              (unsigned long long)s.streamed_steps, (unsigned long long)streamed, (unsigned long long)missed,
+              (unsigned long long)positions, (unsigned long long)h.streamed_ahead, (unsigned long long)h.streamed_ahead_unused);
+  EXPECT_GT(s.streamed_steps, 500u);
+  EXPECT_LE(missed, positions + 10);
+  EXPECT_GT(h.streamed_ahead, s.streamed_steps);
   expect_invariants(r);
 }
 

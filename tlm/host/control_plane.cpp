@@ -652,6 +652,8 @@ uint64_t HostControlPlane::streamed_blocks_total(uint64_t id) const {
 
 bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
   integrate(now_s);
+  // Fewer staging slots: the ones group 0's early copies sit in may go to other blocks.
+  if (slots < staging_.size()) drop_streamed_ahead(now_s);
   if (slots > staging_.size()) {
     const uint64_t more = slots - staging_.size();
     if (more > available_slots()) return false;
@@ -668,14 +670,24 @@ bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
   return true;
 }
 
-StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s) {
-  StreamResult res;
-  post_staged_discards(issue_s);
+void HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s,
+                                        const KeyMap<uint32_t>* ahead, std::vector<uint8_t>* read, StreamResult& res) {
   std::vector<Block*> sent;
   for (uint64_t id : ids) {
     auto it = running_.find(id);
     if (it == running_.end() || it->second.streamed.empty()) continue;
     for (uint64_t key : it->second.streamed[g]) {
+      if (ahead) {
+        if (const uint32_t* k = ahead->find(key)) {
+          // Promoted during the step before: already in its staging slot.
+          (*read)[*k] = 1;
+          const double ready = streamed_ahead_[*k].second;
+          res.ready_s = std::max(res.ready_s, ready);
+          res.ready_each_s.push_back(ready);
+          ++res.blocks;
+          continue;
+        }
+      }
       if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
       Block& b = blocks_.at(key);
       cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
@@ -687,17 +699,61 @@ StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t
       sent.push_back(&b);
     }
   }
-  if (sent.empty()) return res;
+  if (sent.empty()) return;
   flush(issue_s);
   stats_.streamed_promotions += sent.size();
-  res.blocks = sent.size();
-  res.ready_each_s.reserve(sent.size());
+  res.blocks += sent.size();
   for (Block* b : sent) {
     // promoted() marked it usable; a streamed block still lives in the tier, not in a slot.
     res.ready_s = std::max(res.ready_s, b->mech.ready_s);
     res.ready_each_s.push_back(b->mech.ready_s);
+    res.keys.push_back(b->id.key);
   }
+}
+
+StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s) {
+  StreamResult res;
+  post_staged_discards(issue_s);
+  if (g != 0 || streamed_ahead_.empty()) {
+    promote_streamed(ids, g, issue_s, deadline_s, nullptr, nullptr, res);
+    return res;
+  }
+  KeyMap<uint32_t> ahead;
+  for (uint32_t k = 0; k < streamed_ahead_.size(); ++k) ahead[streamed_ahead_[k].first] = k;
+  std::vector<uint8_t> read(streamed_ahead_.size(), 0);
+  promote_streamed(ids, 0, issue_s, deadline_s, &ahead, &read, res);
+  bool dropped = false;
+  for (uint32_t k = 0; k < streamed_ahead_.size(); ++k)
+    if (!read[k]) dropped = discard_unread(streamed_ahead_[k].first, issue_s) || dropped;
+  streamed_ahead_.clear();
+  if (dropped) flush(issue_s);
   return res;
+}
+
+void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s) {
+  post_staged_discards(issue_s);
+  drop_streamed_ahead(issue_s);
+  StreamResult res;
+  promote_streamed(ids, 0, issue_s, deadline_s, nullptr, nullptr, res);
+  for (size_t k = 0; k < res.keys.size(); ++k) streamed_ahead_.emplace_back(res.keys[k], res.ready_each_s[k]);
+  stats_.streamed_ahead += res.keys.size();
+}
+
+bool HostControlPlane::discard_unread(uint64_t key, double at_s) {
+  // A copy made resident since (another reader computed or promoted it) is that reader's now.
+  const Block* b = blocks_.find(key);
+  if (!b || b->mech.in_hbm) return false;
+  enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, at_s);
+  ++stats_.streamed_ahead_unused;
+  return true;
+}
+
+void HostControlPlane::drop_streamed_ahead(double now_s) {
+  if (streamed_ahead_.empty()) return;
+  bool dropped = false;
+  for (const auto& [key, ready] : streamed_ahead_) dropped = discard_unread(key, now_s) || dropped;
+  streamed_ahead_.clear();
+  if (dropped) flush(now_s);
 }
 
 void HostControlPlane::stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s) {

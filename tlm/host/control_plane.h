@@ -74,6 +74,8 @@ struct HostStats : PrefetchStats {
   uint64_t unstreamed = 0;              // streamed blocks made resident again by another reader
   uint64_t streamed_at_admission = 0;   // tier blocks a request began streaming instead of promoting
   uint64_t streamed_promotions = 0;     // per-step promotions of streamed blocks into staging
+  uint64_t streamed_ahead = 0;          // ... of those, layer group 0's issued in the step before
+  uint64_t streamed_ahead_unused = 0;   // ... of those, discarded unread (their reader stopped or left)
   uint64_t peak_staging_slots = 0;
   // Promotion latency per promotion, from the control plane's decision to the block being usable.
   std::vector<double> promotion_latency_s;
@@ -119,6 +121,7 @@ struct StreamResult {
   uint64_t blocks = 0;
   double ready_s = 0.0;                // when the last one is usable
   std::vector<double> ready_each_s;    // per block, for HIDING
+  std::vector<uint64_t> keys;          // the blocks this call promoted (read ahead ones not included)
 };
 
 class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, private PrefetchTarget {
@@ -178,6 +181,12 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // Promotes group g's streamed blocks of the listed requests into staging slots, posted at
   // `issue_s`, each with `deadline_s`; then, at `done_s` from stream_done(), discards them.
   StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s);
+  // Layer group 0's streamed blocks for the next step, promoted now into the staging slots group
+  // groups-2 has just released: the next step's stream(ids, 0, ...) reads them instead of issuing
+  // them at its own start, where their deadline is. Any the next step does not read are
+  // discarded unread.
+  void stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s);
+  void drop_streamed_ahead(double now_s);
   void stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s);
   // Posts the step's remaining staging discards (after its last group).
   void stream_finish();
@@ -243,7 +252,10 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
     return *optimal_;
   }
   // Closes the HBM byte-time integral at the end of the run.
-  void finish(double now_s) { integrate(now_s); }
+  void finish(double now_s) {
+    drop_streamed_ahead(now_s);
+    integrate(now_s);
+  }
 
  private:
   struct Block {
@@ -394,6 +406,10 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   uint64_t resident_ = 0, pinned_ = 0;
   std::vector<uint64_t> staging_;     // HBM slots held for streamed blocks
   std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
+  std::vector<std::pair<uint64_t, double>> streamed_ahead_;   // (group-0 block, when it is usable)
+  void promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s,
+                        const KeyMap<uint32_t>* ahead, std::vector<uint8_t>* read, StreamResult& res);
+  bool discard_unread(uint64_t key, double at_s);  // false: nothing to discard
   void post_staged_discards(double upto_s);
   size_t staging_next_ = 0;
   SessionExpiry session_expiry_;  // host.session_end = idle

@@ -425,6 +425,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   }
   const bool streamed = p.staging > 0;
   if (streamed) ++stats_.streamed_steps;
+  else host_.drop_streamed_ahead(now);
   std::vector<double> group_end(groups_, 0.0);
   double prev_end = start;
   for (uint32_t g = 0; g < groups_; ++g) {
@@ -440,7 +441,8 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
             ready = std::max(ready, t.ready_s);
           }
     if (streamed) {
-      // Group g's staging slots free up when group g-2 has computed (double buffering).
+      // Group g's staging slots free up when group g-2 has computed (double buffering). Group 0
+      // was promoted during the step before (below), and group 1's slots were free at its end.
       const double issue = g >= 2 ? group_end[g - 2] : now;
       const StreamResult r = host_.stream(p.ids, g, issue, could_start);
       for (double t : r.ready_each_s) judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
@@ -450,6 +452,12 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
     prev_end = group_end[g];
     if (streamed) host_.stream_done(p.ids, g, group_end[g]);
   }
+  // The pipeline runs on across steps, as layerwise loaders do: group 0 of the next step streams
+  // into the slots group groups-2 has just released, while the last group computes, with this
+  // step's end as its deadline (the earliest the next step can start). Without it group 0 would
+  // be issued at its own deadline and late by construction. Which requests stop at this step is
+  // not known before their last token, so every streaming request's group 0 goes.
+  if (streamed) host_.stream_ahead(p.ids, group_end[groups_ - 2], prev_end);
   if (streamed) host_.stream_finish();
   o.stall_s = prev_end - (now + o.t_step);
   if (o.stall_s < kEps) o.stall_s = 0.0;
