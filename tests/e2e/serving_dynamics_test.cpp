@@ -255,6 +255,28 @@ TEST(ServingDynamics, AStreamedResidencyPromptThatFitsPromotesAllItsTierHits) {
   expect_invariants(r);
 }
 
+// ... and a prompt that can never fit streams the tier hits it has no room for. The same geometry
+// (512 blocks, watermark 5), a 15,360-token context: 60 positions, 600 blocks. Its first turn
+// runs streamed and leaves every block cached, in HBM or (spilled) in the tier. When it returns
+// for the whole context nothing is pinned, and 600 + 10 > 512: it cannot fit alone. At most
+// 512 - 5 = 507 of its blocks (HBM hits and promoted tier hits) can be in HBM beside the
+// watermark (its first chunk's 32 positions are all cached and compute nothing), so at least
+// 600 - 507 = 93 tier hits stay in the tier and stream.
+TEST(ServingDynamics, AStreamedResidencyPromptThatCannotFitStreamsTheTierHitsWithoutRoom) {
+  const uint32_t prompt = 60 * 256;
+  RunResult r = run(native_file("streamed_cannot_fit", {{0.0, 1, 0, prompt, 4, keys(1, 60)},
+                                                        {100.0, 1, 1, prompt, 4, keys(1, 60)}}, 256),
+                    {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
+                     "host.block_tokens=256"});
+  const SchedStats& s = r.platform->scheduler().stats();
+  const HostStats& h = r.platform->host().stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  EXPECT_EQ(s.requests[1].cached_tokens, prompt);
+  EXPECT_GE(h.streamed_at_admission, 93u);
+  EXPECT_LE(h.streamed_at_admission, 600u);
+  expect_invariants(r);
+}
+
 // sched.stream_share = 0.12: one step's share is 0.12 x 165 = 19 blocks, room for one spilled
 // position (10 blocks) but not two. The request that spilled first does not go on spilling past
 // the share (it was admitted with a prompt that fits, so it has no claim to stream beyond it): the

@@ -670,26 +670,24 @@ bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
   return true;
 }
 
-void HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s,
-                                        const KeyMap<uint32_t>* ahead, std::vector<uint8_t>* read, StreamResult& res) {
+std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32_t g,
+                                                                         double issue_s, double deadline_s,
+                                                                         StreamResult& res) {
   std::vector<Block*> sent;
   for (uint64_t id : ids) {
     auto it = running_.find(id);
     if (it == running_.end() || it->second.streamed.empty()) continue;
     for (uint64_t key : it->second.streamed[g]) {
-      if (ahead) {
-        if (const uint32_t* k = ahead->find(key)) {
-          // Promoted during the step before: already in its staging slot.
-          (*read)[*k] = 1;
-          const double ready = streamed_ahead_[*k].second;
-          res.ready_s = std::max(res.ready_s, ready);
-          res.ready_each_s.push_back(ready);
-          ++res.blocks;
-          continue;
-        }
+      Block& b = blocks_.at(key);
+      ++res.blocks;
+      if (b.streamed_ahead) {
+        // Promoted during the step before: already in its staging slot, usable since promoted().
+        b.streamed_ahead = false;
+        res.ready_s = std::max(res.ready_s, b.mech.ready_s);
+        res.ready_each_s.push_back(b.mech.ready_s);
+        continue;
       }
       if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
-      Block& b = blocks_.at(key);
       cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
       d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
       d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
@@ -699,34 +697,23 @@ void HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32
       sent.push_back(&b);
     }
   }
-  if (sent.empty()) return;
+  if (sent.empty()) return sent;
   flush(issue_s);
   stats_.streamed_promotions += sent.size();
-  res.blocks += sent.size();
   for (Block* b : sent) {
     // promoted() marked it usable; a streamed block still lives in the tier, not in a slot.
     res.ready_s = std::max(res.ready_s, b->mech.ready_s);
     res.ready_each_s.push_back(b->mech.ready_s);
-    res.keys.push_back(b->id.key);
   }
+  return sent;
 }
 
 StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s) {
   StreamResult res;
   post_staged_discards(issue_s);
-  if (g != 0 || streamed_ahead_.empty()) {
-    promote_streamed(ids, g, issue_s, deadline_s, nullptr, nullptr, res);
-    return res;
-  }
-  KeyMap<uint32_t> ahead;
-  for (uint32_t k = 0; k < streamed_ahead_.size(); ++k) ahead[streamed_ahead_[k].first] = k;
-  std::vector<uint8_t> read(streamed_ahead_.size(), 0);
-  promote_streamed(ids, 0, issue_s, deadline_s, &ahead, &read, res);
-  bool dropped = false;
-  for (uint32_t k = 0; k < streamed_ahead_.size(); ++k)
-    if (!read[k]) dropped = discard_unread(streamed_ahead_[k].first, issue_s) || dropped;
-  streamed_ahead_.clear();
-  if (dropped) flush(issue_s);
+  promote_streamed(ids, g, issue_s, deadline_s, res);
+  // Group 0's early copies this step did not read: their reader stopped or left the batch.
+  if (g == 0) drop_streamed_ahead(issue_s);
   return res;
 }
 
@@ -734,24 +721,25 @@ void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double iss
   post_staged_discards(issue_s);
   drop_streamed_ahead(issue_s);
   StreamResult res;
-  promote_streamed(ids, 0, issue_s, deadline_s, nullptr, nullptr, res);
-  for (size_t k = 0; k < res.keys.size(); ++k) streamed_ahead_.emplace_back(res.keys[k], res.ready_each_s[k]);
-  stats_.streamed_ahead += res.keys.size();
-}
-
-bool HostControlPlane::discard_unread(uint64_t key, double at_s) {
-  // A copy made resident since (another reader computed or promoted it) is that reader's now.
-  const Block* b = blocks_.find(key);
-  if (!b || b->mech.in_hbm) return false;
-  enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, at_s);
-  ++stats_.streamed_ahead_unused;
-  return true;
+  for (Block* b : promote_streamed(ids, 0, issue_s, deadline_s, res)) {
+    b->streamed_ahead = true;
+    streamed_ahead_.push_back(b->id.key);
+  }
+  stats_.streamed_ahead += streamed_ahead_.size();
 }
 
 void HostControlPlane::drop_streamed_ahead(double now_s) {
-  if (streamed_ahead_.empty()) return;
   bool dropped = false;
-  for (const auto& [key, ready] : streamed_ahead_) dropped = discard_unread(key, now_s) || dropped;
+  for (uint64_t key : streamed_ahead_) {
+    Block* b = blocks_.find(key);
+    if (!b || !b->streamed_ahead) continue;  // read, or forgotten since
+    b->streamed_ahead = false;
+    // A copy made resident since (another reader computed it) is that reader's now.
+    if (b->mech.in_hbm) continue;
+    enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, now_s);
+    ++stats_.streamed_ahead_unused;
+    dropped = true;
+  }
   streamed_ahead_.clear();
   if (dropped) flush(now_s);
 }

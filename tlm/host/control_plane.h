@@ -121,7 +121,6 @@ struct StreamResult {
   uint64_t blocks = 0;
   double ready_s = 0.0;                // when the last one is usable
   std::vector<double> ready_each_s;    // per block, for HIDING
-  std::vector<uint64_t> keys;          // the blocks this call promoted (read ahead ones not included)
 };
 
 class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, private PrefetchTarget {
@@ -265,6 +264,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
     bool multi_session = false;  // referenced by more than one session: never freed as private
     uint16_t owner_tenant = 0;   // tenant that created it: owns its device index entry
     bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
+    bool streamed_ahead = false;     // in staging since the step before (stream_ahead), not yet read
     uint64_t tier_epoch = 0;         // which tier_lru_ entry is current (older ones are stale)
     uint64_t streamed_by = 0;        // 1 + id of the running request that streams it (0: none)
     uint64_t issued_by = 0;          // the last admission that promoted it (admit(): each once)
@@ -406,10 +406,11 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   uint64_t resident_ = 0, pinned_ = 0;
   std::vector<uint64_t> staging_;     // HBM slots held for streamed blocks
   std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
-  std::vector<std::pair<uint64_t, double>> streamed_ahead_;   // (group-0 block, when it is usable)
-  void promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s,
-                        const KeyMap<uint32_t>* ahead, std::vector<uint8_t>* read, StreamResult& res);
-  bool discard_unread(uint64_t key, double at_s);  // false: nothing to discard
+  std::vector<uint64_t> streamed_ahead_;  // group-0 blocks stream_ahead() promoted, in issue order
+  // Promotes group g's streamed blocks of the listed requests into staging (those streamed ahead
+  // are read where they are); returns the ones it promoted.
+  std::vector<Block*> promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
+                                       double deadline_s, StreamResult& res);
   void post_staged_discards(double upto_s);
   size_t staging_next_ = 0;
   SessionExpiry session_expiry_;  // host.session_end = idle

@@ -457,8 +457,10 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   // step's end as its deadline (the earliest the next step can start). Without it group 0 would
   // be issued at its own deadline and late by construction. Which requests stop at this step is
   // not known before their last token, so every streaming request's group 0 goes.
-  if (streamed) host_.stream_ahead(p.ids, group_end[groups_ - 2], prev_end);
-  if (streamed) host_.stream_finish();
+  if (streamed) {
+    host_.stream_ahead(p.ids, group_end[groups_ - 2], prev_end);
+    host_.stream_finish();
+  }
   o.stall_s = prev_end - (now + o.t_step);
   if (o.stall_s < kEps) o.stall_s = 0.0;
   // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
