@@ -284,6 +284,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                   {"streamed_ahead", h.streamed_ahead},
                   {"streamed_ahead_unused", h.streamed_ahead_unused},
                   {"unstreamed_blocks", h.unstreamed},
+                  {"restored_streamed_blocks", h.restored_streamed},
                   {"streamed_at_admission", h.streamed_at_admission},
                   {"peak_staging_slots", h.peak_staging_slots},
                   {"peak_decode_set", s.peak_decode_set}};

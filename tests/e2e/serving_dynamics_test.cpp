@@ -318,6 +318,60 @@ TEST(ServingDynamics, StreamedGroupZeroArrivesDuringTheStepBefore) {
   expect_invariants(r);
 }
 
+namespace {
+// Streaming is for contention, and ends with it. The geometry of two_growing_contexts (512
+// blocks of 8 MiB, 10 layer groups per 256-token position), sched.stream_share = 1. A (1,200-token
+// prompt, 6,000 output tokens) and B (1,000, 5,800) prefill in one step and then decode side by
+// side; after j tokens each holds ceil((prompt + j) / 256) positions of 10 blocks. At j = 5,401
+// that is 26 + 26 = 52 positions, 520 blocks > 512: the longer context, A, spills, and does so
+// again as the two grow (and as staging takes slots). B ends at j = 5,800, 200 steps before A.
+// A then holds 28 positions at most, 280 blocks, and the budget has room for every spilled one
+// beyond the restore floor (watermark 5 + one block per layer group of the one running request).
+RunResult outliving_spiller(bool restore) {
+  return run(native_file(std::string("outliving_spiller_") + (restore ? "restore" : "keep"),
+                         {{0.0, 1, 0, 1200, 6000, keys(1, 4)}, {0.0, 2, 0, 1000, 5800, keys(2, 3)}}, 256),
+             {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
+              "host.block_tokens=256", "sched.stream_share=1",
+              std::string("host.restore_streamed=") + (restore ? "true" : "false")});
+}
+
+void expect_squeeze(const RunResult& r) {
+  const SchedStats& s = r.platform->scheduler().stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  EXPECT_EQ(s.preemptions, 0u);
+  EXPECT_GE(r.platform->host().stats().spills, 10u);
+  EXPECT_LT(s.requests[1].finish_s, s.requests[0].finish_s);
+  std::printf("spilled %llu, restored %llu, streamed steps %llu, streamed promotions %llu\n",
+              (unsigned long long)r.platform->host().stats().spills,
+              (unsigned long long)r.platform->host().stats().restored_streamed, (unsigned long long)s.streamed_steps,
+              (unsigned long long)r.platform->host().stats().streamed_promotions);
+  expect_invariants(r);
+}
+}  // namespace
+
+// With host.restore_streamed (the default) the step after B's end promotes A's spilled blocks
+// into slots of their own (groups 1..9 in that step, group 0 streamed ahead at its end) and A
+// stops streaming: streamed steps are the 400 from j = 5,401 to B's end, plus at most two.
+TEST(ServingDynamics, StreamedBlocksTakeASlotAgainWhenTheSqueezeEnds) {
+  RunResult r = outliving_spiller(true);
+  expect_squeeze(r);
+  const HostStats& h = r.platform->host().stats();
+  EXPECT_EQ(h.restored_streamed, h.spills);
+  const uint64_t steps = r.platform->scheduler().stats().streamed_steps;
+  EXPECT_GE(steps, 398u);
+  EXPECT_LE(steps, 402u);
+}
+
+// ... and kept in the tier, A streams for its last 200 steps as well: about 600 streamed steps.
+TEST(ServingDynamics, WithoutRestoreAStreamedBlockStreamsUntilItsRequestEnds) {
+  RunResult r = outliving_spiller(false);
+  expect_squeeze(r);
+  EXPECT_EQ(r.platform->host().stats().restored_streamed, 0u);
+  const uint64_t steps = r.platform->scheduler().stats().streamed_steps;
+  EXPECT_GE(steps, 598u);
+  EXPECT_LE(steps, 602u);
+}
+
 // The same context on pinned residency cannot run: it is rejected with its reason.
 TEST(ServingDynamics, PinnedResidencyRejectsAContextBeyondTheBudget) {
   const uint32_t prompt = 192 * 1024;

@@ -673,11 +673,25 @@ bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
 std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32_t g,
                                                                          double issue_s, double deadline_s,
                                                                          StreamResult& res) {
-  std::vector<Block*> sent;
+  // Streaming is for contention: once the budget has room again beyond the admission watermark
+  // (vLLM's 1 %) and one step's decode growth (a block per layer group per running request), a
+  // streamed block's promotion goes to a slot of its own instead of staging, and the block stops
+  // streaming. Without this a position spilled in a brief squeeze would cross the link every
+  // step until its request ends. Only free or evictable slots are taken: running KV before cached.
+  const uint64_t floor = budget_ / 100 + static_cast<uint64_t>(groups_) * running_.size();
+  uint64_t room = 0;
+  if (config_.restore_streamed && available_slots() > floor) room = available_slots() - floor;
+  if (room > 0) integrate(issue_s);  // resident changes below
+  std::vector<Block*> sent, restored;
+  double room_ready_s = issue_s;
   for (uint64_t id : ids) {
     auto it = running_.find(id);
     if (it == running_.end() || it->second.streamed.empty()) continue;
-    for (uint64_t key : it->second.streamed[g]) {
+    Running& run = it->second;
+    auto& list = run.streamed[g];
+    size_t kept = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const uint64_t key = list[i];
       Block& b = blocks_.at(key);
       ++res.blocks;
       if (b.streamed_ahead) {
@@ -685,26 +699,45 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
         b.streamed_ahead = false;
         res.ready_s = std::max(res.ready_s, b.mech.ready_s);
         res.ready_each_s.push_back(b.mech.ready_s);
+        list[kept++] = key;
         continue;
       }
-      if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
-      cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
-      d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
+      cmdset::Descriptor d;
+      if (room > 0) {
+        // Restored: resident and pinned by its reader again, in a slot of its own.
+        --room;
+        room_ready_s = std::max(room_ready_s, make_room(1, issue_s));
+        b.hbm_slot = take_hbm_slot();
+        b.mech.in_hbm = true;
+        b.streamed_by = 0;
+        ++pinned_;
+        run.spill_cursor = 0;  // it may be spilled again, oldest first
+        d = descriptor(Opcode::PROMOTE, b);
+        restored.push_back(&b);
+      } else {
+        if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
+        d = descriptor(Opcode::PROMOTE, b);
+        d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
+        sent.push_back(&b);
+        list[kept++] = key;
+      }
       d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
       d.prio = kAdmissionPriority;
       b.mech.in_flight = true;
       enqueue(d, Opcode::PROMOTE, key, issue_s);
-      sent.push_back(&b);
     }
+    list.resize(kept);
   }
-  if (sent.empty()) return sent;
-  flush(issue_s);
-  stats_.streamed_promotions += sent.size();
-  for (Block* b : sent) {
-    // promoted() marked it usable; a streamed block still lives in the tier, not in a slot.
-    res.ready_s = std::max(res.ready_s, b->mech.ready_s);
-    res.ready_each_s.push_back(b->mech.ready_s);
-  }
+  if (sent.empty() && restored.empty()) return sent;
+  flush(room_ready_s);
+  stats_.streamed_promotions += sent.size() + restored.size();
+  stats_.restored_streamed += restored.size();
+  for (const auto* list : {&sent, &restored})
+    for (Block* b : *list) {
+      // promoted() marked it usable; a streamed block still lives in the tier, not in a slot.
+      res.ready_s = std::max(res.ready_s, b->mech.ready_s);
+      res.ready_each_s.push_back(b->mech.ready_s);
+    }
   return sent;
 }
 

@@ -72,6 +72,7 @@ struct HostStats : PrefetchStats {
   uint64_t preemptions = 0;
   uint64_t spills = 0;                  // decode-set blocks moved to the tier to make room
   uint64_t unstreamed = 0;              // streamed blocks made resident again by another reader
+  uint64_t restored_streamed = 0;       // streamed blocks whose step's promotion took a slot of their own (room again)
   uint64_t streamed_at_admission = 0;   // tier blocks a request began streaming instead of promoting
   uint64_t streamed_promotions = 0;     // per-step promotions of streamed blocks into staging
   uint64_t streamed_ahead = 0;          // ... of those, layer group 0's issued in the step before

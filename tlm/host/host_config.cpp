@@ -42,6 +42,8 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
   r.number("host.sustain_window_s", &c.sustain_window_s, 1e-6, 1e6, "SUSTAINABILITY: demand window, s");
   r.choice_enum("host.decode_residency", &c.decode_residency, kDecodeResidencyNames,
                 "running requests' KV: pinned in HBM (preempt when it runs out), or streamed from the tier each step");
+  r.flag("host.restore_streamed", &c.restore_streamed,
+         "streamed residency: a streamed block takes a slot of its own again once the budget has room (no more streaming)");
   r.flag("host.prefetch_next_turn", &c.prefetch_next_turn,
          "prefetch a finished request's context for its session's next turn, predicted from inter-turn gaps seen so far");
 }

@@ -84,6 +84,10 @@ struct HostConfig {
   double completion_cpu_ns = 200.0;         // CPU time to handle one completion (accounted, C3)
   double sustain_window_s = 1.0;            // SUSTAINABILITY: length of one demand window
   DecodeResidency decode_residency = DecodeResidency::Pinned;
+  // Streamed residency: a streamed block goes back to a slot of its own (its step's promotion
+  // lands there instead of in staging) once the budget has room again beyond the admission
+  // watermark and one step's decode growth; false: it streams every step until its reader ends.
+  bool restore_streamed = true;
   // Prefetch of a session's next turn, predicted online from the inter-turn gaps seen so far in
   // the run (never from the workload's own future arrivals). Needs prefetch_horizon_steps > 0.
   bool prefetch_next_turn = true;
