@@ -116,10 +116,40 @@ def check_bench_compares_per_layer(kvtier):
         expect(p.returncode != 0 and message in p.stderr, f"bench {' '.join(args)}: {p.returncode} {p.stderr}")
 
 
+def check_streamed_preset_regime(kvtier):
+    # platforms/h200-cxl2-x16-streamed.ini: the decode set outgrows the budget while it decodes.
+    # Streamed, the scheduler spills positions to the tier (within sched.stream_share of B_tier)
+    # where pinned residency can only preempt: the same platform with pinned residency preempts
+    # more and streams nothing; streamed, the spilled blocks come back when the squeeze ends.
+    runs = {}
+    with tempfile.TemporaryDirectory() as d:
+        for mode in ["streamed", "pinned"]:
+            p = run(kvtier, "run", "--platform", "h200-cxl2-x16-streamed.ini", "--set",
+                    f"host.decode_residency={mode}", "--out", f"{d}/{mode}")
+            expect(p.returncode == 0, p.stderr)
+            runs[mode] = (json.loads(pathlib.Path(f"{d}/{mode}/stats.json").read_text()), p.stdout)
+    s, out = runs["streamed"]
+    q, qout = runs["pinned"]
+    for stats in (s, q):
+        expect(stats["requests_rejected"] == 0 and stats["requests_completed"] > 0, "requests were lost")
+        expect(stats["max_demotions_per_block"] <= 1, "write-once broken")
+        expect(stats["constraints"]["sustainability"]["violations"] == 0, "the streaming share was exceeded")
+        expect(0 < stats["hiding_met_fraction"] < 1, f"HIDING is all or nothing: {stats['hiding_met_fraction']}")
+    serving = s["serving"]
+    expect(serving["streamed_steps"] > 0 and serving["streamed_promotions"] > 0, "the streamed preset did not stream")
+    expect(serving["restored_streamed_blocks"] > 0, "no streamed block took a slot again")
+    expect(s["constraints"]["capacity"]["streamed_steps"] == serving["streamed_steps"], "CAPACITY lost streamed steps")
+    expect(s["preemptions"] >= 1, "the streamed preset did not preempt")
+    expect(q["serving"]["streamed_steps"] == 0 and q["serving"]["streamed_promotions"] == 0, "pinned residency streamed")
+    expect(q["preemptions"] > s["preemptions"], f"pinned preempted {q['preemptions']}, streamed {s['preemptions']}")
+    expect("steps streaming part of the decode set's KV from the tier" in out, "the verdict does not name streaming")
+    expect("streaming part" not in qout, "the pinned verdict names streaming")
+
+
 CHECKS = {f.__name__[len("check_"):]: f for f in [check_same_seed_same_stats, check_bad_input_exits_nonzero,
                                                    check_help_lists_defaults, check_config_prints_effective_values,
                                                    check_bench_reports_ceiling_and_promotions,
-                                                   check_bench_compares_per_layer]}
+                                                   check_bench_compares_per_layer, check_streamed_preset_regime]}
 
 if __name__ == "__main__":
     CHECKS[sys.argv[2]](sys.argv[1])

@@ -22,7 +22,8 @@ nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintC
   c["capacity"] = {
       {"definition", "sum of resident KV bytes <= the HBM KV budget; the model never exceeds it, so what binds is "
                      "reported: steps whose queue head waited for KV budget, preemptions (KV ran out for a running "
-                     "request) and requests that could never run; violations = waits + rejected requests"},
+                     "request), requests that could never run and steps that streamed part of the decode set's KV "
+                     "from the tier (streamed residency); violations = waits + rejected requests"},
       {"budget_bytes", x.budget_blocks * x.block_bytes},
       {"peak_resident_bytes", x.peak_resident_blocks * x.block_bytes},
       {"peak_occupancy", budget > 0 ? x.peak_resident_blocks / budget : 0.0},
@@ -30,6 +31,7 @@ nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintC
       {"capacity_waits", k.capacity.capacity_waits()},
       {"preemptions", k.capacity.preemptions()},
       {"requests_rejected", k.capacity.rejected()},
+      {"streamed_steps", k.capacity.streamed_steps()},
       {"violations", k.capacity.capacity_waits() + k.capacity.rejected()}};
   c["hbm_bandwidth"] = {
       {"definition", "attention re-reads the decode set's KV from HBM every step; reported as the KV read share of step "
@@ -140,10 +142,14 @@ std::string constraint_verdict(const nlohmann::ordered_json& c) {
            "time";
   std::vector<std::string> also;
   const auto& cap = c["capacity"];
-  if (cap["preemptions"].get<uint64_t>() || cap["violations"].get<uint64_t>())
+  if (cap["preemptions"].get<uint64_t>() || cap["violations"].get<uint64_t>() || cap["streamed_steps"].get<uint64_t>())
     also.push_back("CAPACITY binds: " + std::to_string(cap["capacity_waits"].get<uint64_t>()) +
                    " steps with the queue head waiting for KV, " + std::to_string(cap["preemptions"].get<uint64_t>()) +
-                   " preemptions, " + std::to_string(cap["requests_rejected"].get<uint64_t>()) + " requests rejected");
+                   " preemptions, " + std::to_string(cap["requests_rejected"].get<uint64_t>()) + " requests rejected" +
+                   (cap["streamed_steps"].get<uint64_t>()
+                        ? ", " + std::to_string(cap["streamed_steps"].get<uint64_t>()) +
+                              " steps streaming part of the decode set's KV from the tier"
+                        : std::string()));
   const auto& q = c["qos"];
   if (q["violations"].get<uint64_t>())
     also.push_back("QoS: " + std::to_string(q["violations"].get<uint64_t>()) + " of " + std::to_string(q["tenants"].size()) +
@@ -159,7 +165,8 @@ std::string constraint_summary(const nlohmann::ordered_json& c) {
   os << "constraints (DESIGN.md §6), each on its own:\n";
   os << "  CAPACITY        peak occupancy " << c["capacity"]["peak_occupancy"].get<double>() << ", time-weighted "
      << c["capacity"]["time_weighted_occupancy"].get<double>() << "; " << c["capacity"]["preemptions"].get<uint64_t>()
-     << " preemptions; violations " << c["capacity"]["violations"].get<uint64_t>()
+     << " preemptions; " << c["capacity"]["streamed_steps"].get<uint64_t>() << " streamed steps; violations "
+     << c["capacity"]["violations"].get<uint64_t>()
      << " (steps waiting for KV budget + rejected requests)\n";
   os << "  HBM bandwidth   KV read share of step time " << c["hbm_bandwidth"]["kv_read_share"].get<double>()
      << "; violations " << c["hbm_bandwidth"]["violations"].get<uint64_t>() << " (KV-bound decode steps of "
