@@ -214,6 +214,7 @@ nlohmann::ordered_json Platform::constraints() const {
   x.tokens = static_cast<double>(s.tokens_generated);
   x.stall_token_s = s.stall_token_s;
   x.stalled_steps = s.stalled_steps;
+  x.steps = s.steps;
   return constraint_report(*constraints_, x);
 }
 

@@ -29,6 +29,7 @@ nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintC
       {"peak_occupancy", budget > 0 ? x.peak_resident_blocks / budget : 0.0},
       {"time_weighted_occupancy", budget > 0 && x.end_s > 0 ? x.resident_block_seconds / x.end_s / budget : 0.0},
       {"capacity_waits", k.capacity.capacity_waits()},
+      {"steps", x.steps},
       {"preemptions", k.capacity.preemptions()},
       {"requests_rejected", k.capacity.rejected()},
       {"streamed_steps", k.capacity.streamed_steps()},
@@ -143,8 +144,10 @@ std::string constraint_verdict(const nlohmann::ordered_json& c) {
   std::vector<std::string> also;
   const auto& cap = c["capacity"];
   if (cap["preemptions"].get<uint64_t>() || cap["violations"].get<uint64_t>() || cap["streamed_steps"].get<uint64_t>())
-    also.push_back("CAPACITY binds: " + std::to_string(cap["capacity_waits"].get<uint64_t>()) +
-                   " steps with the queue head waiting for KV, " + std::to_string(cap["preemptions"].get<uint64_t>()) +
+    also.push_back("CAPACITY binds: " + std::to_string(cap["capacity_waits"].get<uint64_t>()) + " of " +
+                   std::to_string(cap["steps"].get<uint64_t>()) + " steps (" +
+                   fixed(100.0 * cap["capacity_waits"].get<uint64_t>() / std::max<uint64_t>(1, cap["steps"].get<uint64_t>()), 1) +
+                   " %) with the queue head waiting for KV, " + std::to_string(cap["preemptions"].get<uint64_t>()) +
                    " preemptions, " + std::to_string(cap["requests_rejected"].get<uint64_t>()) + " requests rejected" +
                    (cap["streamed_steps"].get<uint64_t>()
                         ? ", " + std::to_string(cap["streamed_steps"].get<uint64_t>()) +

@@ -33,6 +33,7 @@ struct ConstraintContext {
   double b_tier_bytes_per_s = 0.0;   // min(link raw rate x payload efficiency, tier DRAM bandwidth)
   double tokens = 0.0, stall_token_s = 0.0;
   uint64_t stalled_steps = 0;
+  uint64_t steps = 0;                // scheduler steps run: what the CAPACITY waits are a share of
 };
 
 // One object per constraint, each with `definition` and `violations`, then `verdict`.
