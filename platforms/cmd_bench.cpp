@@ -148,9 +148,11 @@ int cmd_bench(int argc, char** argv) {
     // The per-layer comparison: the same workload and platform, per-layer blocks, in a child.
     double per_layer_promotions = -1.0, per_layer_wall = -1.0;
     if (per_layer_ratio) {
-      if (platform.host.layers_per_block != 0)
+      if (platform.host.layers_per_block != 0 || platform.host.layer_groups != 0)
         throw ConfigError("--per-layer compares per-layer blocks with this run's all-layer blocks, but host.layers_per_block = " +
-                          std::to_string(platform.host.layers_per_block) + "; leave it 0 (set per-layer keys with --per-layer-set)");
+                          std::to_string(platform.host.layers_per_block) + " and host.layer_groups = " +
+                          std::to_string(platform.host.layer_groups) +
+                          "; leave both 0 (set per-layer keys with --per-layer-set)");
       RunOptions per_layer = options;
       per_layer.overrides.push_back("host.layers_per_block=1");
       for (const std::string& set : per_layer_sets) per_layer.overrides.push_back(set);
@@ -187,7 +189,7 @@ int cmd_bench(int argc, char** argv) {
     ceiling_initiator.start.notify(sc_core::SC_ZERO_TIME);
     sc_core::sc_start();
     const double ceiling_per_s = ceiling_initiator.transactions / ceiling_initiator.wall_s;
-    const bool per_layer = r.config.host.layers_per_block > 0;
+    const bool per_layer = layers_per_block(r.config) < r.config.model_shape.layers;
     const uint64_t promotions = r.platform->host().stats().promotions;
     std::cout << std::fixed << std::setprecision(3) << "kvtier bench: platform " << r.config.source << ", workload "
               << r.workload->source << " (" << r.workload->requests.size() << " requests)\n"
@@ -201,7 +203,7 @@ int cmd_bench(int argc, char** argv) {
               << "  boundary / ceiling                " << std::setprecision(3) << boundary / sim_wall / ceiling_per_s
               << "\n"
               << "  promotions                        " << std::setprecision(0) << promotions << " ("
-              << (per_layer ? "per-layer blocks, host.layers_per_block = " + std::to_string(r.config.host.layers_per_block)
+              << (per_layer ? "per-layer blocks, " + std::to_string(layers_per_block(r.config)) + " layers per block"
                             : std::string("all-layer blocks"))
               << ")\n"
               << "  promotions per wall s             " << promotions / sim_wall << "\n"

@@ -16,7 +16,12 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 }
 
 uint32_t layer_groups(const PlatformConfig& c, const workload::ModelDescriptor& m) {
-  return c.host.layers_per_block ? m.layers / c.host.layers_per_block : 1;
+  // The block's layers come from the validated configuration (host.layer_groups or
+  // host.layers_per_block); `m` is the model they divide.
+  const uint32_t per_block = c.host.layer_groups ? m.layers / c.host.layer_groups
+                             : c.host.layers_per_block ? c.host.layers_per_block
+                                                       : m.layers;
+  return m.layers / per_block;
 }
 
 uint64_t block_bytes(const PlatformConfig& c, const workload::ModelDescriptor& m) {

@@ -235,15 +235,23 @@ void validate(const PlatformConfig& c) {
     if (!why.empty()) throw ConfigError(src + ": ctrl.impl = rtl: " + why);
   }
   validate_index_geometry(c.ctrl, src);
-  const uint32_t layers_per_block = c.host.layers_per_block ? c.host.layers_per_block : m.layers;
+  if (c.host.layer_groups && c.host.layers_per_block)
+    throw ConfigError(src + ": keys 'host.layer_groups' = " + std::to_string(c.host.layer_groups) +
+                      " and 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
+                      " both set the block's layers: set one of them (0 leaves it to the other)");
+  if (c.host.layer_groups && m.layers % c.host.layer_groups)
+    throw ConfigError(src + ": key 'host.layer_groups' = " + std::to_string(c.host.layer_groups) + " must divide the model's " +
+                      std::to_string(m.layers) + " layers");
+  const uint32_t layers_per_block = kvtier::layers_per_block(c);
   if (m.layers % layers_per_block)
     throw ConfigError(src + ": key 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
                       " must divide the model's " + std::to_string(m.layers) + " layers");
   if (c.host.decode_residency == DecodeResidency::Streamed && m.layers / layers_per_block < 3)
     throw ConfigError(src + ": key 'host.decode_residency' = streamed needs at least 3 layer groups (double-buffered "
                       "staging streams group g while group g-1 computes), but host.layers_per_block = " +
-                      std::to_string(c.host.layers_per_block) + " gives " + std::to_string(m.layers / layers_per_block) +
-                      "; set host.layers_per_block to at most " + std::to_string(m.layers / 3));
+                      std::to_string(c.host.layers_per_block) + " and host.layer_groups = " + std::to_string(c.host.layer_groups) +
+                      " give " + std::to_string(m.layers / layers_per_block) + "; set host.layer_groups to 3 or more, or "
+                      "host.layers_per_block to at most " + std::to_string(m.layers / 3));
   const double block_bytes = static_cast<double>(m.kv_bytes_per_token(c.model.kv_dtype_bytes) / tp) /
                              (m.layers / layers_per_block) * c.host.block_tokens;
   if (block_bytes > std::ldexp(1.0, static_cast<int>(c.ctrl.length_bits)) - 1 || block_bytes > kMaxU32Key)
@@ -303,6 +311,12 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
 }
 
 }  // namespace
+
+uint32_t layers_per_block(const PlatformConfig& c) {
+  const uint32_t layers = c.model_shape.layers;
+  if (c.host.layer_groups) return layers / c.host.layer_groups;
+  return c.host.layers_per_block ? c.host.layers_per_block : layers;
+}
 
 workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string& where) {
   if (c.config.empty()) return workload::model_by_name(c.name);

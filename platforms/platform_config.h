@@ -60,6 +60,10 @@ std::string embedded_platform_key(const std::string& path);
 // model.name. A bad file is a ConfigError naming `where`, the key, the file and the field.
 workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string& where);
 
+// Layers in one block: the model's layers over host.layer_groups when it is set, else
+// host.layers_per_block (0: all of them). Validation has checked that it divides the layers.
+uint32_t layers_per_block(const PlatformConfig& c);
+
 // Loads and validates a platform file (or, with path empty, the embedded default). A path that
 // is not on disk but names an embedded platform file loads that file.
 PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -109,7 +109,8 @@ def check_bench_compares_per_layer(kvtier):
     ratio = bench_figure(p.stdout, "per-layer / all-layer promotions per wall s")
     expect(layer_promotions > all_promotions > 0, f"per-layer {layer_promotions} vs all-layer {all_promotions} promotions")
     expect(abs(ratio - layer_per_s / all_per_s) <= 0.002 + 0.01 * ratio, "ratio is not per-layer / all-layer")
-    for args, message in [(["--per-layer", "--set", "host.layers_per_block=1"], "leave it 0"),
+    for args, message in [(["--per-layer", "--set", "host.layers_per_block=1"], "leave both 0"),
+                          (["--per-layer", "--set", "host.layer_groups=4"], "host.layer_groups = 4"),
                           (["--per-layer-set", "ctrl.index_sets=4"], "--per-layer-set needs --per-layer"),
                           (["--per-layer", "--per-layer-set", "ctrl.bogus=1"], "ctrl.bogus")]:
         p = run(kvtier, "bench", "--workload", "synthetic:sessions=2", *args)

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "platforms/platform.h"
 #include "platforms/platform_config.h"
 #include "tests/tlm/sc_test_main.h"
 
@@ -87,6 +88,31 @@ TEST(PlatformConfig, CrossFieldChecks) {
   EXPECT_NE(error_of("[ctrl]\nindex_sets = 1000\n").find("power of two"), std::string::npos);
   EXPECT_NE(error_of("[host]\nlayers_per_block = 3\n").find("must divide the model's 80 layers"), std::string::npos);
   EXPECT_NE(error_of("[ctrl]\ntier_addr_bits = 10\n").find("ctrl.tier_addr_bits = 10"), std::string::npos);
+}
+
+// host.layer_groups splits any model's layers into N groups: Llama-3-70B's 80 into 4 x 20 (blocks
+// of 16 x 20 x 4 KiB = 1.25 MiB), Llama-3-8B's 32 into 4 x 8; it must divide the layers, and it
+// and host.layers_per_block cannot both be set.
+TEST(PlatformConfig, LayerGroupsSplitAnyModelsLayers) {
+  const PlatformConfig big = load_platform("", {"host.layer_groups=4"});
+  EXPECT_EQ(layers_per_block(big), 20u);
+  EXPECT_EQ(layer_groups(big, big.model_shape), 4u);
+  EXPECT_EQ(block_bytes(big, big.model_shape), 16u * 20 * 4096);
+  const PlatformConfig small = load_platform("", {"host.layer_groups=4", "model.name=llama-3-8b"});
+  EXPECT_EQ(small.model_shape.layers, 32u);
+  EXPECT_EQ(layers_per_block(small), 8u);
+  EXPECT_EQ(layer_groups(small, small.model_shape), 4u);
+  EXPECT_EQ(layers_per_block(load_platform("", {"host.layers_per_block=10"})), 10u);
+  EXPECT_EQ(layers_per_block(load_platform("")), 80u);  // all layers in one block
+  EXPECT_NE(error_of("", {"host.layer_groups=3"}).find("key 'host.layer_groups' = 3 must divide the model's 80 layers"),
+            std::string::npos);
+  EXPECT_NE(error_of("", {"host.layer_groups=4", "host.layers_per_block=20"}).find("both set the block's layers"),
+            std::string::npos);
+  EXPECT_NE(error_of("", {"host.layer_groups=2", "host.decode_residency=streamed"}).find("at least 3 layer groups"),
+            std::string::npos);
+  // The streamed preset names groups, not layers: it runs any model whose layers 4 divides.
+  const PlatformConfig preset = load_platform("h200-cxl2-x16-streamed.ini", {"model.name=llama-3-8b"});
+  EXPECT_EQ(layers_per_block(preset), 8u);
 }
 
 TEST(PlatformConfig, IncludesComposeAndTheIncludingFileWins) {

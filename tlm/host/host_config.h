@@ -55,6 +55,7 @@ struct HostConfig {
   std::string policy = "lru";
   uint32_t block_tokens = 16;
   uint32_t layers_per_block = 0;     // 0 = all layers in one block
+  uint32_t layer_groups = 0;         // N > 0: the model's layers in N equal groups, whatever the model (instead of layers_per_block)
   uint32_t prefetch_horizon_steps = 0;
   double descriptor_cpu_ns = 250.0;  // host CPU time to build and post one descriptor
   bool free_dead_blocks = true;      // FREE a session's private blocks once the session has ended
