@@ -18,7 +18,8 @@ work=${3:-$(mktemp -d)}
 mkdir -p "$work/base" "$work/new"
 
 per_layer=(--set host.layers_per_block=1 --set ctrl.index_sets=262144)
-# A 3 GiB KV budget makes 20 sessions spill and stream (about 0.5 M streamed promotions).
+# A 3 GiB KV budget makes 20 sessions spill and stream (13 k streamed promotions, 168 blocks restored;
+# 36 k with host.restore_streamed=false).
 streamed=(--set host.layers_per_block=10 --set host.block_tokens=128 --set host.decode_residency=streamed
           --workload synthetic:sessions=20 --set hbm.kv_budget_gib=3)
 declare -A cases=(
@@ -48,6 +49,8 @@ declare -A cases=(
   [layer-cxl2-small]="${per_layer[*]} --set link.protocol=cxl2 --workload synthetic:sessions=40"
   [streamed]="${streamed[*]}"
   [streamed-lfu]="${streamed[*]} --set host.policy=lfu"
+  [streamed-keep]="${streamed[*]} --set host.restore_streamed=false"
+  [streamed-preset]="--platform h200-cxl2-x16-streamed.ini"
 )
 
 strip() {  # the comparable part of a run's outputs
