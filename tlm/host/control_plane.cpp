@@ -683,6 +683,7 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   if (config_.restore_streamed && available_slots() > floor) room = available_slots() - floor;
   if (room > 0) integrate(issue_s);  // resident changes below
   std::vector<Block*> sent, restored;
+  std::vector<cmdset::Descriptor> restores;
   double room_ready_s = issue_s;
   for (uint64_t id : ids) {
     auto it = running_.find(id);
@@ -702,7 +703,7 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
         list[kept++] = key;
         continue;
       }
-      cmdset::Descriptor d;
+      b.mech.in_flight = true;
       if (room > 0) {
         // Restored: resident and pinned by its reader again, in a slot of its own.
         --room;
@@ -712,29 +713,36 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
         b.streamed_by = 0;
         ++pinned_;
         run.spill_cursor = 0;  // it may be spilled again, oldest first
-        d = descriptor(Opcode::PROMOTE, b);
         restored.push_back(&b);
-      } else {
-        if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
-        d = descriptor(Opcode::PROMOTE, b);
-        d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
-        sent.push_back(&b);
-        list[kept++] = key;
+        restores.push_back(descriptor(Opcode::PROMOTE, b));
+        continue;
       }
+      if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
+      cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
+      d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
       d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
       d.prio = kAdmissionPriority;
-      b.mech.in_flight = true;
       enqueue(d, Opcode::PROMOTE, key, issue_s);
+      sent.push_back(&b);
+      list[kept++] = key;
     }
     list.resize(kept);
   }
-  if (sent.empty() && restored.empty()) return sent;
-  flush(room_ready_s);
+  // Staged promotions go at issue_s. A restored one goes into a slot that may first have to be
+  // emptied (make_room's demotions), so it is posted once that slot is free.
+  if (!sent.empty()) flush(issue_s);
+  for (cmdset::Descriptor& d : restores) {
+    d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
+    d.prio = kAdmissionPriority;
+    enqueue(d, Opcode::PROMOTE, d.key, room_ready_s);
+  }
+  if (!restores.empty()) flush(room_ready_s);
   stats_.streamed_promotions += sent.size() + restored.size();
   stats_.restored_streamed += restored.size();
+  // promoted() marked each usable: a staged copy until its group has computed, a restored block
+  // for as long as its reader holds it.
   for (const auto* list : {&sent, &restored})
     for (Block* b : *list) {
-      // promoted() marked it usable; a streamed block still lives in the tier, not in a slot.
       res.ready_s = std::max(res.ready_s, b->mech.ready_s);
       res.ready_each_s.push_back(b->mech.ready_s);
     }

@@ -409,7 +409,8 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
   std::vector<uint64_t> streamed_ahead_;  // group-0 blocks stream_ahead() promoted, in issue order
   // Promotes group g's streamed blocks of the listed requests into staging (those streamed ahead
-  // are read where they are); returns the ones it promoted.
+  // are read where they are), or, with room in the budget (host.restore_streamed), into slots of
+  // their own, where they stop streaming; returns the ones it promoted into staging.
   std::vector<Block*> promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
                                        double deadline_s, StreamResult& res);
   void post_staged_discards(double upto_s);
