@@ -16,12 +16,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 }
 
 uint32_t layer_groups(const PlatformConfig& c, const workload::ModelDescriptor& m) {
-  // The block's layers come from the validated configuration (host.layer_groups or
-  // host.layers_per_block); `m` is the model they divide.
-  const uint32_t per_block = c.host.layer_groups ? m.layers / c.host.layer_groups
-                             : c.host.layers_per_block ? c.host.layers_per_block
-                                                       : m.layers;
-  return m.layers / per_block;
+  return m.layers / layers_per_block(c.host, m.layers);
 }
 
 uint64_t block_bytes(const PlatformConfig& c, const workload::ModelDescriptor& m) {
@@ -220,6 +215,7 @@ nlohmann::ordered_json Platform::constraints() const {
   x.stall_token_s = s.stall_token_s;
   x.stalled_steps = s.stalled_steps;
   x.steps = s.steps;
+  x.streamed_steps = s.streamed_steps;
   return constraint_report(*constraints_, x);
 }
 

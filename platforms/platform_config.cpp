@@ -312,11 +312,12 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
 
 }  // namespace
 
-uint32_t layers_per_block(const PlatformConfig& c) {
-  const uint32_t layers = c.model_shape.layers;
-  if (c.host.layer_groups) return layers / c.host.layer_groups;
-  return c.host.layers_per_block ? c.host.layers_per_block : layers;
+uint32_t layers_per_block(const HostConfig& host, uint32_t model_layers) {
+  if (host.layer_groups) return model_layers / host.layer_groups;
+  return host.layers_per_block ? host.layers_per_block : model_layers;
 }
+
+uint32_t layers_per_block(const PlatformConfig& c) { return layers_per_block(c.host, c.model_shape.layers); }
 
 workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string& where) {
   if (c.config.empty()) return workload::model_by_name(c.name);

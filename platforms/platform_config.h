@@ -60,8 +60,10 @@ std::string embedded_platform_key(const std::string& path);
 // model.name. A bad file is a ConfigError naming `where`, the key, the file and the field.
 workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string& where);
 
-// Layers in one block: the model's layers over host.layer_groups when it is set, else
-// host.layers_per_block (0: all of them). Validation has checked that it divides the layers.
+// Layers in one block of a model with `model_layers` layers: those over host.layer_groups when it
+// is set, else host.layers_per_block (0: all of them). Validation checks that it divides them.
+uint32_t layers_per_block(const HostConfig& host, uint32_t model_layers);
+// The same for the configuration's own model.
 uint32_t layers_per_block(const PlatformConfig& c);
 
 // Loads and validates a platform file (or, with path empty, the embedded default). A path that

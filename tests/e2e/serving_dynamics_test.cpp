@@ -187,6 +187,15 @@ TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
 }
 
 namespace {
+// The streamed tests' geometry: a 4 GiB budget of 512 blocks of 8 MiB (256-token blocks of 8
+// layers, 10 layer groups per position), streamed residency; `more` keys after it.
+std::vector<std::string> small_streamed(std::vector<std::string> more = {}) {
+  std::vector<std::string> keys = {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
+                                   "host.block_tokens=256"};
+  keys.insert(keys.end(), more.begin(), more.end());
+  return keys;
+}
+
 // Two requests (1000-token prompts, 6000-token outputs) on streamed residency with 10 layer groups
 // and 256-token blocks (8 MiB; a 4 GiB budget is 512 blocks): at the end each context is 7000
 // tokens = 28 positions x 10 groups = 280 blocks, 560 together, 48 blocks beyond the budget (plus
@@ -196,8 +205,7 @@ namespace {
 RunResult two_growing_contexts(const std::string& stream_share) {
   return run(native_file("stream_share_" + stream_share,
                          {{0.0, 1, 0, 1000, 6000, keys(1, 3)}, {0.0, 2, 0, 1000, 6000, keys(2, 3)}}, 256),
-             {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
-              "host.block_tokens=256", "sched.stream_share=" + stream_share});
+             small_streamed({"sched.stream_share=" + stream_share}));
 }
 }  // namespace
 
@@ -242,8 +250,7 @@ TEST(ServingDynamics, AStreamedResidencyPromptThatFitsPromotesAllItsTierHits) {
   RunResult r = run(native_file("streamed_fits", {{0.0, 1, 0, prompt, 4, keys(1, 47)},
                                                   {20.0, 2, 0, prompt, 4, keys(2, 47)},
                                                   {40.0, 1, 1, prompt, 4, keys(1, 47)}}, 256),
-                    {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
-                     "host.block_tokens=256"});
+                    small_streamed());
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 3u);
@@ -266,8 +273,7 @@ TEST(ServingDynamics, AStreamedResidencyPromptThatCannotFitStreamsTheTierHitsWit
   const uint32_t prompt = 60 * 256;
   RunResult r = run(native_file("streamed_cannot_fit", {{0.0, 1, 0, prompt, 4, keys(1, 60)},
                                                         {100.0, 1, 1, prompt, 4, keys(1, 60)}}, 256),
-                    {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
-                     "host.block_tokens=256"});
+                    small_streamed());
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 2u);
@@ -330,9 +336,7 @@ namespace {
 RunResult outliving_spiller(bool restore) {
   return run(native_file(std::string("outliving_spiller_") + (restore ? "restore" : "keep"),
                          {{0.0, 1, 0, 1200, 6000, keys(1, 4)}, {0.0, 2, 0, 1000, 5800, keys(2, 3)}}, 256),
-             {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
-              "host.block_tokens=256", "sched.stream_share=1",
-              std::string("host.restore_streamed=") + (restore ? "true" : "false")});
+             small_streamed({"sched.stream_share=1", std::string("host.restore_streamed=") + (restore ? "true" : "false")}));
 }
 
 void expect_squeeze(const RunResult& r) {

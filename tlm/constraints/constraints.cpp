@@ -32,7 +32,7 @@ nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintC
       {"steps", x.steps},
       {"preemptions", k.capacity.preemptions()},
       {"requests_rejected", k.capacity.rejected()},
-      {"streamed_steps", k.capacity.streamed_steps()},
+      {"streamed_steps", x.streamed_steps},
       {"violations", k.capacity.capacity_waits() + k.capacity.rejected()}};
   c["hbm_bandwidth"] = {
       {"definition", "attention re-reads the decode set's KV from HBM every step; reported as the KV read share of step "

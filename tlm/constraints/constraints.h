@@ -34,6 +34,7 @@ struct ConstraintContext {
   double tokens = 0.0, stall_token_s = 0.0;
   uint64_t stalled_steps = 0;
   uint64_t steps = 0;                // scheduler steps run: what the CAPACITY waits are a share of
+  uint64_t streamed_steps = 0;       // ... of those, steps that streamed decode-set KV from the tier
 };
 
 // One object per constraint, each with `definition` and `violations`, then `verdict`.

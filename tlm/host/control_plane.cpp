@@ -683,8 +683,12 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   if (config_.restore_streamed && available_slots() > floor) room = available_slots() - floor;
   if (room > 0) integrate(issue_s);  // resident changes below
   std::vector<Block*> sent, restored;
-  std::vector<cmdset::Descriptor> restores;
   double room_ready_s = issue_s;
+  auto post = [&](cmdset::Descriptor d, double at_s) {
+    d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
+    d.prio = kAdmissionPriority;
+    enqueue(d, Opcode::PROMOTE, d.key, at_s);
+  };
   for (uint64_t id : ids) {
     auto it = running_.find(id);
     if (it == running_.end() || it->second.streamed.empty()) continue;
@@ -713,16 +717,13 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
         b.streamed_by = 0;
         ++pinned_;
         run.spill_cursor = 0;  // it may be spilled again, oldest first
-        restored.push_back(&b);
-        restores.push_back(descriptor(Opcode::PROMOTE, b));
+        restored.push_back(&b);  // posted below, once its slot is free
         continue;
       }
       if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
       cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
       d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
-      d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
-      d.prio = kAdmissionPriority;
-      enqueue(d, Opcode::PROMOTE, key, issue_s);
+      post(d, issue_s);
       sent.push_back(&b);
       list[kept++] = key;
     }
@@ -731,12 +732,8 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   // Staged promotions go at issue_s. A restored one goes into a slot that may first have to be
   // emptied (make_room's demotions), so it is posted once that slot is free.
   if (!sent.empty()) flush(issue_s);
-  for (cmdset::Descriptor& d : restores) {
-    d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
-    d.prio = kAdmissionPriority;
-    enqueue(d, Opcode::PROMOTE, d.key, room_ready_s);
-  }
-  if (!restores.empty()) flush(room_ready_s);
+  for (Block* b : restored) post(descriptor(Opcode::PROMOTE, *b), room_ready_s);
+  if (!restored.empty()) flush(room_ready_s);
   stats_.streamed_promotions += sent.size() + restored.size();
   stats_.restored_streamed += restored.size();
   // promoted() marked each usable: a staged copy until its group has computed, a restored block

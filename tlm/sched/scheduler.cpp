@@ -424,12 +424,8 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
       }
   }
   const bool streamed = p.staging > 0;
-  if (streamed) {
-    ++stats_.streamed_steps;
-    constraints_.capacity.streamed_step();
-  } else {
-    host_.drop_streamed_ahead(now);
-  }
+  if (streamed) ++stats_.streamed_steps;
+  else host_.drop_streamed_ahead(now);
   std::vector<double> group_end(groups_, 0.0);
   double prev_end = start;
   for (uint32_t g = 0; g < groups_; ++g) {
