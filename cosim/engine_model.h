@@ -115,7 +115,7 @@ struct EngineBuild {
   std::unique_ptr<EngineModel> (*make)(const EngineOptions&);
   enum class Kind { Design, Mutants, Coverage } kind;
   // Mutants: built from rtl/mutants' sources, mutant selected by EngineOptions::mutant.
-  // Coverage: the default geometry with Verilator's line and toggle coverage compiled in.
+  // Coverage: the 16384 x 4 geometry (platforms/h200-cxl2-x16-pinned.ini) with Verilator's line and toggle coverage compiled in.
 };
 const std::vector<EngineBuild>& engine_builds();
 
@@ -138,7 +138,7 @@ std::string built_geometries();
 // The mutant build with mutant `name` selected; std::invalid_argument naming the mutants
 // when there is no such mutant.
 std::unique_ptr<EngineModel> make_mutant_engine(const std::string& name, EngineOptions options);
-// The line- and toggle-coverage build (default geometry).
+// The line- and toggle-coverage build (16384 x 4 geometry).
 std::unique_ptr<EngineModel> make_coverage_engine(const EngineOptions& options);
 // The write-once mutant, kept under its old name: DEMOTE ignores an existing tier copy.
 std::unique_ptr<EngineModel> make_broken_rtl_engine(const std::string& trace_path = "");

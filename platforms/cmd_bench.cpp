@@ -148,12 +148,14 @@ int cmd_bench(int argc, char** argv) {
     // The per-layer comparison: the same workload and platform, per-layer blocks, in a child.
     double per_layer_promotions = -1.0, per_layer_wall = -1.0;
     if (per_layer_ratio) {
-      if (platform.host.layers_per_block != 0 || platform.host.layer_groups != 0)
-        throw ConfigError("--per-layer compares per-layer blocks with this run's all-layer blocks, but host.layers_per_block = " +
-                          std::to_string(platform.host.layers_per_block) + " and host.layer_groups = " +
-                          std::to_string(platform.host.layer_groups) +
-                          "; leave both 0 (set per-layer keys with --per-layer-set)");
+      if (layers_per_block(platform) == 1)
+        throw ConfigError("--per-layer compares per-layer blocks with this run's blocks, but this run's are per-layer "
+                          "already (host.layers_per_block = " + std::to_string(platform.host.layers_per_block) +
+                          ", host.layer_groups = " + std::to_string(platform.host.layer_groups) +
+                          "); give this run larger blocks (set per-layer keys with --per-layer-set)");
       RunOptions per_layer = options;
+      // Both keys, so that the per-layer setting is the one in force whatever this run's set.
+      per_layer.overrides.push_back("host.layer_groups=0");
       per_layer.overrides.push_back("host.layers_per_block=1");
       for (const std::string& set : per_layer_sets) per_layer.overrides.push_back(set);
       try {
@@ -229,11 +231,14 @@ int cmd_bench(int argc, char** argv) {
       if (promotions > 0)
         ratio << std::fixed << std::setprecision(3) << (per_layer_promotions / per_layer_wall) / (promotions / sim_wall);
       else
-        ratio << "n/a (the all-layer run promoted nothing)";
+        ratio << "n/a (this run promoted nothing)";
       std::cout << std::setprecision(0) << "  per-layer run                     " << per_layer_promotions
                 << " promotions (host.layers_per_block = 1), " << std::setprecision(3) << per_layer_wall << " s wall\n"
                 << std::setprecision(0) << "  per-layer promotions per wall s   " << per_layer_promotions / per_layer_wall << "\n"
-                << std::setprecision(3) << "  per-layer / all-layer promotions per wall s "
+                << std::setprecision(3)
+                << (layers_per_block(platform) == platform.model_shape.layers
+                        ? std::string("  per-layer / all-layer promotions per wall s ")
+                        : "  per-layer / " + std::to_string(layers_per_block(platform)) + "-layer-block promotions per wall s ")
                 << ratio.str() << "\n";
     }
     if (tlm_sim_wall > 0)

@@ -114,17 +114,20 @@ int cmd_cosim(int argc, char** argv) {
     engine_options.x_seed = options.seed;
     if (!mutant.empty() && (config.ctrl.index_sets != cosim::rtl_engine_params().sets ||
                             config.ctrl.index_ways != cosim::rtl_engine_params().ways))
-      throw ConfigError(config.source + ": --mutant: the mutant build has the default geometry " +
+      throw ConfigError(config.source + ": --mutant: the mutant build has the index geometry " +
                         std::to_string(cosim::rtl_engine_params().sets) + "x" +
                         std::to_string(cosim::rtl_engine_params().ways) + ", not ctrl.index_sets x ctrl.index_ways = " +
-                        std::to_string(config.ctrl.index_sets) + "x" + std::to_string(config.ctrl.index_ways));
+                        std::to_string(config.ctrl.index_sets) + "x" + std::to_string(config.ctrl.index_ways) +
+                        " (--platform h200-cxl2-x16-pinned has it)");
     std::unique_ptr<cosim::FunctionalCoverage> coverage;
     if (!coverage_dir.empty()) {
       if (!mutant.empty()) throw ConfigError("--coverage measures the design; it cannot be combined with --mutant");
       const cosim::EngineParams& p = cosim::rtl_engine_params();
       if (config.ctrl.index_sets != p.sets || config.ctrl.index_ways != p.ways)
-        throw ConfigError(config.source + ": --coverage: the coverage build has the default geometry " +
-                          std::to_string(p.sets) + "x" + std::to_string(p.ways));
+        throw ConfigError(config.source + ": --coverage: the coverage build has the index geometry " +
+                          std::to_string(p.sets) + "x" + std::to_string(p.ways) + ", not ctrl.index_sets x ctrl.index_ways = " +
+                          std::to_string(config.ctrl.index_sets) + "x" + std::to_string(config.ctrl.index_ways) +
+                          " (--platform h200-cxl2-x16-pinned has it)");
       std::filesystem::create_directories(coverage_dir);
       engine_options.coverage_path = (std::filesystem::path(coverage_dir) / "verilator_coverage.dat").string();
       coverage = std::make_unique<cosim::FunctionalCoverage>(cosim::QueueDepths{

@@ -498,13 +498,20 @@ Outcome c4(const Options& o, const fs::path& work) {
 
 }  // namespace
 
+// The claims compare one choice of the data path, index or policy with the placement fixed: on
+// pinned residency which blocks move does not depend on how fast they move, whereas streamed
+// residency (the default platform's) spills and restores by timing, so each side of a
+// comparison would move different blocks.
+constexpr const char* kExperimentPlatform = "h200-cxl2-x16-pinned";
+
 int cmd_experiment(int argc, char** argv) {
   Options o;
   po::options_description desc("kvtier experiment options");
   desc.add_options()("help,h", "show this help")(
       "experiment", po::value<std::string>(&o.experiment)->value_name("c1|c2|c3|c4"), "the claim to test (spec §M.3.2)")(
-      "platform", po::value<std::string>(&o.platform)->default_value("")->value_name("FILE"),
-      "platform INI file; empty: the embedded default")(
+      "platform", po::value<std::string>(&o.platform)->default_value(kExperimentPlatform)->value_name("FILE"),
+      "platform INI file; default: the pinned preset (all-layer blocks, pinned residency), on which both sides of each "
+      "comparison move the same blocks (docs/experiments.md); empty: the embedded default platform")(
       "workload", po::value<std::string>(&o.workload)->default_value(std::string("mooncake:") + kDefaultTrace)->value_name("SPEC"),
       "workload (default: the bundled Mooncake conversation excerpt; the full trace: mooncake:/path/conversation_trace.jsonl)")(
       "set", po::value<std::vector<std::string>>(&o.overrides)->composing()->value_name("SECTION.KEY=VALUE"),

@@ -271,6 +271,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
   j["serving"] = {{"kv_load", name_of(config_.sched.kv_load)},
                   {"preemption", name_of(config_.sched.preemption)},
                   {"decode_residency", name_of(config_.host.decode_residency)},
+                  {"oversized_prompt", name_of(config_.sched.oversized_prompt)},
                   {"max_batched_tokens", config_.sched.max_batched_tokens},
                   {"preemptions", s.preemptions},
                   {"resumed", s.resumed},

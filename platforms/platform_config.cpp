@@ -107,6 +107,10 @@ struct Loader {
   po::options_description schema;
   po::variables_map vm;
   std::map<std::string, std::string> where;  // key -> file:line that set it
+  // key -> precedence of the source that set it: 0 for --set, then 1, 2, ... for each file in
+  // the order it is read (an including file before its includes); lower wins.
+  std::map<std::string, int> rank;
+  int sources = 0;
   int depth = 0;
   // Set: includes resolve against the embedded platform set (paths under platforms/), not disk.
   const std::map<std::string, std::string>* embedded = nullptr;
@@ -124,6 +128,7 @@ struct Loader {
       throw ConfigError(name + ": " + e.what());
     }
     std::vector<std::string> includes;
+    const int me = ++sources;
     for (const auto& opt : parsed.options) {
       if (opt.string_key == "include") {
         includes.insert(includes.end(), opt.value.begin(), opt.value.end());
@@ -132,6 +137,7 @@ struct Loader {
       if (!where.count(opt.string_key)) {
         const int line = line_of(text, opt.string_key);
         where[opt.string_key] = name + (line ? ":" + std::to_string(line) : "");
+        rank[opt.string_key] = me;
       }
     }
     try {
@@ -238,7 +244,7 @@ void validate(const PlatformConfig& c) {
   if (c.host.layer_groups && c.host.layers_per_block)
     throw ConfigError(src + ": keys 'host.layer_groups' = " + std::to_string(c.host.layer_groups) +
                       " and 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
-                      " both set the block's layers: set one of them (0 leaves it to the other)");
+                      " both set the block's layers in one source: set one of them (0 leaves it to the other)");
   if (c.host.layer_groups && m.layers % c.host.layer_groups)
     throw ConfigError(src + ": key 'host.layer_groups' = " + std::to_string(c.host.layer_groups) + " must divide the model's " +
                       std::to_string(m.layers) + " layers");
@@ -281,7 +287,7 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
   PlatformConfig config;
   config.source = name;
   KeyRegistry registry = declare_all(config);
-  Loader loader{boost_schema(registry), {}, {}, 0};
+  Loader loader{boost_schema(registry), {}, {}, {}, 0, 0};
   loader.embedded = embedded;
   // Overrides are stored first, so they win over every file; the last --set of a key wins.
   for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
@@ -299,11 +305,21 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
     parsed.options = opts;
     po::store(parsed, loader.vm);
     loader.where.emplace(key, "--set");
+    loader.rank.emplace(key, 0);
   }
   loader.parse(text, name, base_dir);
   for (const Key& k : registry.keys()) {
     if (!loader.vm.count(k.name)) continue;
     k.set(loader.vm[k.name].as<std::string>(), loader.where[k.name]);
+  }
+  // host.layer_groups and host.layers_per_block are two spellings of one setting, a block's
+  // layers: like any key, the one from the source that takes precedence wins (--set over every
+  // file, a file over the files it includes), so `--set host.layers_per_block=1` works on a
+  // platform whose common file sets layer_groups. Set non-zero in one source, both are an error.
+  if (loader.rank.count("host.layer_groups") && loader.rank.count("host.layers_per_block")) {
+    const int groups = loader.rank["host.layer_groups"], per_block = loader.rank["host.layers_per_block"];
+    if (groups < per_block) config.host.layers_per_block = 0;
+    if (per_block < groups) config.host.layer_groups = 0;
   }
   config.model_shape = resolve_model(config.model, loader.vm.count("model.config") ? loader.where["model.config"] : name);
   validate(config);

@@ -196,7 +196,7 @@ TEST(TensorParallel, Llama70bInBf16RunsOnTwoOrMoreH100sButNotOne) {
     const DecodeCostModel cost(m, c.model, c.hbm, c.sched, c.gpu);
     EXPECT_NEAR(cost.weight_bytes(), 2 * 70'553'706'496.0 / n, 1.0);
     EXPECT_EQ(cost.kv_bytes_per_token(), 327'680u / n);  // 320 KiB / N per GPU
-    EXPECT_EQ(block_bytes(c, m), 16u * 327'680u / n);
+    EXPECT_EQ(block_bytes(c, m), 16u * 327'680u / n / 4);  // four layer groups (platforms/common.ini)
   }
   try {
     embedded(h100, {"model.tensor_parallel=3"});

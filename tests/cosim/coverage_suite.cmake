@@ -1,8 +1,8 @@
 # Functional coverage of the directed plus random suite: a random stream with back-pressure
-# and the default workload's stream, each with `kvtier cosim --coverage`, then the union of
+# and the pinned preset's default workload's stream (the coverage build has its 16384 x 4 index), each with `kvtier cosim --coverage`, then the union of
 # their bins (coverage_check.py): every bin covered, and the random run alone >= 90 %.
-foreach(run "random@--random@20000@--seed@1@--backpressure@0.3"
-            "workload@--workload@synthetic:document_share=0@--backpressure@0.2")
+foreach(run "random@--platform@h200-cxl2-x16-pinned@--random@20000@--seed@1@--backpressure@0.3"
+            "workload@--platform@h200-cxl2-x16-pinned@--workload@synthetic:document_share=0@--backpressure@0.2")
   string(REPLACE "@" ";" args "${run}")
   list(POP_FRONT args name)
   file(REMOVE_RECURSE ${OUT}/${name})

@@ -78,7 +78,8 @@ def check_bench_reports_ceiling_and_promotions(kvtier):
     # All-layer and per-layer: promotions per wall second, and the run's boundary transactions
     # per wall second as a fraction of the bare b_transport ceiling measured in the same process.
     for layers in ["0", "1"]:
-        p = run(kvtier, "bench", "--workload", "synthetic:sessions=20", "--set", "hbm.kv_budget_gib=6",
+        p = run(kvtier, "bench", "--platform", "h200-cxl2-x16-pinned", "--workload", "synthetic:sessions=20",
+                "--set", "hbm.kv_budget_gib=6",
                 "--set", f"host.layers_per_block={layers}", "--set", "link.protocol=cxl2",
                 "--ceiling-transactions", "200000")
         expect(p.returncode == 0, p.stderr)
@@ -99,8 +100,9 @@ def check_bench_compares_per_layer(kvtier):
     # --per-layer runs the same workload with per-layer blocks in a child: its promotions and
     # wall time, and its promotions per wall second over this run's. 80 layer groups per
     # position: the per-layer run promotes more blocks than the all-layer one.
-    p = run(kvtier, "bench", "--workload", "synthetic:sessions=20", "--set", "hbm.kv_budget_gib=6",
-            "--per-layer", "--per-layer-set", "ctrl.index_sets=262144", "--ceiling-transactions", "200000")
+    p = run(kvtier, "bench", "--platform", "h200-cxl2-x16-pinned", "--workload", "synthetic:sessions=20",
+            "--set", "hbm.kv_budget_gib=6", "--per-layer", "--per-layer-set", "ctrl.index_sets=262144",
+            "--ceiling-transactions", "200000")
     expect(p.returncode == 0, p.stderr)
     all_promotions = bench_figure(p.stdout, "promotions ")
     all_per_s = bench_figure(p.stdout, "promotions per wall s")
@@ -109,8 +111,15 @@ def check_bench_compares_per_layer(kvtier):
     ratio = bench_figure(p.stdout, "per-layer / all-layer promotions per wall s")
     expect(layer_promotions > all_promotions > 0, f"per-layer {layer_promotions} vs all-layer {all_promotions} promotions")
     expect(abs(ratio - layer_per_s / all_per_s) <= 0.002 + 0.01 * ratio, "ratio is not per-layer / all-layer")
-    for args, message in [(["--per-layer", "--set", "host.layers_per_block=1"], "leave both 0"),
-                          (["--per-layer", "--set", "host.layer_groups=4"], "host.layer_groups = 4"),
+    # On the default platform's four layer groups the comparison is per-layer against 20-layer blocks.
+    p = run(kvtier, "bench", "--workload", "synthetic:sessions=8", "--set", "hbm.kv_budget_gib=6", "--per-layer",
+            "--per-layer-set", "ctrl.index_sets=262144", "--ceiling-transactions", "20000")
+    expect(p.returncode == 0, p.stderr)
+    grouped = bench_figure(p.stdout, "promotions ")
+    expect(bench_figure(p.stdout, "per-layer run") >= 20 * grouped > 0, "per-layer blocks promoted fewer than 20 per 20-layer block")
+    bench_figure(p.stdout, "per-layer / 20-layer-block promotions per wall s")
+    for args, message in [(["--per-layer", "--set", "host.layers_per_block=1"], "are per-layer already"),
+                          (["--per-layer", "--set", "host.layer_groups=80"], "host.layer_groups = 80"),
                           (["--per-layer-set", "ctrl.index_sets=4"], "--per-layer-set needs --per-layer"),
                           (["--per-layer", "--per-layer-set", "ctrl.bogus=1"], "ctrl.bogus")]:
         p = run(kvtier, "bench", "--workload", "synthetic:sessions=2", *args)

@@ -102,8 +102,20 @@ TEST(PlatformConfig, LayerGroupsSplitAnyModelsLayers) {
   EXPECT_EQ(small.model_shape.layers, 32u);
   EXPECT_EQ(layers_per_block(small), 8u);
   EXPECT_EQ(layer_groups(small, small.model_shape), 4u);
+  EXPECT_EQ(layers_per_block(load_platform("")), 20u);  // the default platform's four groups
+  // The two keys are one setting: the source that takes precedence wins, as for any key. --set
+  // wins over the default platform's host.layer_groups = 4 ...
   EXPECT_EQ(layers_per_block(load_platform("", {"host.layers_per_block=10"})), 10u);
-  EXPECT_EQ(layers_per_block(load_platform("")), 80u);  // all layers in one block
+  EXPECT_EQ(layers_per_block(load_platform("", {"host.layers_per_block=0", "host.decode_residency=pinned"})),
+            80u);  // all layers in one block (which streamed residency refuses)
+  // ... the pinned preset's host.layers_per_block = 0 wins over the layer_groups it includes ...
+  EXPECT_EQ(layers_per_block(load_platform("h200-cxl2-x16-pinned", {})), 80u);
+  // ... and --set host.layer_groups over the preset's host.layers_per_block.
+  EXPECT_EQ(layers_per_block(load_platform("h200-cxl2-x16-pinned", {"host.layer_groups=8"})), 10u);
+  // Both non-zero in one source is an error, in a file as on the command line.
+  EXPECT_NE(error_of("include = h200-cxl2-x16\n[host]\nlayer_groups = 4\nlayers_per_block = 20\n")
+                .find("both set the block's layers in one source"),
+            std::string::npos);
   EXPECT_NE(error_of("", {"host.layer_groups=3"}).find("key 'host.layer_groups' = 3 must divide the model's 80 layers"),
             std::string::npos);
   EXPECT_NE(error_of("", {"host.layer_groups=4", "host.layers_per_block=20"}).find("both set the block's layers"),

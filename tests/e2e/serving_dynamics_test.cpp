@@ -72,6 +72,10 @@ std::string native_file(const std::string& name, const std::vector<Req>& reqs, u
 
 RunResult run(const std::string& workload, std::vector<std::string> overrides) {
   RunOptions o;
+  // The figures above are the default platform's; the block geometry, residency and index of
+  // each test are worked out from the pinned preset's (all-layer 5 MiB blocks, pinned residency)
+  // plus the test's own keys.
+  o.platform = "h200-cxl2-x16-pinned";
   o.workload = workload;
   o.overrides = {"link.protocol=simple", "sched.cost_model=two_bandwidth"};
   o.overrides.insert(o.overrides.end(), overrides.begin(), overrides.end());
@@ -167,7 +171,8 @@ TEST(ServingDynamics, AContextOutgrowingTheBudgetAloneIsRejectedAndTheOthersResu
 TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
   const uint32_t prompt = 192 * 1024, output = 6;
   RunResult r = run(native_file("streamed", {{0.0, 1, 0, prompt, output, keys(1, prompt / 256)}}, 256),
-                    {"host.decode_residency=streamed", "host.layers_per_block=8", "host.block_tokens=256"});
+                    {"host.decode_residency=streamed", "sched.oversized_prompt=stream", "host.layers_per_block=8",
+                     "host.block_tokens=256"});
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 1u);
@@ -186,12 +191,36 @@ TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
   expect_invariants(r);
 }
 
+// The same 192k-token prompt with sched.oversized_prompt = reject (the default platform's choice):
+// its 768 positions x 10 groups = 7,680 blocks exceed the 4,096-block budget alone, so it is
+// rejected at once with the reason pinned residency gives. A 96k-token prompt (384 positions x 10
+// = 3,840 blocks, plus the 40-block watermark, within 4,096) is not oversized and runs: the rule
+// is about a prompt alone against the whole budget.
+TEST(ServingDynamics, AnOversizedPromptIsRejectedUnlessItMayStream) {
+  const uint32_t big = 192 * 1024, fits = 96 * 1024, output = 4;
+  RunResult r = run(native_file("oversized", {{0.0, 1, 0, big, output, keys(1, big / 256)},
+                                              {1.0, 2, 0, fits, output, keys(2, fits / 256)}},
+                                256),
+                    {"host.decode_residency=streamed", "sched.oversized_prompt=reject", "host.layers_per_block=8",
+                     "host.block_tokens=256"});
+  const SchedStats& s = r.platform->scheduler().stats();
+  ASSERT_EQ(r.platform->host().budget_blocks(), 4096u);
+  EXPECT_EQ(s.requests_rejected, 1u);
+  EXPECT_EQ(s.requests[0].rejected, "prompt_exceeds_kv_budget");
+  EXPECT_EQ(s.requests[0].generated_tokens, 0u);
+  EXPECT_EQ(s.requests[1].rejected, "");
+  EXPECT_EQ(s.requests[1].generated_tokens, output);
+  EXPECT_EQ(s.requests_completed, 1u);
+  EXPECT_EQ(r.platform->host().stats().spills, 0u);  // the one that runs fits: nothing streams
+  expect_invariants(r);
+}
+
 namespace {
 // The streamed tests' geometry: a 4 GiB budget of 512 blocks of 8 MiB (256-token blocks of 8
 // layers, 10 layer groups per position), streamed residency; `more` keys after it.
 std::vector<std::string> small_streamed(std::vector<std::string> more = {}) {
-  std::vector<std::string> keys = {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "host.layers_per_block=8",
-                                   "host.block_tokens=256"};
+  std::vector<std::string> keys = {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "sched.oversized_prompt=stream",
+                                   "host.layers_per_block=8", "host.block_tokens=256"};
   keys.insert(keys.end(), more.begin(), more.end());
   return keys;
 }

@@ -13,6 +13,8 @@ namespace {
 RunResult run(std::vector<std::string> overrides, const std::string& workload =
                   "synthetic:sessions=40,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4,document_share=0") {
   RunOptions o;
+  // Worked out on the pinned preset: all-layer 5 MiB blocks, pinned residency, 192-token answers.
+  o.platform = "h200-cxl2-x16-pinned";
   o.workload = workload;
   o.overrides = {"hbm.kv_budget_gib=6", "link.protocol=simple"};
   o.overrides.insert(o.overrides.end(), overrides.begin(), overrides.end());

@@ -22,7 +22,8 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
   r.number("host.layers_per_block", &c.layers_per_block, 0, 1024, "layers per block; 0 = all layers");
   r.number("host.layer_groups", &c.layer_groups, 0, 1024,
            "layer groups per token position, the same for any model (blocks of layers / N layers); 0 = from "
-           "host.layers_per_block; set one of the two");
+           "host.layers_per_block; of the two, the one from the source that takes precedence wins (--set over "
+           "the file, a file over its includes)");
   r.number("host.prefetch_horizon_steps", &c.prefetch_horizon_steps, 0, 4096,
            "steps of look-ahead for prefetch with deadlines (0: promote on admission only)");
   r.number("host.descriptor_cpu_ns", &c.descriptor_cpu_ns, 0, 1e6, "host CPU time to build and post one descriptor, ns");

@@ -19,6 +19,9 @@ void declare_keys(KeyRegistry& r, SchedConfig& c) {
   r.number("sched.stream_share", &c.stream_share, 0, 1,
            "streamed residency: share of B_tier the decode set's streamed KV may take per step; past it the scheduler "
            "preempts instead of spilling (0: stream only a context that does not fit alone)");
+  r.choice_enum("sched.oversized_prompt", &c.oversized_prompt, kOversizedPromptNames,
+                "streamed residency: a prompt whose KV alone exceeds the budget streams what does not fit every step "
+                "(stream) or is rejected, as on pinned residency (reject)");
   r.number("sched.layer_overhead_us", &c.layer_overhead_us, 0, 1e5, "launch and sync overhead per layer per step, us");
   r.number("sched.prefill_tflops", &c.prefill_tflops, 1, 1e6, "peak dense throughput for prefill, TFLOP/s");
   r.number("sched.prefill_utilization", &c.prefill_utilization, 0.01, 1, "fraction of peak prefill achieves");

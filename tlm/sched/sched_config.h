@@ -16,6 +16,17 @@ inline constexpr EnumName<Preemption> kPreemptionNames[] = {
     {Preemption::Swap, "swap"},
     {Preemption::Recompute, "recompute"}};
 inline const char* name_of(Preemption v) { return name_in(kPreemptionNames, v); }
+// Streamed residency: a prompt whose KV alone exceeds the whole budget.
+//   stream: it is admitted and streams every step what does not fit (ITL set by those bytes over
+//           B_tier): the only way such a context runs at all.
+//   reject: it is rejected, as on pinned residency (a server that caps a context at its KV
+//           capacity, as vLLM does); streaming is then only for a decode set that outgrows the
+//           budget while it decodes.
+enum class OversizedPrompt { Stream, Reject };
+inline constexpr EnumName<OversizedPrompt> kOversizedPromptNames[] = {
+    {OversizedPrompt::Stream, "stream"},
+    {OversizedPrompt::Reject, "reject"}};
+inline const char* name_of(OversizedPrompt v) { return name_in(kOversizedPromptNames, v); }
 // How a request whose KV is still arriving from the tier joins the batch.
 //   async: it waits outside the batch until its load is done; the wait shows in its own TTFT.
 //   layerwise: it joins at once; layer group g of the step waits only for the group's blocks.
@@ -45,6 +56,7 @@ struct SchedConfig {
   // Streamed residency: the share of B_tier that streaming decode-set KV may take per step before
   // the scheduler preempts instead of spilling one more position to the tier.
   double stream_share = 0.25;
+  OversizedPrompt oversized_prompt = OversizedPrompt::Reject;
   double layer_overhead_us = 20.0;      // launch and sync overhead per layer per step
   double prefill_tflops = 1979.0;
   double prefill_utilization = 0.5;

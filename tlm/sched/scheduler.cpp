@@ -153,7 +153,9 @@ void Scheduler::admit(double now) {
     RequestRecord& rec = stats_.requests[i];
     // Never runnable: its prompt (plus the block its first token opens, or the watermark) exceeds
     // the whole budget and nothing may move to the tier. The output length is never consulted.
-    if (!streaming && host_.prompt_slots(v) + std::max<uint64_t>(groups_, watermark) > host_.budget_blocks()) {
+    // With streamed residency such a prompt streams, unless sched.oversized_prompt = reject.
+    if ((!streaming || config_.oversized_prompt == OversizedPrompt::Reject) &&
+        host_.prompt_slots(v) + std::max<uint64_t>(groups_, watermark) > host_.budget_blocks()) {
       waiting_.pop_front();
       reject(i, "prompt_exceeds_kv_budget", now);
       ++stats_.rejected_prompt_too_large;
@@ -304,10 +306,15 @@ bool Scheduler::spill_within_stream_budget(double now, const Plan& p) {
     }
   }
   if (pick == running_.size()) return false;
-  // A request admitted to stream absorbs its own shortages whatever the share: preempting others
-  // for it would only have them readmitted and preempted again while it runs. Any other spill
-  // stays within the share; beyond it the latest arrival is preempted, as on pinned residency.
-  if (pick_rank < 2 && streamed + groups_ > stream_budget_blocks(step_s)) return false;
+  // Every spill stays within the share; beyond it the latest arrival is preempted, as on pinned
+  // residency. Only a context that does not fit the budget even alone streams whatever it must:
+  // nothing else could run it. (A request admitted to stream whose context would fit alone gets
+  // no such pass: it would become the sink of every running request's growth, streaming far more
+  // than the share and far more than it lacked when it was admitted.)
+  const Seq& ps = seqs_[running_[pick]];
+  const uint64_t own_slots = (std::max(ps.kv_tokens, ps.target_tokens) + host_.block_tokens() - 1) / host_.block_tokens() * groups_;
+  const bool fits_alone = own_slots + groups_ <= host_.budget_blocks();
+  if (fits_alone && streamed + groups_ > stream_budget_blocks(step_s)) return false;
   uint32_t spilled = 0;
   while (spilled < groups_ && host_.spill(view(seqs_[running_[pick]]).id, now)) ++spilled;
   return spilled > 0;
