@@ -191,7 +191,11 @@ int cmd_bench(int argc, char** argv) {
     ceiling_initiator.start.notify(sc_core::SC_ZERO_TIME);
     sc_core::sc_start();
     const double ceiling_per_s = ceiling_initiator.transactions / ceiling_initiator.wall_s;
-    const bool per_layer = layers_per_block(r.config) < r.config.model_shape.layers;
+    const uint32_t block_layers = layers_per_block(r.config), model_layers = r.config.model_shape.layers;
+    const std::string layout = block_layers == model_layers ? std::string("all-layer blocks")
+                               : block_layers == 1          ? std::string("per-layer blocks")
+                                                            : std::to_string(block_layers) + "-layer blocks, " +
+                                                         std::to_string(model_layers / block_layers) + " layer groups";
     const uint64_t promotions = r.platform->host().stats().promotions;
     std::cout << std::fixed << std::setprecision(3) << "kvtier bench: platform " << r.config.source << ", workload "
               << r.workload->source << " (" << r.workload->requests.size() << " requests)\n"
@@ -205,9 +209,7 @@ int cmd_bench(int argc, char** argv) {
               << "  boundary / ceiling                " << std::setprecision(3) << boundary / sim_wall / ceiling_per_s
               << "\n"
               << "  promotions                        " << std::setprecision(0) << promotions << " ("
-              << (per_layer ? "per-layer blocks, " + std::to_string(layers_per_block(r.config)) + " layers per block"
-                            : std::string("all-layer blocks"))
-              << ")\n"
+              << layout << ")\n"
               << "  promotions per wall s             " << promotions / sim_wall << "\n"
               << "  decode steps per wall s           " << s.steps / sim_wall << "\n"
               << "  tokens per wall s                 " << s.tokens_generated / sim_wall << "\n";
