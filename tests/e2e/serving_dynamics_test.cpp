@@ -328,6 +328,38 @@ TEST(ServingDynamics, ASpillStopsAtTheStreamShareAndTheLatestArrivalIsPreempted)
   expect_invariants(r);
 }
 
+// A request admitted to stream gets no pass beyond the share. The small_streamed geometry (512
+// blocks of 8 MiB, 10 per 256-token position, watermark 5), 1,024-token chunks. A's 7,680-token
+// prompt takes 300 blocks; B's equal prompt arrives at 5 s, while A decodes: 300 + 5 > the ~211
+// free, so B is admitted to stream what it lacks (~94 blocks, within one step's share). Both then
+// grow by 4,000 tokens (160 blocks each) to 920 blocks together, 408 beyond the budget: more than
+// the share, sched.stream_share = 1 of one step's link time, can stream. The largest step within
+// the share is two contexts of 11,680 tokens: 16.9 + 23,360 x 320 KiB / 1.296 TB/s + 1.6 = 24.4 ms,
+// and 24.4 ms x 63.0 GB/s / 8 MiB = 183 blocks. So streamed blocks stay within 183 per streamed
+// step on average, B (the later arrival) is preempted once, and waits for room rather than being
+// readmitted to stream and preempted again. (Exempt from the share, B absorbed every shortage:
+// 276 streamed blocks per streamed step, HIDING met 0.64; readmitted to stream after its
+// preemption, it was preempted 413 times.)
+TEST(ServingDynamics, ARequestAdmittedToStreamGetsNoPassBeyondTheShare) {
+  const uint32_t prompt = 30 * 256, output = 4000;
+  RunResult r = run(native_file("stream_pass", {{0.0, 1, 0, prompt, output, keys(1, 30)},
+                                                {5.0, 2, 0, prompt, output, keys(2, 30)}}, 256),
+                    small_streamed({"sched.stream_share=1", "sched.max_batched_tokens=1024"}));
+  const SchedStats& s = r.platform->scheduler().stats();
+  const HostStats& h = r.platform->host().stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  ASSERT_EQ(r.platform->host().budget_blocks(), 512u);
+  EXPECT_LT(s.requests[1].admitted_s, 6.0);  // admitted to stream, not held until A ends
+  ASSERT_GT(s.streamed_steps, 0u);
+  const double share_blocks = b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + output)) / (8 << 20);
+  EXPECT_NEAR(share_blocks, 183.0, 1.0);
+  EXPECT_LE(static_cast<double>(h.streamed_promotions) / s.streamed_steps, share_blocks);
+  EXPECT_EQ(s.requests[0].preemptions, 0u);
+  EXPECT_EQ(s.requests[1].preemptions, 1u);
+  EXPECT_GT(s.requests[1].finish_s, s.requests[0].finish_s);
+  expect_invariants(r);
+}
+
 // The streaming pipeline runs on across steps. sched.stream_share = 1, as above: about 50 blocks
 // (five positions, five per layer group) stream every step, 5 x 8 MiB / 61.6 GB/s = 0.7 ms per
 // group against 2.2 ms of a group's compute, so every group is hidden behind the one before, and

@@ -167,9 +167,12 @@ void Scheduler::admit(double now) {
     const uint64_t prompt_slots = host_.prompt_slots(v);
     const bool must_stream = streaming && prompt_slots + watermark + pending > host_.available_slots();
     if (must_stream && prompt_slots + groups_ <= host_.budget_blocks() &&
-        prompt_slots + watermark + pending - host_.available_slots() > stream_budget_blocks(step_estimate_s_)) {
+        (rec.preemptions > 0 ||
+         prompt_slots + watermark + pending - host_.available_slots() > stream_budget_blocks(step_estimate_s_))) {
       // It would fit alone: it waits for room, as on pinned residency, unless what it lacks
-      // streams within sched.stream_share of the link.
+      // streams within sched.stream_share of the link. A preempted request waits for room in any
+      // case: it was preempted because the decode set's streaming outgrew the share, and admitted
+      // to stream again it would be preempted again a few steps later, over and over.
       ++stats_.capacity_waits;
       constraints_.capacity.queue_head_waited();
       break;
