@@ -199,7 +199,7 @@ void Scheduler::admit(double now) {
       lp.first_tokens = first;
     }
     // A prompt that does not fit beside what is held is admitted on the premise that it streams:
-    // it absorbs its own shortages instead of being preempted (and readmitted, and preempted).
+    // it is the first to spill (spill_within_stream_budget), within the share like anyone.
     s.must_stream = must_stream;
     const AdmitResult a = host_.admit(v, now, lp);
     pending += host_.growth_slots(v.id, v.prompt_tokens);
