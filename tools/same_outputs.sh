@@ -3,8 +3,8 @@
 # and a changed kvtier on the same cases and compares stats.json (all but the top-level
 # "wall_time_s", the host's wall clock), requests.jsonl and series.json byte for byte (and
 # cache-curve's table and JSON).
-# The cases cover the paths a host control-plane change can reach: all-layer and per-layer
-# blocks, every replacement policy, persistent policy state, idle session end, streamed decode
+# The cases cover the paths a host control-plane change can reach: the default platform's
+# streamed regime and the pinned preset's all-layer blocks, per-layer blocks, every replacement policy, persistent policy state, idle session end, streamed decode
 # residency, prefetch, host-issued copies, recompression with a tier small enough to evict, the
 # RTL engine, every link protocol (credits that keep DMA bursts from joining, bit errors);
 # then kvtier cache-curve over every policy. Baseline outputs are kept in WORKDIR/base/CASE
@@ -18,8 +18,8 @@ work=${3:-$(mktemp -d)}
 mkdir -p "$work/base" "$work/new"
 
 per_layer=(--set host.layers_per_block=1 --set ctrl.index_sets=262144)
-# A 3 GiB KV budget makes 20 sessions spill and stream (13 k streamed promotions, 168 blocks restored;
-# 36 k with host.restore_streamed=false).
+# A 3 GiB KV budget makes 20 sessions of the default's long answers spill and stream (195 k
+# streamed promotions, 606 blocks restored, 11 preemptions; 685 k with host.restore_streamed=false).
 streamed=(--set host.layers_per_block=10 --set host.block_tokens=128 --set host.decode_residency=streamed
           --workload synthetic:sessions=20 --set hbm.kv_budget_gib=3)
 declare -A cases=(
@@ -51,6 +51,9 @@ declare -A cases=(
   [streamed-lfu]="${streamed[*]} --set host.policy=lfu"
   [streamed-keep]="${streamed[*]} --set host.restore_streamed=false"
   [streamed-preset]="--platform h200-cxl2-x16-streamed.ini"
+  [pinned]="--platform h200-cxl2-x16-pinned"
+  [pinned-idle]="--platform h200-cxl2-x16-pinned --set host.session_end=idle"
+  [pinned-layer]="--platform h200-cxl2-x16-pinned ${per_layer[*]}"
 )
 
 strip() {  # the comparable part of a run's outputs
