@@ -238,9 +238,9 @@ int cmd_bench(int argc, char** argv) {
                 << " promotions (host.layers_per_block = 1), " << std::setprecision(3) << per_layer_wall << " s wall\n"
                 << std::setprecision(0) << "  per-layer promotions per wall s   " << per_layer_promotions / per_layer_wall << "\n"
                 << std::setprecision(3)
-                << (layers_per_block(platform) == platform.model_shape.layers
+                << (block_layers == model_layers
                         ? std::string("  per-layer / all-layer promotions per wall s ")
-                        : "  per-layer / " + std::to_string(layers_per_block(platform)) + "-layer-block promotions per wall s ")
+                        : "  per-layer / " + std::to_string(block_layers) + "-layer-block promotions per wall s ")
                 << ratio.str() << "\n";
     }
     if (tlm_sim_wall > 0)

@@ -67,10 +67,12 @@ uint64_t HostControlPlane::group_key(uint64_t position_key, uint32_t group) cons
   return groups_ == 1 ? position_key : workload::decode_block_key(position_key, group);
 }
 
-uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const {
+uint64_t HostControlPlane::context_slots(uint64_t tokens) const {
   const uint32_t bt = config_.block_tokens;
-  return (uint64_t(r.prompt_tokens) + bt - 1) / bt * groups_;
+  return (tokens + bt - 1) / bt * groups_;
 }
+
+uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const { return context_slots(r.prompt_tokens); }
 
 uint64_t HostControlPlane::available_slots() const {
   const uint64_t held = pinned_ + staging_.size();

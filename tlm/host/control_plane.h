@@ -139,6 +139,9 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // ---- Admission (on demand: only the prompt, never the output length) ----
   // Slots the prompt's KV occupies (every position, every layer group).
   uint64_t prompt_slots(const workload::Request& r) const;
+  // Slots a context of `tokens` tokens takes when all of it is resident: a slot per layer group
+  // of every position it has begun.
+  uint64_t context_slots(uint64_t tokens) const;
   // Slots free now or held by idle blocks: what the decode set may still grow into.
   uint64_t available_slots() const;
   // Whether the request's first `tokens` prompt tokens fit beside the running set now, leaving

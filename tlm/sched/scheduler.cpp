@@ -166,7 +166,7 @@ void Scheduler::admit(double now) {
     // streamed positions pass through, at most two layer groups' worth of every prompt position.
     const uint64_t prompt_slots = host_.prompt_slots(v);
     const bool must_stream = streaming && prompt_slots + watermark + pending > host_.available_slots();
-    if (must_stream && prompt_slots + groups_ <= host_.budget_blocks() &&
+    if (must_stream && fits_alone(prompt_slots) &&
         (rec.preemptions > 0 ||
          prompt_slots + watermark + pending - host_.available_slots() > stream_budget_blocks(step_estimate_s_))) {
       // It would fit alone: it waits for room, as on pinned residency, unless what it lacks
@@ -315,9 +315,9 @@ bool Scheduler::spill_within_stream_budget(double now, const Plan& p) {
   // no such pass: it would become the sink of every running request's growth, streaming far more
   // than the share and far more than it lacked when it was admitted.)
   const Seq& ps = seqs_[running_[pick]];
-  const uint64_t own_slots = (std::max(ps.kv_tokens, ps.target_tokens) + host_.block_tokens() - 1) / host_.block_tokens() * groups_;
-  const bool fits_alone = own_slots + groups_ <= host_.budget_blocks();
-  if (fits_alone && streamed + groups_ > stream_budget_blocks(step_s)) return false;
+  if (fits_alone(host_.context_slots(std::max(ps.kv_tokens, ps.target_tokens))) &&
+      streamed + groups_ > stream_budget_blocks(step_s))
+    return false;
   uint32_t spilled = 0;
   while (spilled < groups_ && host_.spill(view(seqs_[running_[pick]]).id, now)) ++spilled;
   return spilled > 0;

@@ -136,6 +136,8 @@ class Scheduler : public sc_core::sc_module {
   bool spill_within_stream_budget(double now_s, const Plan& p);
   // Blocks that may stream per step within sched.stream_share of B_tier over a step of step_s.
   uint64_t stream_budget_blocks(double step_s) const;
+  // A context of `slots` slots fits the budget alone, with the block its next token opens.
+  bool fits_alone(uint64_t slots) const { return slots + groups_ <= host_.budget_blocks(); }
   void preempt(size_t seq, double now_s);
   void reject(size_t seq, const char* reason, double now_s);
   void finish(size_t seq, double now_s);
