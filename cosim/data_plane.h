@@ -35,6 +35,11 @@ class DataPlane {
   // Timeline of DMA engines and link transfers (the TLM reference model records them; the RTL
   // engine's own schedule is in its waves).
   virtual void set_trace(TraceEventLog*) {}
+  // The host waits for the completion of the command tagged `tag`, from `at`: an implementation
+  // that holds transfers (the TLM model in deadline order) schedules up to it now; one that
+  // holds none has posted every completion with its doorbell already.
+  virtual void wait_for(uint16_t /*tag*/, const sc_core::sc_time& /*at*/) {}
+  virtual void wait_for_all() {}
 };
 
 // An MMIO write seen at the data plane's mmio_in (ring slot or doorbell), at absolute time
@@ -58,6 +63,8 @@ class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
   sc_core::sc_time cycle() const override { return ctrl_.cycle(); }
   std::string implementation() const override { return "tlm"; }
   void set_trace(TraceEventLog* trace) override { ctrl_.set_trace(trace); }
+  void wait_for(uint16_t tag, const sc_core::sc_time& at) override { ctrl_.resolve(tag, at); }
+  void wait_for_all() override { ctrl_.resolve_all(); }
   const DataPlaneController& controller() const { return ctrl_; }
 
  private:

@@ -58,6 +58,8 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
     return copy.copy_time_s(bytes, batched);
   });
   host_->report_demand_to(constraints_->sustainability);
+  host_->set_completion_waiter({[this](uint16_t tag, double at_s) { ctrl_->wait_for(tag, seconds(at_s)); },
+                                [this]() { ctrl_->wait_for_all(); }});
   sched_ = std::make_unique<Scheduler>("sched", config.sched, workload, *host_, cost_, groups_, *constraints_);
   // The stream budget uses the link's raw rate (its payload efficiency is known only after the run).
   sched_->set_stream_bandwidth(std::min(config.link.bytes_per_s(), config.tier.bw_gbps * 1e9));
@@ -362,7 +364,13 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                    {"accuracy", h.prefetched ? nlohmann::json(static_cast<double>(h.prefetch_used) / h.prefetched)
                                              : nlohmann::json(nullptr)},
                    {"transfer_order", name_of(config_.ctrl.transfer_order)},
-                   {"reordered_batches", ctrl_->stats().reordered_batches}};
+                   {"reordered_batches", ctrl_->stats().reordered_batches},
+                   // Deadline order across doorbells: transfers held because the host did not
+                   // wait for them, the most held at once, and transfers that went ahead of one
+                   // held before them.
+                   {"deferred_transfers", ctrl_->stats().deferred_transfers},
+                   {"peak_held_transfers", ctrl_->stats().peak_held_transfers},
+                   {"overtaking_transfers", ctrl_->stats().overtaking_transfers}};
   j["host_cpu"] = {{"dma", name_of(config_.host.dma)},
                    {"descriptor_s", h.cpu_descriptor_s},
                    {"doorbell_s", h.cpu_doorbell_s},

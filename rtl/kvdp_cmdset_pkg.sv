@@ -34,7 +34,8 @@ package kvdp_cmdset_pkg;
   } format_e;
 
   typedef enum logic [7:0] {
-    DESC_FLAG_SHAREABLE = 8'd1  // other tenants may PROMOTE this block (shared prefix)
+    DESC_FLAG_SHAREABLE = 8'd1,  // other tenants may PROMOTE this block (shared prefix)
+    DESC_FLAG_DEFERRABLE = 8'd2  // host does not wait for it now; deadline order may hold it (TLM only)
   } desc_flag_e;
 
   typedef enum logic [7:0] {

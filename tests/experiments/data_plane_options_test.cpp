@@ -169,6 +169,111 @@ TEST(TransferOrder, DeadlineModeWithEqualDeadlinesMatchesFifoExactly) {
   EXPECT_EQ(edf.ctrl.stats().reordered_batches, 0u);
 }
 
+namespace {
+cmdset::Descriptor deferrable(cmdset::Descriptor d) {
+  d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
+  return d;
+}
+
+// One engine, one tracker slot, one burst per block: one transfer in flight at a time. Keys
+// 1..4 are demoted at 0; at 10 ms one doorbell promotes 1..3 as deferrable prefetches due at
+// 50 ms; 5 us later (block 1 is still moving: a 1 MiB block takes ~16 us at 64 GB/s) a second
+// doorbell promotes block 4, due at 12 ms, and the host waits for it. The run ends with
+// every held transfer scheduled.
+CtrlConfig one_slot(TransferOrder order) {
+  CtrlConfig cc = one_engine();
+  cc.max_outstanding_transfers = 1;
+  cc.transfer_order = order;
+  return cc;
+}
+
+void later_urgent(Bench& b) {
+  b.post({demote(1, 1), demote(2, 2), demote(3, 3), demote(4, 4)}, sc_core::SC_ZERO_TIME);
+  const sc_core::sc_time t0(10, sc_core::SC_MS);
+  b.post({deferrable(promote(1, 11, 50'000'000)), deferrable(promote(2, 12, 50'000'000)),
+          deferrable(promote(3, 13, 50'000'000))},
+         t0);
+  b.post({promote(4, 14, 12'000'000)}, t0 + sc_core::sc_time(5, sc_core::SC_US));
+  b.ctrl.resolve_all();
+}
+}  // namespace
+
+TEST(TransferOrder, DeadlineOrderLetsALaterDoorbellsEarlierDeadlineOvertakeHeldTransfers) {
+  // Two benches side by side (one elaboration per process), the same stimulus.
+  Bench edf("edf", one_slot(TransferOrder::Deadline), false), fifo("fifo", one_slot(TransferOrder::Fifo), false);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  later_urgent(edf);
+  later_urgent(fifo);
+  auto done = [](const Bench& b, uint16_t tag) { return b.by_tag(tag).ts_transfer_done; };
+  for (uint16_t tag : {11, 12, 13, 14}) EXPECT_EQ(edf.by_tag(tag).status, cmdset::Status::OK);
+  // Block 1 had started when block 4's doorbell came (no preemption); block 4 goes next, ahead
+  // of blocks 2 and 3, which were posted first with the later deadline.
+  EXPECT_LT(done(edf, 11), done(edf, 14));
+  EXPECT_LT(done(edf, 14), done(edf, 12));
+  EXPECT_LT(done(edf, 12), done(edf, 13));
+  const ControllerStats& s = edf.ctrl.stats();
+  EXPECT_EQ(s.deferred_transfers, 3u);
+  EXPECT_EQ(s.overtaking_transfers, 1u);  // block 4, past blocks 2 and 3
+  EXPECT_EQ(s.peak_held_transfers, 3u);
+  // Block 4 waits behind exactly one transfer: the one in flight. Ring order makes it wait for
+  // all three (the busy-until timelines, reserved first, push it back).
+  EXPECT_LT(done(fifo, 13), done(fifo, 14));
+  const uint64_t one = done(fifo, 12) - done(fifo, 11);  // one transfer, back to back
+  EXPECT_EQ(done(edf, 14) - done(edf, 11), one);
+  // Two transfers later in ring order (timestamps are whole cycles: a cycle of truncation).
+  EXPECT_NEAR(static_cast<double>(done(fifo, 14) - done(edf, 14)), 2.0 * one, 1.0);
+  EXPECT_EQ(fifo.ctrl.stats().deferred_transfers, 0u);
+}
+
+TEST(TransferOrder, WaitingForAHeldTransferSchedulesOnlyWhatIsDueBeforeIt) {
+  CtrlConfig cc = one_engine();
+  cc.max_outstanding_transfers = 1;
+  cc.transfer_order = TransferOrder::Deadline;
+  cc.clock_mhz = 1000;  // 1 ns cycles
+  Bench b("bench", cc);
+  b.post({demote(1, 1), demote(2, 2), demote(3, 3)}, sc_core::SC_ZERO_TIME);
+  b.post({deferrable(promote(1, 11, 30'000'000)), deferrable(promote(2, 12, 20'000'000)),
+          deferrable(promote(3, 13, 40'000'000))},
+         sc_core::sc_time(10, sc_core::SC_MS));
+  // Held: nothing waited for them, and no later doorbell showed the engine starting them.
+  EXPECT_EQ(b.ctrl.held_transfers(), 3u);
+  const size_t before = b.host_mem.completions.size();
+  // The host waits for block 1 1 us after the doorbell: by then the idle engine had started the
+  // earliest deadline it held (block 2); block 1 follows it; block 3 (due later) stays held.
+  b.ctrl.resolve(11, sc_core::sc_time(10'001, sc_core::SC_US));
+  EXPECT_EQ(b.host_mem.completions.size(), before + 2);
+  EXPECT_EQ(b.ctrl.held_transfers(), 1u);
+  EXPECT_LT(b.by_tag(12).ts_transfer_done, b.by_tag(11).ts_transfer_done);
+  // A later doorbell (at 11 ms) shows the engine took block 3 as soon as block 1 was done, long
+  // before 11 ms: an engine does not idle while it holds work.
+  b.post({demote(4, 4)}, sc_core::sc_time(11, sc_core::SC_MS));
+  EXPECT_EQ(b.ctrl.held_transfers(), 0u);
+  const uint64_t one = b.by_tag(11).ts_transfer_done - b.by_tag(12).ts_transfer_done;
+  EXPECT_NEAR(static_cast<double>(b.by_tag(13).ts_transfer_done - b.by_tag(11).ts_transfer_done), one, 1.0);
+  EXPECT_LT(b.by_tag(13).ts_transfer_done, 10'100'000u);  // cycles of 1 ns: before 10.1 ms
+  EXPECT_GT(b.by_tag(4).ts_transfer_done, 11'000'000u);
+}
+
+TEST(TransferOrder, RingOrderIgnoresTheDeferrableFlag) {
+  // The RTL engine's behaviour: every command is scheduled with its doorbell, flag or not.
+  CtrlConfig cc = one_engine();
+  Bench plain("plain", cc, false), flagged("flagged", cc, false);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  for (Bench* b : {&plain, &flagged}) {
+    b->post({demote(1, 1), demote(2, 2)}, sc_core::SC_ZERO_TIME);
+    auto p1 = promote(1, 11, 9'000'000), p2 = promote(2, 12, 2'000'000);
+    if (b == &flagged) p1 = deferrable(p1), p2 = deferrable(p2);
+    b->post({p1, p2}, sc_core::sc_time(1, sc_core::SC_MS));
+  }
+  ASSERT_EQ(plain.host_mem.completions.size(), flagged.host_mem.completions.size());
+  for (size_t i = 0; i < plain.host_mem.completions.size(); ++i) {
+    EXPECT_EQ(plain.host_mem.completions[i].tag, flagged.host_mem.completions[i].tag);
+    EXPECT_EQ(plain.host_mem.completions[i].ts_transfer_done, flagged.host_mem.completions[i].ts_transfer_done);
+  }
+  EXPECT_EQ(flagged.ctrl.held_transfers(), 0u);
+  EXPECT_EQ(flagged.ctrl.stats().deferred_transfers, 0u);
+}
+
 TEST(CachedIndex, AMissAddsOneTierDramReadToTheLookup) {
   CtrlConfig cc = one_engine();
   cc.index_org = IndexOrg::Cached;

@@ -93,9 +93,13 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
       batch.push_back(cmdset::decode_descriptor(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes]));
       head_ = (head_ + 1) % config_.ring_entries;
     }
+    const bool deferrable = std::any_of(batch.begin(), batch.end(), [](const Descriptor& d) {
+      return (d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) != 0;
+    });
     const bool by_deadline =
         config_.transfer_order == TransferOrder::Deadline &&
-        std::any_of(batch.begin(), batch.end(), [&](const Descriptor& d) { return d.deadline_ns != batch[0].deadline_ns; });
+        (deferrable || !held_.empty() ||
+         std::any_of(batch.begin(), batch.end(), [&](const Descriptor& d) { return d.deadline_ns != batch[0].deadline_ns; }));
     if (!by_deadline) {
       // Ring order, one command at a time: the reference behaviour the RTL engine shares.
       for (const Descriptor& d : batch) {
@@ -103,36 +107,121 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
         finish(w);
       }
     } else {
-      // Intake and lookups stay in ring order (they change the index); the transfers of the
-      // batch are then scheduled earliest deadline first. No deadline (0) sorts last; equal
-      // deadlines go by priority (higher first), then ring order. A later command on the same
-      // block never overtakes an earlier one: it inherits the earlier one's deadline if later.
       std::vector<Work> work;
       work.reserve(batch.size());
+      catch_up(arrival);
       for (const Descriptor& d : batch) work.push_back(decide(d, arrival));
-      constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-      std::vector<uint64_t> due(work.size());
-      std::unordered_map<uint64_t, uint64_t> latest_due;
-      for (size_t i = 0; i < work.size(); ++i) {
-        uint64_t t = work[i].d.deadline_ns ? work[i].d.deadline_ns : kNone;
-        auto [it, fresh] = latest_due.try_emplace(work[i].d.key, t);
-        if (!fresh) t = it->second = std::max(it->second, t);
-        due[i] = t;
-      }
-      std::vector<size_t> order(work.size());
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        if (due[a] != due[b]) return due[a] < due[b];
-        if (work[a].d.key == work[b].d.key) return false;  // keep ring order on one block
-        return work[a].d.prio > work[b].d.prio;
-      });
-      ++stats_.reordered_batches;
-      for (size_t i : order) finish(work[i]);
+      schedule_by_deadline(work);
     }
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
   trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
+// Deadline order (ctrl.transfer_order = deadline). Intake and lookups stay in ring order (they
+// change the index). Transfers then wait in one queue across doorbells, and whenever the DMA
+// side can start a transfer it takes the earliest deadline it has received; a command without
+// a deadline (0) sorts last, equal deadlines go by priority (higher first), then arrival. A
+// later command on a block never overtakes an earlier one: it inherits the earlier one's
+// deadline when that is later, and its priority when that is lower.
+//
+// The model is loosely timed, so a transfer's schedule is decided only when it must be: when
+// the host waits for its completion (at once for every command the host did not mark
+// DEFERRABLE; for a deferrable one when the host reads its block, resolve()), or when a later
+// doorbell or wait shows the engine would have started it before then (catch_up). A deferrable
+// transfer (a prefetch, the next step's streamed copy, a recompression) therefore holds no
+// place on the engines or the link while an earlier deadline posted after it can still go
+// first; one the host waits for is placed behind the held transfers with earlier deadlines
+// only. Commands without a transfer complete at their lookup, in ring order. The transfer
+// queue's bound (ctrl.xfer_queue_depth) does not apply to held transfers: the deadline-ordered
+// queue is a structure the RTL engine does not have.
+void DataPlaneController::schedule_by_deadline(std::vector<Work>& work) {
+  ++stats_.reordered_batches;
+  std::vector<uint16_t> waited;
+  for (Work& w : work) {
+    if (!(w.move && w.length > 0)) {
+      finish(w);
+      continue;
+    }
+    const bool deferred = (w.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) != 0;
+    if (!deferred) waited.push_back(w.d.tag);
+    hold(std::move(w), deferred);
+  }
+  for (uint16_t tag : waited) dispatch_until(tag);
+}
+
+void DataPlaneController::hold(Work w, bool deferred) {
+  constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+  uint64_t due = w.d.deadline_ns ? w.d.deadline_ns : kNone;
+  uint32_t rank = 0xffffu - w.d.prio;
+  HeldBlock& b = held_by_block_[w.d.key];
+  if (b.count) due = std::max(due, b.due), rank = std::max(rank, b.rank);
+  b.count++, b.due = due, b.rank = rank;
+  w.seq = held_count_++;
+  const HeldKey key{due, rank, w.seq};
+  if (deferred) ++stats_.deferred_transfers;
+  held_by_tag_[w.d.tag] = key;
+  held_seqs_.insert(w.seq);
+  held_.emplace(key, std::move(w));
+  stats_.peak_held_transfers = std::max<uint64_t>(stats_.peak_held_transfers, held_.size());
+}
+
+void DataPlaneController::catch_up(const sc_core::sc_time& until) {
+  while (!held_.empty()) {
+    // When the DMA side could take its next transfer: the splitter idle and a tracker slot free.
+    sc_core::sc_time at = std::max(splitter_free_, *std::min_element(slot_done_.begin(), slot_done_.end()) + cycle_);
+    // The earliest deadline among the transfers received by then (committed the cycle after
+    // their lookup); with none received, the engine idles until the first one is.
+    auto pick = held_.end();
+    sc_core::sc_time first_in = sc_core::sc_max_time();
+    for (auto it = held_.begin(); it != held_.end(); ++it) {
+      const sc_core::sc_time in = it->second.lookup_done + cycle_;
+      if (in <= at) {
+        pick = it;
+        break;
+      }
+      first_in = std::min(first_in, in);
+    }
+    if (pick == held_.end()) {
+      at = first_in;
+      for (auto it = held_.begin(); it != held_.end(); ++it)
+        if (it->second.lookup_done + cycle_ <= at) {
+          pick = it;
+          break;
+        }
+    }
+    if (at >= until) return;
+    const uint16_t tag = pick->second.d.tag;
+    dispatch_until(tag);
+  }
+}
+
+void DataPlaneController::dispatch_until(uint16_t tag) {
+  while (true) {
+    auto target = held_by_tag_.find(tag);
+    if (target == held_by_tag_.end()) return;
+    // Everything held ahead of it goes first, earliest deadline first.
+    auto it = held_.begin();
+    Work w = std::move(it->second);
+    held_.erase(it);
+    held_by_tag_.erase(w.d.tag);
+    held_seqs_.erase(w.seq);
+    if (!held_seqs_.empty() && *held_seqs_.begin() < w.seq) ++stats_.overtaking_transfers;
+    auto b = held_by_block_.find(w.d.key);
+    if (--b->second.count == 0) held_by_block_.erase(b);
+    finish(w);
+  }
+}
+
+void DataPlaneController::resolve(uint16_t tag, const sc_core::sc_time& at) {
+  if (held_.empty()) return;
+  catch_up(at);
+  dispatch_until(tag);
+}
+
+void DataPlaneController::resolve_all() {
+  while (!held_.empty()) dispatch_until(held_.begin()->second.d.tag);
 }
 
 double DataPlaneController::bytes_ratio(cmdset::Format f) const {
@@ -169,7 +258,7 @@ double DataPlaneController::bytes_ratio(cmdset::Format f) const {
 // Every bound is "at or after the time entry k - N left", so a ring of the last N leave times
 // per queue gives each descriptor's times in O(1) (the tracker slots: O(MaxOutstanding)).
 // In deadline order (ctrl.transfer_order) the doorbell's lookups are decided before any of its
-// transfers is scheduled, so their bounds see the earlier doorbells' transfers only.
+// transfers is scheduled, so their bounds see the transfers already scheduled only.
 sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d, const sc_core::sc_time& arrival) {
   // Into the intake FIFO: after the front end's decode, and when the FIFO has room.
   sc_core::sc_time in_fifo = std::max(arrival, intake_free_) + config_.intake_cycles * cycle_;

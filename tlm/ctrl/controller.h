@@ -10,13 +10,16 @@
 // RTL: its accepted time is the cycle the engine could take it (controller.cpp).
 //
 // Beyond the RTL engine's behaviour, and off by default (so co-simulation compares like with
-// like): ctrl.transfer_order = deadline schedules a doorbell's transfers earliest deadline
-// first; ctrl.index_org = cached puts the index table in tier DRAM behind an SRAM cache; a
+// like): ctrl.transfer_order = deadline schedules transfers earliest deadline first across
+// doorbells (controller.cpp, "Deadline order"); ctrl.index_org = cached puts the index table in tier DRAM behind an SRAM cache; a
 // compression engine with its own throughput and latency (ctrl.compress_gbps > 0) sits on the
 // path of fp8 / int4 tier copies.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -70,6 +73,12 @@ struct ControllerStats {
   double index_miss_s = 0.0;          // lookup time added by misses (DRAM reads on the command path)
   // Deadline scheduling and the compression engine.
   uint64_t reordered_batches = 0;     // doorbells whose transfers ran in deadline order
+  // Deadline order across doorbells: transfers the host did not wait for (DescFlag::DEFERRABLE)
+  // held in the engine's deadline-ordered queue, the most held at once, and the transfers that
+  // went ahead of one held earlier (an earlier deadline posted later).
+  uint64_t deferred_transfers = 0;
+  uint64_t peak_held_transfers = 0;
+  uint64_t overtaking_transfers = 0;
   uint64_t compressed_transfers = 0;
   double compress_busy_s = 0.0;
   // The engine's bounded queues: descriptors accepted later than intake and lookup alone allow
@@ -96,6 +105,15 @@ class DataPlaneController : public sc_core::sc_module {
   double footprint_mm2() const;
   sc_core::sc_time cycle() const { return cycle_; }
 
+  // Deadline order only (ring order holds nothing). The host waits for the completion of the
+  // command it tagged `tag`, from `at`: the engine's queue is scheduled up to that command, and
+  // every completion that decides is posted. Waiting costs no link traffic: the host polls its
+  // own memory, where the completion lands.
+  void resolve(uint16_t tag, const sc_core::sc_time& at);
+  // Schedules every transfer still held (the end of a run).
+  void resolve_all();
+  size_t held_transfers() const { return held_.size(); }
+
  private:
   TraceEventLog* trace_ = nullptr;
   // The timeline's tracks, looked up once: one per DMA engine, one per link direction.
@@ -113,6 +131,7 @@ class DataPlaneController : public sc_core::sc_module {
     uint32_t length = 0;
     double uncompressed_bytes = 0.0;  // engine work when the transfer passes the compression engine
     bool compressed = false;
+    uint64_t seq = 0;  // deadline order: arrival count among held transfers
   };
 
   void mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -124,6 +143,16 @@ class DataPlaneController : public sc_core::sc_module {
   sc_core::sc_time issue_time(const cmdset::Descriptor& d, const sc_core::sc_time& arrival);
   // Schedules the command's transfer, then posts its completion.
   void finish(Work& w);
+  // Deadline order: the doorbell's commands after their lookups; those the host waits for are
+  // scheduled at once, behind every held transfer with an earlier deadline.
+  void schedule_by_deadline(std::vector<Work>& work);
+  // A transfer into the held queue (its place: deadline, then priority, then arrival).
+  void hold(Work w, bool deferred);
+  // Schedules held transfers in deadline order until `tag`'s is scheduled.
+  void dispatch_until(uint16_t tag);
+  // Schedules the held transfers the engine would have started before `until`, each the earliest
+  // deadline among those it had received by then (the engine does not wait for a later doorbell).
+  void catch_up(const sc_core::sc_time& until);
   // Moves `length` bytes in bursts; returns when the last burst is done.
   // Burst k is offered `k` cycles after `earliest` (the splitter hands out one burst per cycle).
   sc_core::sc_time transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts);
@@ -163,6 +192,19 @@ class DataPlaneController : public sc_core::sc_module {
   Timeline compress_;            // the compression engine (fp8 / int4 tier copies)
   IndexCache index_cache_;       // cached organisation only
   KeyMap<sc_core::sc_time> block_transfer_done_;  // one outstanding transfer per block
+  // Deadline order: the transfers decided but not yet scheduled on the DMA engines, by
+  // (deadline, inverted priority, arrival count); a command without a deadline sorts last.
+  using HeldKey = std::tuple<uint64_t, uint32_t, uint64_t>;
+  std::map<HeldKey, Work> held_;
+  std::unordered_map<uint16_t, HeldKey> held_by_tag_;
+  struct HeldBlock {
+    uint32_t count = 0;
+    uint64_t due = 0;     // the latest deadline held for the block
+    uint32_t rank = 0;    // the lowest priority (largest inverted) held for it
+  };
+  std::unordered_map<uint64_t, HeldBlock> held_by_block_;  // a block's commands keep ring order
+  std::set<uint64_t> held_seqs_;  // arrival counts held: does a scheduled transfer overtake one?
+  uint64_t held_count_ = 0;
   std::vector<uint8_t> burst_buffer_;
   ControllerStats stats_;
 };

@@ -77,11 +77,13 @@ inline const char* to_string(Format v) {
 
 enum class DescFlag : uint8_t {
   SHAREABLE = 1,  // other tenants may PROMOTE this block (shared prefix)
+  DEFERRABLE = 2,  // host does not wait for it now; deadline order may hold it (TLM only)
 };
 
 inline const char* to_string(DescFlag v) {
   switch (v) {
     case DescFlag::SHAREABLE: return "SHAREABLE";
+    case DescFlag::DEFERRABLE: return "DEFERRABLE";
   }
   return "UNKNOWN";
 }

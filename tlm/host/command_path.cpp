@@ -46,6 +46,7 @@ void DescriptorRing::flush(double at_s) {
     stats_.cpu_descriptor_s += to_seconds(cpu_per_descriptor);
     c.issued_s = to_seconds(post);
     in_flight_[c.d.tag] = c;
+    if (c.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) deferred_[c.key] = c.d.tag;
     uint8_t bytes[cmdset::kDescriptorBytes];
     cmdset::encode(c.d, bytes);
     transact(mmio_, tlm::TLM_WRITE_COMMAND, addr::kRingBase + uint64_t(ring_tail_) * cmdset::kDescriptorBytes, bytes,
@@ -67,6 +68,7 @@ void DescriptorRing::on_completion(const cmdset::Completion& c, double arrival_s
   }
   const Command p = it->second;
   in_flight_.erase(it);
+  if (auto d = deferred_.find(p.key); d != deferred_.end() && d->second == c.tag) deferred_.erase(d);
   stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
   total_cpu(stats_);
   switch (p.op) {
@@ -91,6 +93,19 @@ void DescriptorRing::on_completion(const cmdset::Completion& c, double arrival_s
     default:
       if (c.status != Status::OK) outcomes_.failed(p, c.status);
   }
+}
+
+void DescriptorRing::settle(uint64_t key, double at_s) {
+  const auto d = deferred_.find(key);
+  if (d == deferred_.end() || !waiter_.wait) return;
+  waiter_.wait(d->second, at_s);
+  if (deferred_.count(key))
+    SC_REPORT_FATAL("kvtier/host", ("waited for the completion of block " + std::to_string(key) + " and none came").c_str());
+}
+
+void DescriptorRing::settle_all() {
+  if (deferred_.empty() || !waiter_.wait_all) return;
+  waiter_.wait_all();
 }
 
 void HostCopyEngine::flush(double at_s) {

@@ -7,7 +7,10 @@
 //   HostCopyEngine  the host issues every copy itself: one driver call per copy on the host CPU,
 //                   the copy on the direction's copy engine (time from the host copy model) and a
 //                   completion round trip before the host can rely on it (claim C3's baseline).
-// Both are loosely timed: flush() reports every outcome before it returns, with its time.
+// Both are loosely timed: flush() reports every outcome before it returns, with its time, except
+// for commands marked DEFERRABLE on a device that orders transfers by deadline (ctrl.
+// transfer_order = deadline): their outcome comes when the device schedules them, at the latest
+// when the control plane settles their block (it is about to read it).
 #include <cstdint>
 #include <functional>
 #include <systemc>
@@ -48,8 +51,14 @@ class CommandPath {
   virtual ~CommandPath() = default;
   void enqueue(const Command& c) { queue_.push_back(c); }
   bool idle() const { return queue_.empty(); }
-  // Posts the queued commands from `at_s` on; every outcome is reported before it returns.
+  // Posts the queued commands from `at_s` on; every outcome is reported before it returns, but
+  // a deferrable one's (see above).
   virtual void flush(double at_s) = 0;
+  // The control plane waits, from `at_s`, for the outcome of the deferrable command on block
+  // `key` still outstanding (none: nothing to do); reported before it returns.
+  virtual void settle(uint64_t /*key*/, double /*at_s*/) {}
+  // ... and for every one (the end of a run).
+  virtual void settle_all() {}
 
  protected:
   std::vector<Command> queue_;
@@ -60,8 +69,18 @@ class DescriptorRing : public CommandPath {
   DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config,
                  uint32_t ring_entries, double cycle_s, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes);
   void flush(double at_s) override;
+  void settle(uint64_t key, double at_s) override;
+  void settle_all() override;
   // A completion the device wrote into host memory, arriving at `arrival_s`.
   void on_completion(const cmdset::Completion& c, double arrival_s);
+  // How the host waits for a command's completion: the device schedules what it holds up to
+  // the command tagged `tag` (a TLM controller in deadline order holds deferrable transfers);
+  // `wait_all` for every one. Unset: completions always come with the doorbell.
+  struct Waiter {
+    std::function<void(uint16_t tag, double at_s)> wait;
+    std::function<void()> wait_all;
+  };
+  void set_waiter(Waiter waiter) { waiter_ = std::move(waiter); }
 
  private:
   tlm::tlm_initiator_socket<>& mmio_;
@@ -72,6 +91,8 @@ class DescriptorRing : public CommandPath {
   HostStats& stats_;
   CommandOutcomes& outcomes_;
   std::unordered_map<uint16_t, Command> in_flight_;
+  std::unordered_map<uint64_t, uint16_t> deferred_;  // block -> tag of its deferrable command in flight
+  Waiter waiter_;
   uint32_t ring_tail_ = 0;
   uint16_t next_tag_ = 0;
 };

@@ -129,7 +129,6 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
   std::unordered_set<uint64_t> distinct;
   for (const Prefetcher::Candidate& c : chosen) distinct.insert(c.key);
   const double room_ready_s = make_room(distinct.size(), now_s);
-  std::vector<size_t> promoted;  // for the timeline
   for (size_t i = 0; i < chosen.size(); ++i) {
     Block& b = blocks_.at(chosen[i].key);
     if (b.mech.in_hbm) continue;
@@ -141,13 +140,11 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
     cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
     d.deadline_ns = static_cast<uint64_t>(std::llround(chosen[i].deadline_s * 1e9));
     d.prio = chosen[i].priority;
+    // Nothing reads it before its request is admitted: a deadline-ordered engine may hold it.
+    d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
     enqueue(d, Opcode::PROMOTE, b.id.key, now_s);
-    if (trace_) promoted.push_back(i);
   }
-  flush(room_ready_s);
-  for (size_t i : promoted)
-    trace_->async_slice(prefetch_track_, "promotion", "prefetch", now_s, blocks_.at(chosen[i].key).mech.ready_s,
-                        {{"deadline_s", chosen[i].deadline_s}});
+  flush(room_ready_s);  // each is drawn on the timeline when its completion comes (promoted())
 }
 
 std::string HostControlPlane::verify_accounting() const {
@@ -315,6 +312,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
       Block& b = *group_blocks[g];
       if (b.mech.in_hbm) {
         ++res.hbm_hits;
+        settle(b, now_s);
         res.ready_s[g] = std::max(res.ready_s[g], b.mech.ready_s);
         if (b.prefetched_unused) {
           // A prefetched block read for the first time: its transfer is judged against this use.
@@ -602,7 +600,7 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
       b.mech.in_flight = true;
       b.mech.format = tier_format_;
       demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
-      enqueue(descriptor(Opcode::DEMOTE, b), Opcode::DEMOTE, b.id.key, now_s);
+      enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b.id.key, now_s);
     } else {
       // Write-once: the tier copy is valid, so leaving HBM moves nothing (spec §M.1).
       enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
@@ -674,7 +672,7 @@ bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
 
 std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32_t g,
                                                                          double issue_s, double deadline_s,
-                                                                         StreamResult& res) {
+                                                                         StreamResult& res, bool ahead) {
   // Streaming is for contention: once the budget has room again beyond the admission watermark
   // (vLLM's 1 %) and one step's decode growth (a block per layer group per running request), a
   // streamed block's promotion goes to a slot of its own instead of staging, and the block stops
@@ -689,6 +687,7 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   auto post = [&](cmdset::Descriptor d, double at_s) {
     d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
     d.prio = kAdmissionPriority;
+    if (ahead) d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
     enqueue(d, Opcode::PROMOTE, d.key, at_s);
   };
   for (uint64_t id : ids) {
@@ -704,6 +703,7 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
       if (b.streamed_ahead) {
         // Promoted during the step before: already in its staging slot, usable since promoted().
         b.streamed_ahead = false;
+        settle(b, issue_s);
         res.ready_s = std::max(res.ready_s, b.mech.ready_s);
         res.ready_each_s.push_back(b.mech.ready_s);
         list[kept++] = key;
@@ -761,7 +761,7 @@ void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double iss
   post_staged_discards(issue_s);
   drop_streamed_ahead(issue_s);
   StreamResult res;
-  for (Block* b : promote_streamed(ids, 0, issue_s, deadline_s, res)) {
+  for (Block* b : promote_streamed(ids, 0, issue_s, deadline_s, res, true)) {
     b->streamed_ahead = true;
     streamed_ahead_.push_back(b->id.key);
   }
@@ -776,6 +776,8 @@ void HostControlPlane::drop_streamed_ahead(double now_s) {
     b->streamed_ahead = false;
     // A copy made resident since (another reader computed it) is that reader's now.
     if (b->mech.in_hbm) continue;
+    // The copy is discarded once it has landed (its staging slot is reused after the discard).
+    settle(*b, now_s);
     enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, now_s);
     ++stats_.streamed_ahead_unused;
     dropped = true;
@@ -861,7 +863,10 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
         // The RECOMPRESS policy: the block went cold again; re-quantise its tier copy in place.
         // This rewrites payload and breaks write-once for exactly this block (spec §M.1).
         b.mech.format = recompress_format_;
-        enqueue(descriptor(Opcode::RECOMPRESS, b), Opcode::RECOMPRESS, b.id.key, now_s);
+        // Nothing waits for the rewrite: a deadline-ordered engine may hold it.
+        cmdset::Descriptor d = descriptor(Opcode::RECOMPRESS, b);
+        d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
+        enqueue(d, Opcode::RECOMPRESS, b.id.key, now_s);
       }
     } else if (!free_tier_slots_.empty()) {
       b.mech.tier_slot = free_tier_slots_.back();
@@ -870,7 +875,7 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
       b.mech.in_flight = true;
       b.mech.format = tier_format_;  // the control plane's choice of representation
       demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
-      enqueue(descriptor(Opcode::DEMOTE, b), Opcode::DEMOTE, b.id.key, now_s);
+      enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b.id.key, now_s);
       demoted = true;
     } else {
       ++stats_.dropped_no_tier_space;  // lost: the next reference recomputes it
@@ -895,6 +900,15 @@ cmdset::Descriptor HostControlPlane::descriptor(Opcode op, const Block& b) const
   return d;
 }
 
+cmdset::Descriptor HostControlPlane::room_demotion(const Block& b, double now_s) const {
+  // Every demotion makes room (an eviction or a spill), and the room is wanted now: that is its
+  // deadline. Without one, an engine ordering transfers by deadline would place it behind every
+  // prefetch it holds, and the promotions waiting for the slot with it.
+  cmdset::Descriptor d = descriptor(Opcode::DEMOTE, b);
+  d.deadline_ns = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(now_s * 1e9)));
+  return d;
+}
+
 void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t key, double now_s) {
   if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
   path_->enqueue(Command{d, key, op, now_s, now_s});
@@ -902,6 +916,9 @@ void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t 
 
 void HostControlPlane::promoted(const Command& p, double ready_s) {
   Block& b = blocks_.at(p.key);
+  if (trace_ && b.prefetched_unused && (p.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)))
+    trace_->async_slice(prefetch_track_, "promotion", "prefetch", p.requested_s, ready_s,
+                        {{"deadline_s", p.d.deadline_ns * 1e-9}});
   b.mech.ready_s = ready_s;
   b.mech.in_flight = false;
   ++stats_.promotions;

@@ -214,6 +214,11 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
   void report_demand_to(SustainabilityConstraint& sustainability) { sustainability_ = &sustainability; }
   // Records each promotion the control plane decides, from its descriptor to its block's arrival.
+  // How the descriptor ring waits for a deferrable command's completion (the platform wires it
+  // to the data plane; host.dma = host has none to wait for).
+  void set_completion_waiter(DescriptorRing::Waiter waiter) {
+    if (ring_) ring_->set_waiter(std::move(waiter));
+  }
   void set_trace(TraceEventLog* trace) {
     trace_ = trace;
     if (!trace_) return;
@@ -257,6 +262,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) {
     drop_streamed_ahead(now_s);
+    path_->settle_all();  // prefetches never read: their transfers still happened
     integrate(now_s);
   }
 
@@ -414,9 +420,17 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // Promotes group g's streamed blocks of the listed requests into staging (those streamed ahead
   // are read where they are), or, with room in the budget (host.restore_streamed), into slots of
   // their own, where they stop streaming; returns the ones it promoted into staging.
+  // `ahead`: for the next step (stream_ahead), so the host does not wait for them now.
   std::vector<Block*> promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                                       double deadline_s, StreamResult& res);
+                                       double deadline_s, StreamResult& res, bool ahead = false);
+  // Before reading a block's ready time: a deferrable promotion of it still in flight (a
+  // prefetch, a streamed-ahead copy) is waited for from `now_s`.
+  void settle(Block& b, double now_s) {
+    if (b.mech.in_flight) path_->settle(b.id.key, now_s);
+  }
   void post_staged_discards(double upto_s);
+  // The DEMOTE of a block leaving HBM to make room, due now.
+  cmdset::Descriptor room_demotion(const Block& b, double now_s) const;
   size_t staging_next_ = 0;
   SessionExpiry session_expiry_;  // host.session_end = idle
   // host.free_dead_blocks: the sessions that have ended by `now_s` lose their private blocks.
