@@ -141,7 +141,7 @@ void DataPlaneController::schedule_by_deadline(std::vector<Work>& work) {
   std::vector<uint16_t> waited;
   for (Work& w : work) {
     if (!(w.move && w.length > 0)) {
-      finish(w);
+      finish(w, false);
       continue;
     }
     const bool deferred = (w.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) != 0;
@@ -210,7 +210,7 @@ void DataPlaneController::dispatch_until(uint16_t tag) {
     if (!held_seqs_.empty() && *held_seqs_.begin() < w.seq) ++stats_.overtaking_transfers;
     auto b = held_by_block_.find(w.d.key);
     if (--b->second.count == 0) held_by_block_.erase(b);
-    finish(w);
+    finish(w, false);
   }
 }
 
@@ -445,7 +445,7 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const
   return w;
 }
 
-void DataPlaneController::finish(Work& w) {
+void DataPlaneController::finish(Work& w, bool in_ring_order) {
   // A zero-length move is no transfer: the command completes at its lookup, as in the engine.
   if (w.move && w.length > 0) {
     // The transfer leaves the transfer queue (it was pushed at commit, the cycle the lookup is
@@ -471,9 +471,14 @@ void DataPlaneController::finish(Work& w) {
   // The completion queue releases in descriptor order, one per cycle, the cycle after the
   // command is done (its lookup, or its transfer's last burst); the completion is formatted and
   // posted ctrl.completion_cycles later.
-  last_release_ = std::max(w.transfer_done, last_release_) + cycle_;
-  releases_.push(last_release_);
-  post_completion(c, last_release_ + config_.completion_cycles * cycle_);
+  // In deadline order a held transfer is scheduled after commands that completed later than it
+  // (loosely timed: its place is decided late); the completion queue releases each command once
+  // it is done, not behind those.
+  const sc_core::sc_time release = !in_ring_order ? w.transfer_done + cycle_
+                                       : std::max(w.transfer_done, last_release_) + cycle_;
+  last_release_ = std::max(last_release_, release);
+  releases_.push(release);
+  post_completion(c, release + config_.completion_cycles * cycle_);
 }
 
 sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts) {

@@ -141,8 +141,9 @@ class DataPlaneController : public sc_core::sc_module {
   // When the engine takes the descriptor that became visible at `arrival` from its intake
   // queue into the lookup (its ts_accepted), given the descriptors and transfers before it.
   sc_core::sc_time issue_time(const cmdset::Descriptor& d, const sc_core::sc_time& arrival);
-  // Schedules the command's transfer, then posts its completion.
-  void finish(Work& w);
+  // Schedules the command's transfer, then posts its completion: released after the previous
+  // one (`in_ring_order`, the RTL's completion queue) or as soon as it is done (deadline order).
+  void finish(Work& w, bool in_ring_order = true);
   // Deadline order: the doorbell's commands after their lookups; those the host waits for are
   // scheduled at once, behind every held transfer with an earlier deadline.
   void schedule_by_deadline(std::vector<Work>& work);
