@@ -72,6 +72,31 @@ def check_c4(kvtier, trace):
         expect(0 <= r["hit_rate"] <= 1 and 0 <= r["hit_rate_persistent"] <= 1, "c4: hit rates are fractions")
 
 
+def check_prefetch_deadline(kvtier, trace):
+    """Prefetch on the pinned preset with deadline order across doorbells: the device holds the
+    prefetches (the host does not wait for them), later admissions' earlier deadlines overtake
+    them, every held one is moved by the end, and a queue head that waits behind prefetch pins
+    with nothing running is not left waiting forever (it was: 'nothing runs and nothing can be
+    admitted')."""
+    stats = {}
+    for order in ("fifo", "deadline"):
+        with tempfile.TemporaryDirectory() as d:
+            p = run(kvtier, "run", "--platform", "h200-cxl2-x16-pinned", "--workload", f"mooncake:{trace}",
+                    "--set", "host.prefetch_horizon_steps=8", "--set", f"ctrl.transfer_order={order}", "--out", d)
+            expect(p.returncode == 0, f"{order}: exited {p.returncode}: {p.stderr}")
+            stats[order] = json.loads((pathlib.Path(d) / "stats.json").read_text())
+    n = sum(1 for line in pathlib.Path(trace).read_text().splitlines() if line.strip())
+    for order, j in stats.items():
+        expect(j["requests_completed"] + j["requests_rejected"] == n, f"{order}: not every request settled")
+        # Every prefetched block was promoted, held or not (tier hits are promoted on admission).
+        expect(j["promotions"] >= j["prefetch"]["prefetched"], f"{order}: prefetches left unmoved")
+    f, e = stats["fifo"]["prefetch"], stats["deadline"]["prefetch"]
+    expect(f["deferred_transfers"] == 0 and f["overtaking_transfers"] == 0, "fifo holds nothing")
+    expect(e["deferred_transfers"] == e["prefetched"], "deadline order holds every prefetch the host does not wait for")
+    expect(0 < e["overtaking_transfers"] < stats["deadline"]["promotions"], "some transfers overtake held ones")
+    expect(e["peak_held_transfers"] > 0, "the held queue is reported")
+
+
 def check_errors(kvtier, trace):
     cases = [
         (["experiment"], "name an experiment", 2),

@@ -199,6 +199,12 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // context of sessions whose next turn the online predictor expects within the horizon. A
   // prefetched block is pinned until its request is admitted or the prefetch expires.
   void prefetch(const SchedulerIntent& intent);
+  // Nothing runs and the queue head waits for room: prefetch pins (for requests behind it, or
+  // sessions that may return) must not hold it back, so all are given back now. False: none.
+  bool release_prefetch_pins(double now_s) {
+    integrate(now_s);
+    return prefetcher_.release_all();
+  }
   uint32_t prefetch_horizon_steps() const { return prefetcher_.horizon_steps(); }
   // When the next-turn predictor next expects a session `lead_s` from now (kNever: none): an idle
   // scheduler wakes then to let prefetch run.

@@ -24,6 +24,18 @@ void Prefetcher::end(uint64_t owner) {
   pinned_.erase(it);
 }
 
+bool Prefetcher::release_all() {
+  if (pinned_.empty()) return false;
+  std::vector<uint64_t> owners;
+  for (const auto& [owner, p] : pinned_) owners.push_back(owner);
+  std::sort(owners.begin(), owners.end());  // deterministic unpin order
+  for (uint64_t owner : owners) {
+    ++stats_.prefetch_expired;
+    end(owner);
+  }
+  return true;
+}
+
 void Prefetcher::admitted(const workload::Request& r) {
   end(r.id);
   end(kSessionPrefetch | r.session);

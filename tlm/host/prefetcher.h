@@ -99,6 +99,8 @@ class Prefetcher {
   void finished(uint64_t session, double t_s, const std::vector<uint64_t>& keys);
   // When the next-turn predictor next expects a session, `lead_s` before it (kNever: none).
   double next_prediction_s(double lead_s) const;
+  // Gives back every prefetch pin now (each counts as expired); false when none was held.
+  bool release_all();
 
  private:
   static constexpr uint64_t kSessionPrefetch = 1ull << 63;  // owner bit: a session's next turn

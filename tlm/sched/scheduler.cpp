@@ -84,6 +84,8 @@ void Scheduler::run() {
     const bool runnable = plan(now, p);
     if (!runnable && stats_.requests_completed + stats_.requests_rejected != settled) continue;  // admit again
     if (!runnable && skip_admission && !waiting_.empty()) continue;  // everything was preempted: admit now
+    if (!runnable && running_.empty() && loading_.empty() && !waiting_.empty() && host_.release_prefetch_pins(now))
+      continue;  // the queue head waited behind prefetch pins: admit again without them
     if (!runnable) {
       // Nothing can step: wait for the next arrival or the next async load to land.
       double t = std::numeric_limits<double>::infinity();
