@@ -88,7 +88,9 @@ TEST(Timeline, WholeRunHasEveryTrackAStepSliceEachStepAndClosedFlows) {
     const std::string ph = e["ph"];
     if (ph == "X" && t.thread_of(e) == "steps") ++steps;
     if (ph == "X" && t.thread_of(e) == "layer groups") ++groups;
-    if (ph == "X") EXPECT_GE(e["dur"].get<double>(), 0.0);
+    if (ph == "X") {
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
     if (ph == "s") flow_start[e["id"].get<uint64_t>()] = e["ts"].get<double>();
     if (ph == "f") flow_end.emplace_back(e["id"].get<uint64_t>(), e["ts"].get<double>());
     if (ph == "C" && e["name"] == "HBM KV resident (GiB)") max_resident_gib = std::max(max_resident_gib, e["args"]["value"].get<double>());

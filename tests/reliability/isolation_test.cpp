@@ -146,8 +146,9 @@ void probe_all(Bench& b, const std::map<uint64_t, Owned>& owners, Tally& t) {
           // A shareable entry is visible: PROMOTE and QUERY succeed, DEMOTE finds the tier copy.
           if (c.status != Status::OK) ++t.wrong_status;
           else ++t.granted_shared;
-          if (op == Opcode::DEMOTE)
+          if (op == Opcode::DEMOTE) {
             EXPECT_NE(c.flags & static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP), 0);
+          }
         }
       }
     }

@@ -128,20 +128,25 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
 //
 // The model is loosely timed, so a transfer's schedule is decided only when it must be: when
 // the host waits for its completion (at once for every command the host did not mark
-// DEFERRABLE; for a deferrable one when the host reads its block, resolve()), or when a later
-// doorbell or wait shows the engine would have started it before then (catch_up). A deferrable
-// transfer (a prefetch, the next step's streamed copy, a recompression) therefore holds no
-// place on the engines or the link while an earlier deadline posted after it can still go
-// first; one the host waits for is placed behind the held transfers with earlier deadlines
-// only. Commands without a transfer complete at their lookup, in ring order. The transfer
-// queue's bound (ctrl.xfer_queue_depth) does not apply to held transfers: the deadline-ordered
-// queue is a structure the RTL engine does not have.
+// DEFERRABLE; for a deferrable one when the host reads its block, resolve()), when a later
+// doorbell or wait shows the engine would have started it before then (catch_up), or once the
+// doorbell after the one that posted it has been scheduled. A deferrable transfer (a prefetch,
+// a recompression) therefore holds no place on the engines or the link while the next
+// doorbell's earlier deadlines can still go first; one the host waits for is placed behind the
+// held transfers with earlier deadlines only. Commands without a transfer complete at their
+// lookup, in ring order. The transfer queue's bound (ctrl.xfer_queue_depth) does not apply to
+// held transfers: the deadline-ordered queue is a structure the RTL engine does not have.
 void DataPlaneController::schedule_by_deadline(std::vector<Work>& work) {
   ++stats_.reordered_batches;
+  // What is still held was posted by earlier doorbells: this doorbell's transfers may overtake
+  // it, and then it is scheduled (below).
+  held_earlier_ = held_.size();
+  ++doorbell_epoch_;
   std::vector<uint16_t> waited;
+  std::vector<Work*> no_transfer;
   for (Work& w : work) {
     if (!(w.move && w.length > 0)) {
-      finish(w, false);
+      no_transfer.push_back(&w);
       continue;
     }
     const bool deferred = (w.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) != 0;
@@ -149,6 +154,17 @@ void DataPlaneController::schedule_by_deadline(std::vector<Work>& work) {
     hold(std::move(w), deferred);
   }
   for (uint16_t tag : waited) dispatch_until(tag);
+  // A held transfer may be overtaken by the doorbell after the one that posted it, not beyond:
+  // on busy-until timelines a transfer scheduled much later than it was posted would queue
+  // behind everything reserved meanwhile, at later times, instead of using the idle time before
+  // it. So what earlier doorbells posted is scheduled now, in deadline order (with it, this
+  // doorbell's deferrable transfers due before it).
+  while (held_earlier_ > 0) dispatch_until(held_.begin()->second.d.tag);
+  // Commands without a transfer complete at their lookup, in ring order. Their completions are
+  // posted after the transfers are placed, as in ring order, where a completion queues behind
+  // the payload already reserved on the link: posted first, at a later time, it would hold the
+  // link's busy-until timeline and push an earlier transfer behind it.
+  for (Work* w : no_transfer) finish(*w, false);
 }
 
 void DataPlaneController::hold(Work w, bool deferred) {
@@ -159,6 +175,7 @@ void DataPlaneController::hold(Work w, bool deferred) {
   if (b.count) due = std::max(due, b.due), rank = std::max(rank, b.rank);
   b.count++, b.due = due, b.rank = rank;
   w.seq = held_count_++;
+  w.epoch = doorbell_epoch_;
   const HeldKey key{due, rank, w.seq};
   if (deferred) ++stats_.deferred_transfers;
   held_by_tag_[w.d.tag] = key;
@@ -210,6 +227,7 @@ void DataPlaneController::dispatch_until(uint16_t tag) {
     if (!held_seqs_.empty() && *held_seqs_.begin() < w.seq) ++stats_.overtaking_transfers;
     auto b = held_by_block_.find(w.d.key);
     if (--b->second.count == 0) held_by_block_.erase(b);
+    if (w.epoch < doorbell_epoch_ && held_earlier_ > 0) --held_earlier_;
     finish(w, false);
   }
 }

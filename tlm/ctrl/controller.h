@@ -131,7 +131,8 @@ class DataPlaneController : public sc_core::sc_module {
     uint32_t length = 0;
     double uncompressed_bytes = 0.0;  // engine work when the transfer passes the compression engine
     bool compressed = false;
-    uint64_t seq = 0;  // deadline order: arrival count among held transfers
+    uint64_t seq = 0;    // deadline order: arrival count among held transfers
+    uint64_t epoch = 0;  // ... and the doorbell that posted it
   };
 
   void mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -206,6 +207,8 @@ class DataPlaneController : public sc_core::sc_module {
   std::unordered_map<uint64_t, HeldBlock> held_by_block_;  // a block's commands keep ring order
   std::set<uint64_t> held_seqs_;  // arrival counts held: does a scheduled transfer overtake one?
   uint64_t held_count_ = 0;
+  uint64_t doorbell_epoch_ = 0;   // doorbells scheduled in deadline order
+  size_t held_earlier_ = 0;       // held transfers posted before the doorbell being scheduled
   std::vector<uint8_t> burst_buffer_;
   ControllerStats stats_;
 };

@@ -9,8 +9,8 @@
 //                   completion round trip before the host can rely on it (claim C3's baseline).
 // Both are loosely timed: flush() reports every outcome before it returns, with its time, except
 // for commands marked DEFERRABLE on a device that orders transfers by deadline (ctrl.
-// transfer_order = deadline): their outcome comes when the device schedules them, at the latest
-// when the control plane settles their block (it is about to read it).
+// transfer_order = deadline): their outcome comes when the device schedules them (at the next
+// doorbell at the latest), or when the control plane settles their block (about to read it).
 #include <cstdint>
 #include <functional>
 #include <systemc>

@@ -672,7 +672,7 @@ bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
 
 std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32_t g,
                                                                          double issue_s, double deadline_s,
-                                                                         StreamResult& res, bool ahead) {
+                                                                         StreamResult& res) {
   // Streaming is for contention: once the budget has room again beyond the admission watermark
   // (vLLM's 1 %) and one step's decode growth (a block per layer group per running request), a
   // streamed block's promotion goes to a slot of its own instead of staging, and the block stops
@@ -687,7 +687,6 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   auto post = [&](cmdset::Descriptor d, double at_s) {
     d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
     d.prio = kAdmissionPriority;
-    if (ahead) d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
     enqueue(d, Opcode::PROMOTE, d.key, at_s);
   };
   for (uint64_t id : ids) {
@@ -703,7 +702,6 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
       if (b.streamed_ahead) {
         // Promoted during the step before: already in its staging slot, usable since promoted().
         b.streamed_ahead = false;
-        settle(b, issue_s);
         res.ready_s = std::max(res.ready_s, b.mech.ready_s);
         res.ready_each_s.push_back(b.mech.ready_s);
         list[kept++] = key;
@@ -761,7 +759,7 @@ void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double iss
   post_staged_discards(issue_s);
   drop_streamed_ahead(issue_s);
   StreamResult res;
-  for (Block* b : promote_streamed(ids, 0, issue_s, deadline_s, res, true)) {
+  for (Block* b : promote_streamed(ids, 0, issue_s, deadline_s, res)) {
     b->streamed_ahead = true;
     streamed_ahead_.push_back(b->id.key);
   }
@@ -776,8 +774,6 @@ void HostControlPlane::drop_streamed_ahead(double now_s) {
     b->streamed_ahead = false;
     // A copy made resident since (another reader computed it) is that reader's now.
     if (b->mech.in_hbm) continue;
-    // The copy is discarded once it has landed (its staging slot is reused after the discard).
-    settle(*b, now_s);
     enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, now_s);
     ++stats_.streamed_ahead_unused;
     dropped = true;

@@ -426,11 +426,10 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // Promotes group g's streamed blocks of the listed requests into staging (those streamed ahead
   // are read where they are), or, with room in the budget (host.restore_streamed), into slots of
   // their own, where they stop streaming; returns the ones it promoted into staging.
-  // `ahead`: for the next step (stream_ahead), so the host does not wait for them now.
   std::vector<Block*> promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                                       double deadline_s, StreamResult& res, bool ahead = false);
+                                       double deadline_s, StreamResult& res);
   // Before reading a block's ready time: a deferrable promotion of it still in flight (a
-  // prefetch, a streamed-ahead copy) is waited for from `now_s`.
+  // prefetch) is waited for from `now_s`.
   void settle(Block& b, double now_s) {
     if (b.mech.in_flight) path_->settle(b.id.key, now_s);
   }
