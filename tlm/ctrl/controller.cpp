@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
-#include <numeric>
 
 #include "tlm/ctrl/address_map.h"
 #include "tlm/link/transact.h"
@@ -93,13 +92,13 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
       batch.push_back(cmdset::decode_descriptor(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes]));
       head_ = (head_ + 1) % config_.ring_entries;
     }
-    const bool deferrable = std::any_of(batch.begin(), batch.end(), [](const Descriptor& d) {
-      return (d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) != 0;
-    });
+    // Ring order unless deadlines can change something: they differ, a transfer is held, or one
+    // may be held.
     const bool by_deadline =
         config_.transfer_order == TransferOrder::Deadline &&
-        (deferrable || !held_.empty() ||
-         std::any_of(batch.begin(), batch.end(), [&](const Descriptor& d) { return d.deadline_ns != batch[0].deadline_ns; }));
+        (!held_.empty() || std::any_of(batch.begin(), batch.end(), [&](const Descriptor& d) {
+           return d.deadline_ns != batch[0].deadline_ns || deferrable(d);
+         }));
     if (!by_deadline) {
       // Ring order, one command at a time: the reference behaviour the RTL engine shares.
       for (const Descriptor& d : batch) {
@@ -149,7 +148,7 @@ void DataPlaneController::schedule_by_deadline(std::vector<Work>& work) {
       no_transfer.push_back(&w);
       continue;
     }
-    const bool deferred = (w.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) != 0;
+    const bool deferred = deferrable(w.d);
     if (!deferred) waited.push_back(w.d.tag);
     hold(std::move(w), deferred);
   }
@@ -178,51 +177,43 @@ void DataPlaneController::hold(Work w, bool deferred) {
   w.epoch = doorbell_epoch_;
   const HeldKey key{due, rank, w.seq};
   if (deferred) ++stats_.deferred_transfers;
-  held_by_tag_[w.d.tag] = key;
+  held_tags_.insert(w.d.tag);
   held_seqs_.insert(w.seq);
   held_.emplace(key, std::move(w));
   stats_.peak_held_transfers = std::max<uint64_t>(stats_.peak_held_transfers, held_.size());
 }
 
 void DataPlaneController::catch_up(const sc_core::sc_time& until) {
+  // A held transfer is received (committed) the cycle after its lookup.
+  auto received = [&](const Work& w) { return w.lookup_done + cycle_; };
   while (!held_.empty()) {
-    // When the DMA side could take its next transfer: the splitter idle and a tracker slot free.
+    // When the DMA side could take its next transfer: the splitter idle and a tracker slot free;
+    // with nothing received by then, the engine idles until the first transfer is.
     sc_core::sc_time at = std::max(splitter_free_, *std::min_element(slot_done_.begin(), slot_done_.end()) + cycle_);
-    // The earliest deadline among the transfers received by then (committed the cycle after
-    // their lookup); with none received, the engine idles until the first one is.
-    auto pick = held_.end();
-    sc_core::sc_time first_in = sc_core::sc_max_time();
-    for (auto it = held_.begin(); it != held_.end(); ++it) {
-      const sc_core::sc_time in = it->second.lookup_done + cycle_;
-      if (in <= at) {
-        pick = it;
-        break;
-      }
-      first_in = std::min(first_in, in);
-    }
+    // It takes the earliest deadline among those received by then.
+    auto received_by = [&](const sc_core::sc_time& t) {
+      return std::find_if(held_.begin(), held_.end(), [&](const auto& h) { return received(h.second) <= t; });
+    };
+    auto pick = received_by(at);
     if (pick == held_.end()) {
-      at = first_in;
-      for (auto it = held_.begin(); it != held_.end(); ++it)
-        if (it->second.lookup_done + cycle_ <= at) {
-          pick = it;
-          break;
-        }
+      at = received(std::min_element(held_.begin(), held_.end(), [&](const auto& a, const auto& b) {
+                      return received(a.second) < received(b.second);
+                    })->second);
+      pick = received_by(at);
     }
     if (at >= until) return;
-    const uint16_t tag = pick->second.d.tag;
-    dispatch_until(tag);
+    dispatch_until(pick->second.d.tag);
   }
 }
 
 void DataPlaneController::dispatch_until(uint16_t tag) {
   while (true) {
-    auto target = held_by_tag_.find(tag);
-    if (target == held_by_tag_.end()) return;
+    if (!held_tags_.count(tag)) return;
     // Everything held ahead of it goes first, earliest deadline first.
     auto it = held_.begin();
     Work w = std::move(it->second);
     held_.erase(it);
-    held_by_tag_.erase(w.d.tag);
+    held_tags_.erase(w.d.tag);
     held_seqs_.erase(w.seq);
     if (!held_seqs_.empty() && *held_seqs_.begin() < w.seq) ++stats_.overtaking_transfers;
     auto b = held_by_block_.find(w.d.key);

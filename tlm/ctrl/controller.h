@@ -11,8 +11,8 @@
 //
 // Beyond the RTL engine's behaviour, and off by default (so co-simulation compares like with
 // like): ctrl.transfer_order = deadline schedules transfers earliest deadline first across
-// doorbells (controller.cpp, "Deadline order"); ctrl.index_org = cached puts the index table in tier DRAM behind an SRAM cache; a
-// compression engine with its own throughput and latency (ctrl.compress_gbps > 0) sits on the
+// doorbells (controller.cpp, "Deadline order"); ctrl.index_org = cached puts the index table
+// in tier DRAM behind an SRAM cache; a compression engine with its own throughput and latency (ctrl.compress_gbps > 0) sits on the
 // path of fp8 / int4 tier copies.
 #include <array>
 #include <cstdint>
@@ -25,6 +25,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tlm/common/config.h"
@@ -150,6 +151,9 @@ class DataPlaneController : public sc_core::sc_module {
   void schedule_by_deadline(std::vector<Work>& work);
   // A transfer into the held queue (its place: deadline, then priority, then arrival).
   void hold(Work w, bool deferred);
+  static bool deferrable(const cmdset::Descriptor& d) {
+    return (d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) != 0;
+  }
   // Schedules held transfers in deadline order until `tag`'s is scheduled.
   void dispatch_until(uint16_t tag);
   // Schedules the held transfers the engine would have started before `until`, each the earliest
@@ -198,7 +202,7 @@ class DataPlaneController : public sc_core::sc_module {
   // (deadline, inverted priority, arrival count); a command without a deadline sorts last.
   using HeldKey = std::tuple<uint64_t, uint32_t, uint64_t>;
   std::map<HeldKey, Work> held_;
-  std::unordered_map<uint16_t, HeldKey> held_by_tag_;
+  std::unordered_set<uint16_t> held_tags_;
   struct HeldBlock {
     uint32_t count = 0;
     uint64_t due = 0;     // the latest deadline held for the block

@@ -219,12 +219,12 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   }
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
   void report_demand_to(SustainabilityConstraint& sustainability) { sustainability_ = &sustainability; }
-  // Records each promotion the control plane decides, from its descriptor to its block's arrival.
   // How the descriptor ring waits for a deferrable command's completion (the platform wires it
   // to the data plane; host.dma = host has none to wait for).
   void set_completion_waiter(DescriptorRing::Waiter waiter) {
     if (ring_) ring_->set_waiter(std::move(waiter));
   }
+  // Records each promotion the control plane decides, from its descriptor to its block's arrival.
   void set_trace(TraceEventLog* trace) {
     trace_ = trace;
     if (!trace_) return;

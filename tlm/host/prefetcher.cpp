@@ -1,6 +1,7 @@
 #include "tlm/host/prefetcher.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace kvtier {
 
@@ -24,17 +25,19 @@ void Prefetcher::end(uint64_t owner) {
   pinned_.erase(it);
 }
 
-bool Prefetcher::release_all() {
-  if (pinned_.empty()) return false;
-  std::vector<uint64_t> owners;
-  for (const auto& [owner, p] : pinned_) owners.push_back(owner);
-  std::sort(owners.begin(), owners.end());  // deterministic unpin order
-  for (uint64_t owner : owners) {
+size_t Prefetcher::expire_before(double t_s) {
+  std::vector<uint64_t> expired;
+  for (const auto& [owner, p] : pinned_)
+    if (p.expires_s < t_s) expired.push_back(owner);
+  std::sort(expired.begin(), expired.end());  // deterministic unpin order
+  for (uint64_t owner : expired) {
     ++stats_.prefetch_expired;
     end(owner);
   }
-  return true;
+  return expired.size();
 }
+
+bool Prefetcher::release_all() { return expire_before(std::numeric_limits<double>::infinity()) > 0; }
 
 void Prefetcher::admitted(const workload::Request& r) {
   end(r.id);
@@ -85,14 +88,7 @@ void Prefetcher::add(uint64_t owner, const std::vector<uint64_t>& keys, double s
 
 std::vector<Prefetcher::Candidate> Prefetcher::choose(const SchedulerIntent& intent) {
   const double now_s = intent.now_s;
-  std::vector<uint64_t> expired;
-  for (const auto& [owner, p] : pinned_)
-    if (p.expires_s < now_s) expired.push_back(owner);
-  std::sort(expired.begin(), expired.end());  // deterministic unpin order
-  for (uint64_t owner : expired) {
-    ++stats_.prefetch_expired;
-    end(owner);
-  }
+  expire_before(now_s);
   std::vector<Candidate> chosen;
   if (horizon_ == 0) return chosen;
   // Conservative: slots pinned for earlier candidates are counted again as promotions to come.

@@ -110,6 +110,8 @@ class Prefetcher {
   };
   bool next_turn_on() const { return horizon_ && next_turn_enabled_; }
   void end(uint64_t owner);
+  // Ends every prefetch whose pins expire before `t_s` (each counts as expired); how many.
+  size_t expire_before(double t_s);
   void add(uint64_t owner, const std::vector<uint64_t>& keys, double start_s, double step_s,
            uint32_t steps_ahead, std::vector<Candidate>& chosen);
 
