@@ -1,17 +1,17 @@
 #include "tlm/kv/offline_optimal.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <queue>
-#include <set>
 #include <stdexcept>
-#include <unordered_map>
 #include <utility>
 
 namespace kvtier::kv {
 namespace {
 
-constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+// A reference index that is none: never read again, nothing starts here.
+constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
 
 }  // namespace
 
@@ -19,42 +19,65 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
   if (capacity == 0) throw std::invalid_argument("offline_optimal: capacity must be at least one block");
   OfflineOptimalResult out;
   const size_t n = refs.size();
+  if (n >= std::numeric_limits<uint32_t>::max() - 1)
+    throw std::invalid_argument("offline_optimal: at most 2^32 - 3 references (indices are 32-bit)");
   out.references = n;
 
-  // Dense block ids, and each reference's effective kind (a key's first reference produces it).
+  // Dense block ids in order of first reference (the eviction heap breaks ties between dead
+  // blocks by id), and each reference's effective kind (a key's first reference produces it).
+  // A whole trace makes tens of millions of references over tens of millions of keys: sorting
+  // (key, reference) pairs takes a fraction of the time and memory of a hash map that size,
+  // whose every insertion misses the cache. Within a key the sort puts its first reference first.
   std::vector<uint32_t> id(n);
   std::vector<uint8_t> reads(n);
   {
-    std::unordered_map<uint64_t, uint32_t> ids;
-    ids.reserve(n / 2 + 1);
-    for (size_t i = 0; i < n; ++i) {
-      auto [it, inserted] = ids.try_emplace(refs[i].key, static_cast<uint32_t>(ids.size()));
-      id[i] = it->second;
-      reads[i] = !inserted && refs[i].kind == ReferenceKind::Read;
-      out.counted_references += refs[i].counted;
+    std::vector<uint8_t> first(n, 0);
+    {
+      std::vector<std::pair<uint64_t, uint32_t>> by_key(n);
+      for (size_t i = 0; i < n; ++i) by_key[i] = {refs[i].key, static_cast<uint32_t>(i)};
+      std::sort(by_key.begin(), by_key.end());
+      for (size_t j = 0; j < n;) {
+        const uint32_t f = by_key[j].second;
+        first[f] = 1;
+        size_t e = j;
+        for (; e < n && by_key[e].first == by_key[j].first; ++e) id[by_key[e].second] = f;  // for now: the first reference
+        j = e;
+      }
     }
-    out.blocks = ids.size();
+    // A key's id is the number of keys first referenced before it.
+    std::vector<uint32_t> rank(n);
+    uint32_t keys = 0;
+    for (size_t i = 0; i < n; ++i) {
+      rank[i] = keys;
+      keys += first[i];
+      out.counted_references += refs[i].counted;
+      reads[i] = !first[i] && refs[i].kind == ReferenceKind::Read;
+    }
+    for (size_t i = 0; i < n; ++i) id[i] = rank[id[i]];
+    out.blocks = keys;
   }
 
   // Next use of the content each reference leaves resident: the key's next reference if that is
   // a Read, else never (the content is dead: produced anew or never referenced again).
-  std::vector<uint64_t> next_read(n);
+  std::vector<uint32_t> next_read(n);
   {
-    std::vector<uint64_t> next_ref(out.blocks, kNever);
+    std::vector<uint32_t> next_ref(out.blocks, kNever);
     for (size_t i = n; i-- > 0;) {
-      const uint64_t j = next_ref[id[i]];
+      const uint32_t j = next_ref[id[i]];
       next_read[i] = j != kNever && reads[j] ? j : kNever;
-      next_ref[id[i]] = i;
+      next_ref[id[i]] = static_cast<uint32_t>(i);
     }
   }
 
-  // Belady's MIN with dead-block discard.
+  // Belady's MIN with dead-block discard. Heap entries are (next read, block) packed into one
+  // word, ordered as the pair: the farthest next read on top, the larger id among dead blocks.
   {
+    const auto entry = [](uint32_t next, uint32_t block) { return uint64_t{next} << 32 | block; };
     std::vector<uint8_t> resident(out.blocks, 0), tier_copy(out.blocks, 0);
-    std::vector<uint64_t> current_next(out.blocks, kNever);
-    std::priority_queue<std::pair<uint64_t, uint32_t>> farthest;  // (next read, block), stale entries skipped
-    std::vector<uint64_t> kept_in_rebuild(out.blocks, 0);
-    uint64_t rebuilds = 0;
+    std::vector<uint32_t> current_next(out.blocks, kNever);
+    std::priority_queue<uint64_t> farthest;  // stale entries skipped
+    std::vector<uint32_t> kept_in_rebuild(out.blocks, 0);
+    uint32_t rebuilds = 0;
     uint64_t size = 0;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t b = id[i];
@@ -67,8 +90,9 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
         if (reads[i]) ++out.promotions;
         if (size == capacity) {
           for (;;) {
-            const auto [next, v] = farthest.top();
+            const uint64_t top = farthest.top();
             farthest.pop();
+            const uint32_t next = static_cast<uint32_t>(top >> 32), v = static_cast<uint32_t>(top);
             if (!resident[v] || current_next[v] != next) continue;
             if (next != kNever && !tier_copy[v]) {
               ++out.belady_demotions;
@@ -83,16 +107,17 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
         ++size;
       }
       current_next[b] = next_read[i];
-      farthest.push({next_read[i], b});
+      farthest.push(entry(next_read[i], b));
       // Keep the heap proportional to the resident set.
       if (farthest.size() > 4 * capacity + 1024) {
-        std::priority_queue<std::pair<uint64_t, uint32_t>> fresh;
+        std::priority_queue<uint64_t> fresh;
         ++rebuilds;
         while (!farthest.empty()) {
-          const auto [next, v] = farthest.top();
+          const uint64_t top = farthest.top();
           farthest.pop();
+          const uint32_t next = static_cast<uint32_t>(top >> 32), v = static_cast<uint32_t>(top);
           if (resident[v] && current_next[v] == next && kept_in_rebuild[v] != rebuilds) {
-            fresh.push({next, v});
+            fresh.push(top);
             kept_in_rebuild[v] = rebuilds;
           }
         }
@@ -113,47 +138,63 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
   // of a live but not whole-kept incarnation is not counted at its own reference, and a key with
   // several live incarnations counts as kept when any one of them is.
   {
-    std::vector<std::pair<uint64_t, uint64_t>> live;  // [start, end] per live incarnation
-    std::vector<uint64_t> start(out.blocks, 0), last_read(out.blocks, kNever);
-    std::vector<uint8_t> live_key(out.blocks, 0), dead_point(n, 0);
+    // What starts at each reference: a live incarnation (the index of its last read), a dead
+    // Produce (kDeadPoint) or nothing (kNever). Each Produce starts one incarnation, so the
+    // sweep below reads the intervals in start order without sorting them.
+    constexpr uint32_t kDeadPoint = kNever - 1;
+    std::vector<uint32_t> starting(n, kNever);
+    std::vector<uint32_t> start(out.blocks, kNever), last_read(out.blocks, kNever);
+    std::vector<uint8_t> live_key(out.blocks, 0);
+    uint64_t live = 0;
     auto close = [&](uint32_t b) {
       if (last_read[b] != kNever) {
-        live.push_back({start[b], last_read[b]});
+        starting[start[b]] = last_read[b];
         live_key[b] = 1;
+        ++live;
       } else if (start[b] != kNever) {
-        dead_point[start[b]] = 1;
+        starting[start[b]] = kDeadPoint;
       }
     };
-    std::fill(start.begin(), start.end(), kNever);
     for (size_t i = 0; i < n; ++i) {
       const uint32_t b = id[i];
       if (reads[i]) {
-        last_read[b] = i;
+        last_read[b] = static_cast<uint32_t>(i);
       } else {
         close(b);
-        start[b] = i;
+        start[b] = static_cast<uint32_t>(i);
         last_read[b] = kNever;
       }
     }
     for (uint32_t b = 0; b < out.blocks; ++b) close(b);
-    std::sort(live.begin(), live.end());
-    std::multiset<uint64_t> active_ends;
+    // The active intervals' ends, in two heaps: the earliest end (to expire) and the latest (to
+    // drop). Ends are distinct (each is one reference's index), so a flag per end value tells a
+    // heap entry already removed through the other heap; `active` counts the rest.
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> earliest_end;
+    std::priority_queue<uint32_t> latest_end;
+    std::vector<uint8_t> dropped_end(n, 0);
+    uint64_t active = 0;
     uint64_t dropped = 0;
-    size_t next = 0;
-    for (uint64_t t = 0; t < n; ++t) {
-      const bool starts = next < live.size() && live[next].first == t;
-      if (!starts && !dead_point[t]) continue;
-      while (!active_ends.empty() && *active_ends.begin() < t) active_ends.erase(active_ends.begin());
-      for (; next < live.size() && live[next].first == t; ++next) active_ends.insert(live[next].second);
-      const uint64_t room = capacity - (dead_point[t] ? 1 : 0);
-      while (active_ends.size() > room) {
-        active_ends.erase(std::prev(active_ends.end()));
-        ++dropped;
+    for (size_t t = 0; t < n; ++t) {
+      const uint32_t what = starting[t];
+      if (what == kNever) continue;
+      for (; !earliest_end.empty() && earliest_end.top() < t; earliest_end.pop())
+        if (!dropped_end[earliest_end.top()]) --active;
+      const bool dead_point = what == kDeadPoint;
+      if (!dead_point) {
+        earliest_end.push(what);
+        latest_end.push(what);
+        ++active;
+      }
+      const uint64_t room = capacity - (dead_point ? 1 : 0);
+      for (; active > room; --active, ++dropped) {
+        // The latest end is still active: anything expired ends before every active one.
+        dropped_end[latest_end.top()] = 1;
+        latest_end.pop();
       }
     }
     uint64_t live_keys = 0;
     for (uint8_t k : live_key) live_keys += k;
-    const uint64_t whole = live.size() - dropped;
+    const uint64_t whole = live - dropped;
     out.demotions_lower_bound = live_keys > whole ? live_keys - whole : 0;
   }
   return out;
