@@ -12,8 +12,8 @@
 // Beyond the RTL engine's behaviour, and off by default (so co-simulation compares like with
 // like): ctrl.transfer_order = deadline schedules transfers earliest deadline first across
 // doorbells (controller.cpp, "Deadline order"); ctrl.index_org = cached puts the index table
-// in tier DRAM behind an SRAM cache; a compression engine with its own throughput and latency (ctrl.compress_gbps > 0) sits on the
-// path of fp8 / int4 tier copies.
+// in tier DRAM behind an SRAM cache; a compression engine with its own throughput and latency
+// (ctrl.compress_gbps > 0) sits on the path of fp8 / int4 tier copies.
 #include <array>
 #include <cstdint>
 #include <map>

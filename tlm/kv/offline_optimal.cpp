@@ -145,10 +145,11 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
     std::vector<uint32_t> starting(n, kNever);
     std::vector<uint32_t> start(out.blocks, kNever), last_read(out.blocks, kNever);
     std::vector<uint8_t> live_key(out.blocks, 0);
-    uint64_t live = 0;
+    uint64_t live = 0, live_keys = 0;
     auto close = [&](uint32_t b) {
       if (last_read[b] != kNever) {
         starting[start[b]] = last_read[b];
+        live_keys += !live_key[b];
         live_key[b] = 1;
         ++live;
       } else if (start[b] != kNever) {
@@ -192,8 +193,6 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
         latest_end.pop();
       }
     }
-    uint64_t live_keys = 0;
-    for (uint8_t k : live_key) live_keys += k;
     const uint64_t whole = live - dropped;
     out.demotions_lower_bound = live_keys > whole ? live_keys - whole : 0;
   }
