@@ -34,6 +34,7 @@ declare -A cases=(
   [default-ber]="--set link.bit_error_rate=1e-9"
   [default-lfu-persistent]="--set host.policy=lfu --set host.persistent_policy=true"
   [default-prefetch]="--set host.prefetch_horizon_steps=8"
+  [default-deadline-prefetch]="--set ctrl.transfer_order=deadline --set host.prefetch_horizon_steps=8"
   [default-host-dma]="--set host.dma=host"
   [default-recompress-small-tier]="--set host.tier_format=bf16 --set host.recompress_format=fp8 --set tier.capacity_gib=40"
   [small-rtl]="--set ctrl.impl=rtl --workload synthetic:sessions=20 --set hbm.kv_budget_gib=3"

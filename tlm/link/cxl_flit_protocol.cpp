@@ -74,17 +74,24 @@ CxlFlitProtocol::CxlFlitProtocol(const LinkConfig& config, FlitFormat format, st
 }
 
 LinkTransfer CxlFlitProtocol::send(const LinkMessage& msg, const sc_core::sc_time& earliest) {
-  if (deferred_active_) {
+  const size_t dir = static_cast<size_t>(msg.dir);
+  // The other direction's deferred run stays deferred unless its commit would leave a DLLP
+  // owed here that is due by now (settle_owed and try_continue read this direction's owed
+  // DLLPs up to `earliest`; nothing else here depends on that run).
+  DeferredRun& other = deferred_[1 - dir];
+  if (other.active && first_owed_due(other.plan) <= ticks(earliest)) commit_deferred(1 - dir);
+  if (deferred_[dir].active) {
     LinkTransfer t;
     if (try_continue(msg, earliest, t)) return t;
-    commit_deferred();
+    commit_deferred(dir);
   }
   settle_owed(msg.dir, earliest);
   return is_cxl_mem(msg.cls) ? send_mem(msg, earliest) : send_io(msg, earliest);
 }
 
 void CxlFlitProtocol::flush(const sc_core::sc_time& until) {
-  commit_deferred();
+  commit_deferred(0);
+  commit_deferred(1);
   settle_owed(Direction::Downstream, until);
   settle_owed(Direction::Upstream, until);
 }
@@ -338,9 +345,13 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   p.tail_end = tx.io.end;
   if (may_defer && can_defer(tx, p)) {
     // The commit waits: the next message may continue this run (deferred_, try_continue).
-    deferred_ = p;
-    deferred_active_ = true;
-    describe(p, 0, n, E, pool.upcoming(C - 1), t, first);
+    DeferredRun& slot = deferred_[p.dir];
+    std::vector<RunPlan::Gap> gaps = std::move(slot.plan.gaps);  // keeps its capacity
+    gaps.clear();
+    slot.plan = p;
+    slot.plan.gaps = std::move(gaps);
+    slot.active = true;
+    describe(slot.plan, 0, n, E, pool.upcoming(C - 1), t, first);
     return true;
   }
   commit_tlp_run(tx, back, p, t, first);
@@ -354,28 +365,36 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   const Ticks unit = p.unit, lat = p.lat, rd = p.rd, E = p.E, S = p.S;
   const bool joined = p.joined;
   CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(p.tlp.kind))];
-  const uint64_t spanned = ceil_div(off + n * b, B);
+  const uint64_t end_byte = p.end_byte();
+  const uint64_t spanned = ceil_div(end_byte, B);
   const uint64_t new_flits = spanned - f1;
   const TimeRun starts = TimeRun::linear(S, unit, new_flits);
   // Commit. TLPs ending in flit 0 (k < k1 when joined) end with it; the others end with new flit
-  // e(k) = floor((off + (k + 1) b - 1) / B), at S + (e(k) - f1 + 1) unit.
-  const auto tlp_end_run = [&](uint64_t k_first, uint64_t stride, uint64_t count, Ticks extra, uint64_t repeat) {
+  // e(k) = floor((off + gap + (k + 1) b - 1) / B), at S + (e(k) - f1 + 1) unit, where gap is the
+  // DLLP bytes streamed before TLP k (p.gaps: constant between two gaps, so each stretch of
+  // TLPs between gaps is one arithmetic run).
+  const auto tlp_end_run = [&](uint64_t k_first, uint64_t stride, uint64_t count, Ticks extra, uint64_t repeat,
+                               uint64_t gap) {
     TimeRun r;
     r.count = count * repeat;
     r.base = S + extra;
-    r.c0 = off + (k_first + 1) * b - 1 + (1 - f1) * B;
+    r.c0 = off + gap + (k_first + 1) * b - 1 + (1 - f1) * B;
     r.a = stride * b;
     r.m = B;
     r.repeat = repeat;
     r.step = unit;
     return r;
   };
+  // The stretches: [stretch_begin(j), stretch_begin(j + 1)) with gap_of(j) bytes before each TLP.
+  const size_t stretches = p.gaps.size() + 1;
+  const auto stretch_begin = [&](size_t j) { return j == 0 ? 0 : j < stretches ? p.gaps[j - 1].k : n; };
+  const auto gap_of = [&](size_t j) { return j == 0 ? 0 : p.gaps[j - 1].bytes; };
   LinkWire::RunSent sent;
   if (new_flits > 0) sent = tx.wire.send_run(starts, F);
   const Ticks last_end = new_flits > 0 ? sent.end : tx.io.end;
   // Credit wait as the reference counts it: the latest credit return any TLP of the run waited for.
   Ticks latest_credit = pool.upcoming(std::min(n, C) - 1);
-  if (n > C) latest_credit = std::max(latest_credit, tlp_end_run(n - 1 - C, 1, 1, rd, 1).at(0));
+  if (n > C) latest_credit = std::max(latest_credit, tlp_end_run(n - 1 - C, 1, 1, rd, 1, p.gap_before(n - 1 - C)).at(0));
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
   if (first) t.first_bit = from_ticks(joined ? tx.io.start : S);
   first = false;
@@ -384,12 +403,18 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   t.replays += sent.replays;
   t.wire_bytes += static_cast<uint64_t>(F) * (new_flits + sent.replays);
   for (uint64_t k = 0; k < k_new; ++k) pool.consume_ticks(tx.io.end + rd);
-  const TimeRun returns = tlp_end_run(k_new, 1, n - k_new, rd, 1);
-  pool.consume_run(returns);
+  TimeRun returns;
+  for (size_t j = 0; j < stretches; ++j) {
+    // TLPs k_new.. of the first stretch (the joined flit's went above); a gap is never at a
+    // run's first TLPs, so later stretches are never empty.
+    const uint64_t from = j == 0 ? k_new : stretch_begin(j);
+    returns = tlp_end_run(from, 1, stretch_begin(j + 1) - from, rd, 1, gap_of(j));
+    pool.consume_run(returns);
+  }
   // These returns are the credits of the class's next run: its stream placement is keyed by
   // their shape (floor((c0 + i a) / m) steps after the first depends only on c0 mod m).
   StreamSource& source = tx.stream_sources[static_cast<size_t>(flow_class(p.tlp.kind))];
-  source.valid = n - k_new <= C;
+  source.valid = n - k_new <= C && p.gaps.empty();
   source.placed = false;
   if (source.valid) {
     source.credit_returns = returns;
@@ -416,11 +441,17 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
         back.owed_dllps.push_ticks(tx.io.end + lat);
         back.owed_dllps.push_ticks(tx.io.end + lat);
       }
-      if (k < n) back.owed_dllps.push(tlp_end_run(k, A, div_by(n - 1 - k, A) + 1, lat, 2));
+      for (size_t j = 0; j < stretches && k < n; ++j) {
+        const uint64_t to = stretch_begin(j + 1);
+        if (k >= to) continue;
+        const uint64_t count = div_by(to - 1 - k, A) + 1;
+        back.owed_dllps.push(tlp_end_run(k, A, count, lat, 2, gap_of(j)));
+        k += count * A;
+      }
     } else {
       for (uint64_t k = 0; k < n; ++k) {
-        const sc_core::sc_time due =
-            k < k_new ? from_ticks(tx.io.end + lat) : from_ticks(tlp_end_run(k, 1, 1, lat, 1).at(0));
+        const sc_core::sc_time due = k < k_new ? from_ticks(tx.io.end + lat)
+                                                : from_ticks(tlp_end_run(k, 1, 1, lat, 1, p.gap_before(k)).at(0));
         if (mod_by(r0 + k + 1, A) == 0) back.owed_dllps.push(due);
         if (mod_by(r0 + k + 1, U) == 0) back.owed_dllps.push(due);
       }
@@ -429,10 +460,9 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   }
   // The current CXL.io flit is now the stream's last.
   if (new_flits > 0) {
-    tx.io = {true, S + (new_flits - 1) * unit, last_end,
-             static_cast<uint32_t>(off + n * b - (spanned - 1) * B)};
+    tx.io = {true, S + (new_flits - 1) * unit, last_end, static_cast<uint32_t>(end_byte - (spanned - 1) * B)};
   } else {
-    tx.io.used = static_cast<uint32_t>(off + n * b);
+    tx.io.used = static_cast<uint32_t>(end_byte);
   }
 }
 
@@ -447,10 +477,22 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
 // A continuing message must be placed as the reference would place it alone: its TLPs, ready at
 // its own `earliest`, go where the joined run puts them exactly when that earliest is no later
 // than the start of the flit its first TLP begins in (that TLP then joins the flit being filled,
-// or finds the wire busy), and nothing is owed on the direction by then (settle_owed would send
-// it first). The joined run's credit checks are those the first run passed: every run here has
-// more TLPs than credits (so from its C-th TLP on each TLP reuses a credit of the run itself, a
-// return the first run showed is back in time), and the retry buffer never holds a flit back.
+// or finds the wire busy), and no credit return is owed on the direction by then (settle_owed
+// would send it first). Owed DLLPs due by then are different: settle_owed would stream them,
+// 8 B each, into the TLP bytes right after the run (each is due no later than the flit being
+// filled starts, or than the wire frees up), so they join the run as a gap before the message's
+// first TLP (RunPlan::gaps). The joined run's credit checks are those the first run passed:
+// every run here has more TLPs than credits (so from its C-th TLP on each TLP reuses a credit
+// of the run itself, a return the first run showed is back in time, and a gap only moves TLP k
+// further from TLP k - C), and the retry buffer never holds a flit back.
+//
+// Each direction keeps its own deferred run (a DMA read's requests go one way, its completions
+// the other, burst after burst). Committing a run changes its own direction's wire, CXL.io flit
+// and credits, and pushes DLLPs owed on the other direction; the other direction reads those
+// only through settle_owed and try_continue, up to a message's `earliest`. So a message leaves
+// the other direction's run deferred unless that run owes a DLLP due by its earliest
+// (first_owed_due); the pushes then still reach the owed queue in the order the reference makes
+// them.
 bool CxlFlitProtocol::can_defer(const DirectionState& tx, const RunPlan& p) const {
   return fast_ && config_.bit_error_rate == 0.0 && p.n > p.C + 1 && tx.wire.slots_never_wait(p.F);
 }
@@ -460,14 +502,15 @@ bool CxlFlitProtocol::can_defer(const DirectionState& tx, const RunPlan& p) cons
 // took: `held_latest` for credits held before the run, when k0 = 0).
 void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest, LinkTransfer& t,
                                bool& first) const {
-  // Stream byte off + k b is TLP k's first; its last is off + (k + 1) b - 1.
-  const uint64_t g0 = div_by(p.off + k0 * p.b, p.B);
-  const uint64_t e = div_by(p.off + (k0 + n) * p.b - 1, p.B);
-  const bool joins = k0 == 0 ? p.joined : mod_by(p.off + k0 * p.b, p.B) != 0;
+  // No gap falls inside one message: its TLPs share the DLLP bytes before its first.
+  const uint64_t first_byte = p.first_byte(k0);
+  const uint64_t g0 = div_by(first_byte, p.B);
+  const uint64_t e = div_by(first_byte + n * p.b - 1, p.B);
+  const bool joins = k0 == 0 ? p.joined : mod_by(first_byte, p.B) != 0;
   const uint64_t opened = e + 1 - g0 - (joins ? 1 : 0);
   // TLP k's credit is back rd after the end of the flit its last byte is in.
   const auto returned = [&](uint64_t k) {
-    return (k < p.k_new ? p.tail_end : p.flit_end(div_by(p.off + (k + 1) * p.b - 1, p.B))) + p.rd;
+    return (k < p.k_new ? p.tail_end : p.flit_end(div_by(p.last_byte(k), p.B))) + p.rd;
   };
   Ticks latest_credit = returned(k0 + n - 1 - p.C);
   if (k0 == 0) latest_credit = std::max(latest_credit, held_latest);
@@ -480,18 +523,23 @@ void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks 
 }
 
 bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_time& earliest, LinkTransfer& t) {
-  RunPlan& p = deferred_;
-  if (is_cxl_mem(msg.cls) || static_cast<size_t>(msg.dir) != p.dir) return false;
+  RunPlan& p = deferred_[static_cast<size_t>(msg.dir)].plan;
+  if (is_cxl_mem(msg.cls)) return false;
   const TlpRuns runs = tlp_runs_for(msg, config_);
   if (runs.size != 1) return false;
   const TlpRun& run = runs.run[0];
   if (run.tlp.kind != p.tlp.kind || framing_.bytes(run.tlp) != p.b || run.count <= p.C + 1) return false;
   DirectionState& tx = *dirs_[p.dir];
   const Ticks E = ticks(earliest);
-  if (!tx.owed_dllps.empty() && tx.owed_dllps.front() <= E) return false;
   if (!tx.owed_credits.empty() && tx.owed_credits.front() <= E) return false;
-  const uint64_t g0 = div_by(p.off + p.n * p.b, p.B);  // the flit its first TLP begins in
+  const uint64_t g0 = div_by(p.end_byte(), p.B);  // the flit the next stream byte goes in
   if (E > p.flit_start(g0)) return false;
+  // The owed DLLPs settle_owed would send now stream in first.
+  if (const uint64_t due = tx.owed_dllps.count_at_most(E); due > 0) {
+    const uint64_t before = p.gaps.empty() ? 0 : p.gaps.back().bytes;
+    p.gaps.push_back({p.n, before + due * kDllpBytes});
+    tx.owed_dllps.pop_front(due);
+  }
   bool first = true;
   describe(p, p.n, run.count, E, 0, t, first);
   p.n += run.count;
@@ -499,12 +547,23 @@ bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_tim
   return true;
 }
 
-void CxlFlitProtocol::commit_deferred() {
-  if (!deferred_active_) return;
-  deferred_active_ = false;
+void CxlFlitProtocol::commit_deferred(size_t dir) {
+  DeferredRun& d = deferred_[dir];
+  if (!d.active) return;
+  d.active = false;
   LinkTransfer unused;
   bool first = true;
-  commit_tlp_run(*dirs_[deferred_.dir], *dirs_[1 - deferred_.dir], deferred_, unused, first);
+  commit_tlp_run(*dirs_[dir], *dirs_[1 - dir], d.plan, unused, first);
+}
+
+Ticks CxlFlitProtocol::first_owed_due(const RunPlan& p) const {
+  if (!format_.io_framed_tlps) return kNoDue;
+  // The first TLP after which the far end owes an ACK or an UpdateFC (commit_tlp_run).
+  const uint64_t r0 = dirs_[p.dir]->tlps_received;
+  const auto first_due = [&](uint64_t ratio) { return mod_by(ratio - mod_by(r0 + 1, ratio), ratio); };
+  const uint64_t k = std::min(first_due(config_.tlps_per_ack), first_due(config_.tlps_per_update_fc));
+  if (k >= p.n) return kNoDue;
+  return (k < p.k_new ? p.tail_end : p.flit_end(div_by(p.last_byte(k), p.B))) + p.lat;
 }
 
 // What send_tlp and append_io do for each TLP of the run, with the CXL.io flit being filled,

@@ -17,6 +17,7 @@
 // Credits come back in the header of any flit going the other way (68B: ReqCrd/DataCrd/
 // RspCrd, §4.2.6; 256B: the CRD field, §4.3.2), or, when none leaves within
 // `credit_return_interval_ns`, in a credit-only flit (68B LLCRD, 256B empty flit with CRD).
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <map>
@@ -48,7 +49,8 @@ class CxlFlitProtocol : public LinkProtocol {
   bool write_completes(TxnClass c) const override { return c == TxnClass::MemWrite; }
   void flush(const sc_core::sc_time& until) override;
   LinkWireStats wire_stats(Direction d) const override {
-    const_cast<CxlFlitProtocol*>(this)->commit_deferred();  // the counts include a run whose commit waits
+    // The counts include the runs whose commit waits.
+    for (size_t dir : {size_t{0}, size_t{1}}) const_cast<CxlFlitProtocol*>(this)->commit_deferred(dir);
     LinkWireStats s = dirs_[static_cast<size_t>(d)]->wire.stats();
     s.continued_messages = dirs_[static_cast<size_t>(d)]->continued_messages;
     return s;
@@ -187,17 +189,39 @@ class CxlFlitProtocol : public LinkProtocol {
     uint64_t k_new = 0;         // TLPs that end in the joined flit
     uint64_t C = 0;             // credits of the flow class
     Ticks tail_start = 0, tail_end = 0;  // the CXL.io flit being filled before the run
+    // Owed DLLPs a continuing message found due (try_continue) stream in just before its first
+    // TLP: from TLP `k` on, every TLP sits `bytes` further into the stream (cumulative).
+    struct Gap {
+      uint64_t k = 0, bytes = 0;
+    };
+    std::vector<Gap> gaps;      // ascending k; empty but for a deferred run
     // Start and end of the run's flit g (0: the joined flit, when f1 = 1).
     Ticks flit_start(uint64_t g) const { return g == 0 && f1 ? tail_start : S + (g - f1) * unit; }
     Ticks flit_end(uint64_t g) const { return g == 0 && f1 ? tail_end : S + (g + 1 - f1) * unit; }
+    // DLLP bytes before TLP k; TLP k's first and last stream bytes (off included); the bytes
+    // of the run so far.
+    uint64_t gap_before(uint64_t k) const {
+      if (gaps.empty() || k < gaps.front().k) return 0;
+      if (k >= gaps.back().k) return gaps.back().bytes;  // the newest message's TLPs, usually
+      const auto after = std::upper_bound(gaps.begin(), gaps.end(), k, [](uint64_t v, const Gap& g) { return v < g.k; });
+      return (after - 1)->bytes;
+    }
+    uint64_t first_byte(uint64_t k) const { return off + k * b + gap_before(k); }
+    uint64_t last_byte(uint64_t k) const { return first_byte(k) + b - 1; }
+    uint64_t end_byte() const { return off + n * b + (gaps.empty() ? 0 : gaps.back().bytes); }
   };
   void commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t, bool& first);
   bool can_defer(const DirectionState& tx, const RunPlan& p) const;
   void describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest, LinkTransfer& t,
                 bool& first) const;
-  // A message that continues the deferred run: described and appended, true; else false.
+  // A message that continues its direction's deferred run: described and appended, true;
+  // else false.
   bool try_continue(const LinkMessage& msg, const sc_core::sc_time& earliest, LinkTransfer& t);
-  void commit_deferred();
+  void commit_deferred(size_t dir);
+  // When the first DLLP the deferred run's commit leaves owed on the other direction is due
+  // (kNoDue: none).
+  Ticks first_owed_due(const RunPlan& p) const;
+  static constexpr Ticks kNoDue = ~Ticks{0};
   void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o, uint64_t n, Ticks E,
                      LinkTransfer& t, bool& first);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
@@ -217,8 +241,12 @@ class CxlFlitProtocol : public LinkProtocol {
   std::map<std::array<uint64_t, 4>, uint64_t> arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
   std::optional<std::pair<std::array<uint64_t, 4>, uint64_t>> last_arithmetic_shape_;  // the last one looked up, and its id
   uint64_t next_shape_id_ = 0;
-  RunPlan deferred_;                // a run whose commit waits for its continuation
-  bool deferred_active_ = false;
+  // Per direction, a run whose commit waits for its continuation.
+  struct DeferredRun {
+    RunPlan plan;
+    bool active = false;
+  };
+  std::array<DeferredRun, 2> deferred_;
   std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
   std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free
 };

@@ -24,11 +24,19 @@
 #include <systemc>
 #include <vector>
 
+#include "tlm/common/timeline.h"
+
 namespace kvtier {
 
 using Ticks = sc_core::sc_time::value_type;  // simulation-time resolution units
 inline Ticks ticks(const sc_core::sc_time& t) { return t.value(); }
-inline sc_core::sc_time from_ticks(Ticks v) { return sc_core::sc_time::from_value(v); }
+// SystemC's from_value is out of line, and every link message converts a few times. Below 2^52
+// ticks (75 simulated minutes at 1 ps) one tick times v gives v exactly (v + 0.5 is a double,
+// and SystemC's multiply truncates it back); later times take from_value itself.
+// tests/tlm/sim_time_test.cpp checks both sides of the bound.
+inline sc_core::sc_time from_ticks(Ticks v) {
+  return v < (Ticks{1} << 52) ? detail::one_tick() * static_cast<double>(v) : sc_core::sc_time::from_value(v);
+}
 
 // x / d for the divisors time runs use, most of them powers of two (1, 2, 64 B of TLP bytes
 // per 68 B flit): a shift then, a division otherwise.
