@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <systemc>
 #include <vector>
@@ -195,6 +196,39 @@ TEST(FlitEngine, DemotionBurstsHeldBackByTheirCreditsMatchTheReference) {
   }
 }
 
+// DMA burst trains as the controller issues them: `transfers` transfers of 1..max_bursts bursts
+// about 0.25 us apart (four 64 GB/s engines; the link moves one 64 KiB burst in about 1.1 us
+// on x16, 2.2 us on x8, so bursts queue), one in 30 issued after an idle `late_ns`, one in 50 of
+// 32 KiB, a descriptor the other way now and then, and a completion record after each transfer.
+// `burst(steps, rng, at_ns, bytes)` adds one burst's messages.
+template <typename Burst>
+std::vector<Step> burst_trains(uint64_t seed, int transfers, uint64_t max_bursts, double late_ns, Burst burst) {
+  std::mt19937_64 rng(seed);
+  std::vector<Step> steps;
+  double now_ns = 0;
+  for (int transfer = 0; transfer < transfers; ++transfer) {
+    const uint64_t bursts = 1 + rng() % max_bursts;
+    for (uint64_t i = 0; i < bursts; ++i) {
+      const uint64_t bytes = rng() % 50 == 0 ? 32768 : 65536;
+      burst(steps, rng, now_ns, bytes);
+      now_ns += rng() % 30 == 0 ? late_ns : 250.0 + static_cast<double>(rng() % 8);
+      if (rng() % 40 == 0)
+        steps.push_back({{Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, sc_time(now_ns, sc_core::SC_NS)});
+    }
+    steps.push_back({{Direction::Upstream, TxnClass::CompletionWrite, false, 32, 0}, sc_time(now_ns, sc_core::SC_NS)});
+    now_ns += rng() % 4 == 0 ? 200000.0 : static_cast<double>(rng() % 2000);
+  }
+  return steps;
+}
+
+// The fast engine after `steps`, for its wire counters.
+std::unique_ptr<LinkProtocol> run_fast(LinkConfig c, const std::vector<Step>& steps) {
+  c.flit_engine = FlitEngine::Fast;
+  auto p = make_link_protocol(c);
+  for (const Step& s : steps) p->send(s.msg, s.at);
+  return p;
+}
+
 // A DMA engine's promotions: 64 KiB bursts (256 posted writes of MPS 256, more than the 128
 // credits) leave the device one after the other while the wire is still busy with the burst
 // before, so the fast engine appends each to the run before it and commits the joined run once.
@@ -205,33 +239,14 @@ TEST(FlitEngine, DemotionBurstsHeldBackByTheirCreditsMatchTheReference) {
 TEST(FlitEngine, PromotionBurstTrainsAppendToTheRunBeforeWithTheReferenceCounts) {
   for (const char* name : {"cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"}) {
     SCOPED_TRACE(name);
-    std::mt19937_64 rng(23);
-    std::vector<Step> steps;
-    double now_ns = 0;
-    for (int transfer = 0; transfer < 60; ++transfer) {
-      // Four DMA engines take a burst each about every 0.25 us of a 64 GB/s engine; the link
-      // moves one in about 1.1 us (x16) or 2.2 us (x8), so bursts queue.
-      const int bursts = 1 + static_cast<int>(rng() % 80);
-      for (int i = 0; i < bursts; ++i) {
-        const uint64_t bytes = rng() % 50 == 0 ? 32768 : 65536;
-        steps.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, bytes, 0}, sc_time(now_ns, sc_core::SC_NS)});
-        now_ns += rng() % 30 == 0 ? 3000.0 : 250.0 + static_cast<double>(rng() % 8);
-        if (rng() % 40 == 0)
-          steps.push_back({{Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, sc_time(now_ns, sc_core::SC_NS)});
-      }
-      steps.push_back({{Direction::Upstream, TxnClass::CompletionWrite, false, 32, 0}, sc_time(now_ns, sc_core::SC_NS)});
-      now_ns += rng() % 4 == 0 ? 200000.0 : static_cast<double>(rng() % 2000);
-    }
+    uint64_t big_bursts = 0;
+    const auto steps = burst_trains(23, 60, 80, 3000.0, [&](std::vector<Step>& out, std::mt19937_64&, double at_ns, uint64_t bytes) {
+      out.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, bytes, 0}, sc_time(at_ns, sc_core::SC_NS)});
+      big_bursts += bytes == 65536;
+    });
     const LinkConfig c = test::preset(name);
     EXPECT_EQ(compare_engines(c, steps), steps.size());
-    LinkConfig fast = c;
-    fast.flit_engine = FlitEngine::Fast;
-    auto p = make_link_protocol(fast);
-    uint64_t big_bursts = 0;
-    for (const Step& s : steps) {
-      p->send(s.msg, s.at);
-      big_bursts += s.msg.cls == TxnClass::PayloadWrite && s.msg.payload_bytes == 65536;
-    }
+    const auto p = run_fast(c, steps);
     const uint64_t continued = p->wire_stats(Direction::Upstream).continued_messages;
     EXPECT_GT(continued, big_bursts / 2);
     EXPECT_LT(continued, big_bursts);  // the first burst of a train, and those after a gap, are not
@@ -250,35 +265,19 @@ TEST(FlitEngine, PromotionBurstTrainsAppendToTheRunBeforeWithTheReferenceCounts)
 TEST(FlitEngine, DemotionReadTrainsAppendCompletionsWithTheReferenceCounts) {
   for (const char* name : {"pcie5-x16", "cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"}) {
     SCOPED_TRACE(name);
-    std::mt19937_64 rng(31);
-    std::vector<Step> steps;
-    double now_ns = 0;
     uint64_t bursts_total = 0;
-    for (int transfer = 0; transfer < 40; ++transfer) {
-      const int bursts = 1 + static_cast<int>(rng() % 40);
-      for (int i = 0; i < bursts; ++i) {
-        const uint64_t bytes = rng() % 50 == 0 ? 32768 : 65536;
-        // The request at the engine's start, its data once the GPU memory answered (the Link
-        // issues the completions after the requests' last bit, a port latency and the read).
-        steps.push_back({{Direction::Upstream, TxnClass::PayloadRead, false, 0, bytes}, sc_time(now_ns, sc_core::SC_NS)});
-        const double answered = now_ns + 300.0 + static_cast<double>(rng() % 40);
-        steps.push_back({{Direction::Downstream, TxnClass::PayloadRead, true, bytes, 0}, sc_time(answered, sc_core::SC_NS)});
-        ++bursts_total;
-        now_ns += rng() % 30 == 0 ? 4000.0 : 250.0 + static_cast<double>(rng() % 8);
-        if (rng() % 40 == 0)
-          steps.push_back({{Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, sc_time(now_ns, sc_core::SC_NS)});
-      }
-      steps.push_back({{Direction::Upstream, TxnClass::CompletionWrite, false, 32, 0}, sc_time(now_ns, sc_core::SC_NS)});
-      now_ns += rng() % 4 == 0 ? 200000.0 : static_cast<double>(rng() % 2000);
-    }
+    const auto steps = burst_trains(31, 40, 40, 4000.0, [&](std::vector<Step>& out, std::mt19937_64& rng, double at_ns, uint64_t bytes) {
+      // The request at the engine's start, its data once the GPU memory answered (the Link
+      // issues the completions after the requests' last bit, a port latency and the read).
+      out.push_back({{Direction::Upstream, TxnClass::PayloadRead, false, 0, bytes}, sc_time(at_ns, sc_core::SC_NS)});
+      const double answered = at_ns + 300.0 + static_cast<double>(rng() % 40);
+      out.push_back({{Direction::Downstream, TxnClass::PayloadRead, true, bytes, 0}, sc_time(answered, sc_core::SC_NS)});
+      ++bursts_total;
+    });
     const LinkConfig c = test::preset(name);
     EXPECT_EQ(compare_engines(c, steps), steps.size());
     if (std::string(name) == "pcie5-x16") continue;  // no flit engine: nothing is deferred there
-    LinkConfig fast = c;
-    fast.flit_engine = FlitEngine::Fast;
-    auto p = make_link_protocol(fast);
-    for (const Step& s : steps) p->send(s.msg, s.at);
-    const uint64_t continued = p->wire_stats(Direction::Downstream).continued_messages;
+    const uint64_t continued = run_fast(c, steps)->wire_stats(Direction::Downstream).continued_messages;
     EXPECT_GT(continued, bursts_total / 2);
     EXPECT_LT(continued, bursts_total);  // the first burst of a train, and those after a gap, are not
   }

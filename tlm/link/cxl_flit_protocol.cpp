@@ -21,6 +21,10 @@ constexpr size_t kStreamCacheEntries = 4096;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return div_by(a + b - 1, b); }
 
+// The first k >= 0 with (received + k + 1) % ratio == 0: the run's TLP after which the far end,
+// having received `received` TLPs before the run, owes its next ACK (or UpdateFC).
+uint64_t first_owing_tlp(uint64_t received, uint64_t ratio) { return mod_by(ratio - mod_by(received + 1, ratio), ratio); }
+
 // How many of run elements [from, from + n) are at most t (the run is non-decreasing).
 uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
   if (!r.pattern) return std::min(n, std::max(r.count_at_most(t), from) - from);
@@ -433,10 +437,9 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   if (format_.io_framed_tlps) {
     const uint64_t r0 = tx.tlps_received;
     const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-    const auto first_due = [&](uint64_t ratio) { return mod_by(ratio - mod_by(r0 + 1, ratio), ratio); };  // (r0 + k + 1) % ratio == 0
     if (A == U) {
       // An ACK and an UpdateFC after the same TLPs: pairs due together.
-      uint64_t k = first_due(A);
+      uint64_t k = first_owing_tlp(r0, A);
       for (; k < k_new && k < n; k += A) {
         back.owed_dllps.push_ticks(tx.io.end + lat);
         back.owed_dllps.push_ticks(tx.io.end + lat);
@@ -509,10 +512,7 @@ void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks 
   const bool joins = k0 == 0 ? p.joined : mod_by(first_byte, p.B) != 0;
   const uint64_t opened = e + 1 - g0 - (joins ? 1 : 0);
   // TLP k's credit is back rd after the end of the flit its last byte is in.
-  const auto returned = [&](uint64_t k) {
-    return (k < p.k_new ? p.tail_end : p.flit_end(div_by(p.last_byte(k), p.B))) + p.rd;
-  };
-  Ticks latest_credit = returned(k0 + n - 1 - p.C);
+  Ticks latest_credit = p.tlp_end(k0 + n - 1 - p.C) + p.rd;
   if (k0 == 0) latest_credit = std::max(latest_credit, held_latest);
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
   if (first) t.first_bit = from_ticks(p.flit_start(g0));
@@ -560,10 +560,10 @@ Ticks CxlFlitProtocol::first_owed_due(const RunPlan& p) const {
   if (!format_.io_framed_tlps) return kNoDue;
   // The first TLP after which the far end owes an ACK or an UpdateFC (commit_tlp_run).
   const uint64_t r0 = dirs_[p.dir]->tlps_received;
-  const auto first_due = [&](uint64_t ratio) { return mod_by(ratio - mod_by(r0 + 1, ratio), ratio); };
-  const uint64_t k = std::min(first_due(config_.tlps_per_ack), first_due(config_.tlps_per_update_fc));
+  const uint64_t k =
+      std::min(first_owing_tlp(r0, config_.tlps_per_ack), first_owing_tlp(r0, config_.tlps_per_update_fc));
   if (k >= p.n) return kNoDue;
-  return (k < p.k_new ? p.tail_end : p.flit_end(div_by(p.last_byte(k), p.B))) + p.lat;
+  return p.tlp_end(k) + p.lat;
 }
 
 // What send_tlp and append_io do for each TLP of the run, with the CXL.io flit being filled,

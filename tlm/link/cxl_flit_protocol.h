@@ -209,6 +209,8 @@ class CxlFlitProtocol : public LinkProtocol {
     uint64_t first_byte(uint64_t k) const { return off + k * b + gap_before(k); }
     uint64_t last_byte(uint64_t k) const { return first_byte(k) + b - 1; }
     uint64_t end_byte() const { return off + n * b + (gaps.empty() ? 0 : gaps.back().bytes); }
+    // The end of the flit TLP k's last byte is in (the joined flit's for the first k_new).
+    Ticks tlp_end(uint64_t k) const { return k < k_new ? tail_end : flit_end(div_by(last_byte(k), B)); }
   };
   void commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t, bool& first);
   bool can_defer(const DirectionState& tx, const RunPlan& p) const;
