@@ -2,6 +2,7 @@
 
 #include "cosim/engine_model.h"
 #include "cosim/rtl_data_plane.h"
+#include "tlm/common/timeline.h"
 
 namespace kvtier {
 
@@ -14,7 +15,7 @@ TlmDataPlane::TlmDataPlane(sc_core::sc_module_name name, const CtrlConfig& confi
 tlm::tlm_target_socket<>& TlmDataPlane::mmio_in() { return tap_in_; }
 
 void TlmDataPlane::tap(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
-  if (observer_ && trans.is_write()) observer_(trans, sc_core::sc_time_stamp() + delay);
+  if (observer_ && trans.is_write()) observer_(trans, sim_now() + delay);
   tap_out_->b_transport(trans, delay);
 }
 

@@ -66,6 +66,16 @@ TEST(SimTime, ToSecondsGivesSystemCsDoubleBitForBit) {
   EXPECT_DOUBLE_EQ(to_seconds(sc_core::sc_time(3, sc_core::SC_US)), 3e-6);
 }
 
+// sim_now() reads the kernel's clock inline: the same object sc_time_stamp() returns, before and
+// after time advances.
+TEST(SimTime, SimNowIsTheKernelsTimeStamp) {
+  EXPECT_EQ(&sim_now(), &sc_core::sc_time_stamp());
+  const sc_core::sc_time before = sim_now();
+  sc_core::sc_start(sc_core::sc_time(7, sc_core::SC_NS));
+  EXPECT_EQ(sim_now(), before + sc_core::sc_time(7, sc_core::SC_NS));
+  EXPECT_EQ(sim_now(), sc_core::sc_time_stamp());
+}
+
 }  // namespace
 
 KVTIER_SC_TEST_MAIN()

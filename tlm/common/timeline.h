@@ -52,6 +52,11 @@ inline sc_core::sc_time seconds(double s) { return detail::rounded_ticks(s * kTi
 inline sc_core::sc_time nanoseconds(double ns) { return detail::rounded_ticks(ns * kTicksPerNanosecond); }
 inline double to_seconds(const sc_core::sc_time& t) { return sc_dt::uint64_to_double(t.value()) * 1000.0 * 1e-15; }
 
+// The current simulation time, as sc_core::sc_time_stamp() returns it, read inline: every
+// transaction on the hot paths (a DMA burst makes four) asks for it, and the library call costs
+// more than the read.
+inline const sc_core::sc_time& sim_now() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
+
 // Bytes-to-duration at a fixed rate, remembering the last few sizes asked for: a run asks for
 // the same handful of sizes (a full DMA burst, a tail burst, a completion, a read request)
 // millions of times, and each conversion is a division and a rounding.

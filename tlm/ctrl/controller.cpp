@@ -86,7 +86,7 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
     }
     ++stats_.doorbells;
     // The doorbell is a posted write: the caller's time does not wait for the commands.
-    const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time arrival = sim_now() + delay;
     std::vector<Descriptor> batch;
     while (head_ != db.tail) {
       batch.push_back(cmdset::decode_descriptor(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes]));

@@ -940,7 +940,7 @@ void HostControlPlane::completion_write(tlm::tlm_generic_payload& trans, sc_core
     trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
-  ring_->on_completion(cmdset::decode_completion(trans.get_data_ptr()), to_seconds(sc_core::sc_time_stamp() + delay));
+  ring_->on_completion(cmdset::decode_completion(trans.get_data_ptr()), to_seconds(sim_now() + delay));
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -46,7 +46,7 @@ void Link::account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direct
 void Link::traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out, tlm::tlm_generic_payload& trans,
                     sc_core::sc_time& delay) {
   const TxnClass cls = txn_class_of(trans);
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   const sc_core::sc_time issued = now + delay;
   const uint64_t length = trans.get_data_length();
   const bool is_read = trans.is_read();

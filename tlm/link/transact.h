@@ -7,6 +7,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "tlm/common/timeline.h"
 #include "tlm/link/txn_class.h"
 
 namespace kvtier {
@@ -16,16 +17,32 @@ namespace detail {
 // and frees its extension array, a tenth of a default run at one payload per DMA burst. Calls
 // nest (a completion written to the host may ring a doorbell that starts more transfers), so
 // the payloads form a stack: each call takes the next free one and gives it back on return.
+// Each payload carries its own TxnClassExtension from creation (the payload owns and deletes
+// it): a call sets the class instead of attaching and detaching an extension every time.
 class PayloadStack {
  public:
-  tlm::tlm_generic_payload& push() {
-    if (depth_ == slots_.size()) slots_.push_back(std::make_unique<tlm::tlm_generic_payload>());
-    return *slots_[depth_++];
+  struct Slot {
+    tlm::tlm_generic_payload& trans;
+    TxnClassExtension& cls;
+  };
+  Slot push() {
+    if (depth_ == slots_.size()) {
+      auto trans = std::make_unique<tlm::tlm_generic_payload>();
+      auto* ext = new TxnClassExtension();
+      trans->set_extension(ext);
+      slots_.push_back({std::move(trans), ext});
+    }
+    const Owned& o = slots_[depth_++];
+    return {*o.trans, *o.cls};
   }
   void pop() { --depth_; }
 
  private:
-  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> slots_;
+  struct Owned {
+    std::unique_ptr<tlm::tlm_generic_payload> trans;
+    TxnClassExtension* cls;  // owned by trans
+  };
+  std::vector<Owned> slots_;
   size_t depth_ = 0;
 };
 inline PayloadStack& payload_stack() {
@@ -38,20 +55,14 @@ template <typename Socket>
 sc_core::sc_time transact(Socket& socket, tlm::tlm_command cmd, uint64_t address, uint8_t* data, uint32_t length,
                           TxnClass cls, const sc_core::sc_time& at) {
   detail::PayloadStack& payloads = detail::payload_stack();
-  tlm::tlm_generic_payload& trans = payloads.push();
-  TxnClassExtension ext(cls);
-  trans.set_extension(&ext);
-  // The extension lives on this stack frame: detach it and give the payload back when the
-  // call returns, also when a model error unwinds through here.
+  const detail::PayloadStack::Slot slot = payloads.push();
+  tlm::tlm_generic_payload& trans = slot.trans;
+  slot.cls.cls = cls;
+  // Give the payload back when the call returns, also when a model error unwinds through here.
   struct Release {
     detail::PayloadStack& s;
-    tlm::tlm_generic_payload& t;
-    TxnClassExtension& e;
-    ~Release() {
-      t.clear_extension(&e);
-      s.pop();
-    }
-  } release{payloads, trans, ext};
+    ~Release() { s.pop(); }
+  } release{payloads};
   trans.set_command(cmd);
   trans.set_address(address);
   trans.set_data_ptr(data);
@@ -62,7 +73,7 @@ sc_core::sc_time transact(Socket& socket, tlm::tlm_command cmd, uint64_t address
   trans.set_gp_option(tlm::TLM_MIN_PAYLOAD);
   trans.set_dmi_allowed(false);
   trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
   socket->b_transport(trans, delay);
   if (!trans.is_response_ok()) {

@@ -22,7 +22,7 @@ void MemoryTarget::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   reserve(now + delay, length);
   // The access ends when its reservation does (start + duration, computed once in reserve()).
   delay = channel_.busy_until() + latency_ - now;
