@@ -197,6 +197,9 @@ int cmd_bench(int argc, char** argv) {
                                                             : std::to_string(block_layers) + "-layer blocks, " +
                                                          std::to_string(model_layers / block_layers) + " layer groups";
     const uint64_t promotions = r.platform->host().stats().promotions;
+    const uint64_t demotions = r.platform->host().stats().demotions;
+    const uint64_t transfers = promotions + demotions;
+    const ControllerStats& cs = r.platform->controller().stats();
     std::cout << std::fixed << std::setprecision(3) << "kvtier bench: platform " << r.config.source << ", workload "
               << r.workload->source << " (" << r.workload->requests.size() << " requests)\n"
               << "  simulated time                    " << s.end_s << " s\n"
@@ -211,6 +214,16 @@ int cmd_bench(int argc, char** argv) {
               << "  promotions                        " << std::setprecision(0) << promotions << " ("
               << layout << ")\n"
               << "  promotions per wall s             " << promotions / sim_wall << "\n"
+              // What a run's cost grows with (docs/model.md, "Simulation cost"): the transfers,
+              // the DMA bursts they are cut into and the descriptors that ask for them.
+              << "  transfers                         " << transfers << " (promotions " << promotions
+              << " + demotions " << demotions << ")\n"
+              << "  DMA bursts / descriptors          " << cs.bursts << " / " << cs.descriptors
+              << " (counted by the device controller)\n"
+              << "  wall us per transfer              " << std::setprecision(3)
+              << (transfers > 0 ? sim_wall * 1e6 / static_cast<double>(transfers) : 0.0)
+              << (transfers > 0 ? " (simulation wall time / transfers)\n" : " (no transfers)\n")
+              << std::setprecision(0)
               << "  decode steps per wall s           " << s.steps / sim_wall << "\n"
               << "  tokens per wall s                 " << s.tokens_generated / sim_wall << "\n";
     if (const auto* rtl = dynamic_cast<const cosim::RtlDataPlane*>(&r.platform->controller())) {

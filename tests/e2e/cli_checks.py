@@ -91,6 +91,16 @@ def check_bench_reports_ceiling_and_promotions(kvtier):
         expect(ceiling > 1e5, f"implausible b_transport ceiling {ceiling}")
         expect(abs(ratio - boundary / ceiling) <= 0.002 + 0.01 * ratio, "ratio is not boundary / ceiling")
         expect(promotions > 0 and per_s > 0, "the run promoted nothing")
+        # Transfers are promotions plus demotions; the cost per transfer is the simulation's wall
+        # time over them (printed to 3 decimals of a microsecond).
+        wall = bench_figure(p.stdout, "wall time, simulation")
+        transfers = bench_figure(p.stdout, "transfers ")
+        bursts = bench_figure(p.stdout, "DMA bursts / descriptors")
+        per_transfer = bench_figure(p.stdout, "wall us per transfer")
+        expect(transfers >= promotions, f"transfers {transfers} below promotions {promotions}")
+        expect(bursts >= transfers, f"fewer DMA bursts ({bursts}) than transfers ({transfers})")
+        expect(abs(per_transfer - wall * 1e6 / transfers) <= 0.0005 + 1e-3 * per_transfer + 0.0005e6 / transfers,
+               f"wall us per transfer {per_transfer} is not {wall} s / {transfers}")
         expect(("per-layer" in p.stdout) == (layers == "1"), "bench does not say which block layout ran")
     p = run(kvtier, "bench", "--ceiling-transactions", "x")
     expect(p.returncode != 0, "bench accepted a non-numeric --ceiling-transactions")
