@@ -53,8 +53,8 @@ inline sc_core::sc_time nanoseconds(double ns) { return detail::rounded_ticks(ns
 inline double to_seconds(const sc_core::sc_time& t) { return sc_dt::uint64_to_double(t.value()) * 1000.0 * 1e-15; }
 
 // The current simulation time, as sc_core::sc_time_stamp() returns it, read inline: every
-// transaction on the hot paths (a DMA burst makes four) asks for it, and the library call costs
-// more than the read.
+// transaction on the hot paths asks for it (a DMA burst five times: its two transactions, the
+// link and the two memories), and the library call costs more than the read.
 inline const sc_core::sc_time& sim_now() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
 
 // Bytes-to-duration at a fixed rate, remembering the last few sizes asked for: a run asks for
