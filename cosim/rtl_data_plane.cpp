@@ -79,7 +79,7 @@ void RtlDataPlane::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay
   if (finished_) SC_REPORT_ERROR("kvtier/rtl", "doorbell after the RTL engine was finished");
   ++stats_.doorbells;
   // A posted write, as in the TLM model: the caller's time does not wait for the commands.
-  const uint64_t arrival = to_cycles_floor(sc_core::sc_time_stamp() + delay);
+  const uint64_t arrival = to_cycles_floor(sim_now() + delay);
   // Bring the engine up to the doorbell (it may already be past it: then the descriptors
   // enter now, behind what the engine is still doing).
   run([&] { return now_ >= arrival; }, arrival);

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "tlm/common/timeline.h"
 #include "tlm/ctrl/address_map.h"
 #include "tlm/link/link_protocol.h"
 #include "tlm/link/transact.h"
@@ -33,7 +34,7 @@ class TxnTap : public sc_core::sc_module {
 
  private:
   void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
-    on_txn(trans, sc_core::sc_time_stamp() + delay);
+    on_txn(trans, sim_now() + delay);
     out->b_transport(trans, delay);
   }
 };

@@ -220,10 +220,12 @@ int cmd_bench(int argc, char** argv) {
               << " + demotions " << demotions << ")\n"
               << "  DMA bursts / descriptors          " << cs.bursts << " / " << cs.descriptors
               << " (counted by the device controller)\n"
-              << "  wall us per transfer              " << std::setprecision(3)
-              << (transfers > 0 ? sim_wall * 1e6 / static_cast<double>(transfers) : 0.0)
-              << (transfers > 0 ? " (simulation wall time / transfers)\n" : " (no transfers)\n")
-              << std::setprecision(0)
+              << "  wall us per transfer              " << std::setprecision(3);
+    if (transfers > 0)
+      std::cout << sim_wall * 1e6 / static_cast<double>(transfers) << " (simulation wall time / transfers)\n";
+    else
+      std::cout << "n/a (the run moved no block)\n";
+    std::cout << std::setprecision(0)
               << "  decode steps per wall s           " << s.steps / sim_wall << "\n"
               << "  tokens per wall s                 " << s.tokens_generated / sim_wall << "\n";
     if (const auto* rtl = dynamic_cast<const cosim::RtlDataPlane*>(&r.platform->controller())) {

@@ -102,6 +102,13 @@ def check_bench_reports_ceiling_and_promotions(kvtier):
         expect(abs(per_transfer - wall * 1e6 / transfers) <= 0.0005 + 1e-3 * per_transfer + 0.0005e6 / transfers,
                f"wall us per transfer {per_transfer} is not {wall} s / {transfers}")
         expect(("per-layer" in p.stdout) == (layers == "1"), "bench does not say which block layout ran")
+    # One session's KV fits the 32 GiB budget: nothing moves, and the cost per transfer is n/a,
+    # not a number.
+    p = run(kvtier, "bench", "--workload", "synthetic:sessions=1", "--ceiling-transactions", "200000")
+    expect(p.returncode == 0, p.stderr)
+    expect(bench_figure(p.stdout, "transfers ") == 0, "a single session moved blocks")
+    expect(any(l.split() == ["wall", "us", "per", "transfer", "n/a", "(the", "run", "moved", "no", "block)"]
+               for l in p.stdout.splitlines()), "no transfers, yet a wall time per transfer")
     p = run(kvtier, "bench", "--ceiling-transactions", "x")
     expect(p.returncode != 0, "bench accepted a non-numeric --ceiling-transactions")
 

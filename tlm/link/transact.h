@@ -21,6 +21,8 @@ namespace detail {
 // it): a call sets the class instead of attaching and detaching an extension every time.
 class PayloadStack {
  public:
+  // The payload and its extension, both on the heap: a nested call may grow slots_, so a caller
+  // holds these rather than a reference into it.
   struct Slot {
     tlm::tlm_generic_payload& trans;
     TxnClassExtension& cls;
