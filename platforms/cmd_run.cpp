@@ -59,6 +59,7 @@ int cmd_run(int argc, char** argv) {
   }
   return guarded("run", [&]() {
     prepare_systemc();
+    options.keep_stopped_run = true;
     RunResult result = simulate(options);
     std::cout << format_summary(result);
     if (!out.empty()) {
@@ -80,6 +81,10 @@ int cmd_run(int argc, char** argv) {
       std::cout << "wrote " << series << "\n";
     }
     if (result.trace) std::cout << "wrote " << options.timeline << " (" << result.trace->size() << " trace events)\n";
+    if (!result.stopped.empty()) {
+      std::cerr << "kvtier run: error: " << result.stopped << (out.empty() ? "" : "; wrote what it had to " + out) << "\n";
+      return 1;
+    }
     return 0;
   });
 }

@@ -60,7 +60,10 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
   host_->report_demand_to(constraints_->sustainability);
   host_->set_completion_waiter({[this](uint16_t tag, double at_s) { ctrl_->wait_for(tag, seconds(at_s)); },
                                 [this]() { ctrl_->wait_for_all(); }});
-  sched_ = std::make_unique<Scheduler>("sched", config.sched, workload, *host_, cost_, groups_, *constraints_);
+  SchedConfig sched_config = config.sched;
+  sched_config.max_model_len = effective_max_model_len(config);
+  sched_config.max_sim_s = config.sim.max_sim_s;
+  sched_ = std::make_unique<Scheduler>("sched", sched_config, workload, *host_, cost_, groups_, *constraints_);
   // The stream budget uses the link's raw rate (its payload efficiency is known only after the run).
   sched_->set_stream_bandwidth(std::min(config.link.bytes_per_s(), config.tier.bw_gbps * 1e9));
 
@@ -108,6 +111,13 @@ void Platform::write_requests(std::ostream& os) const {
     j["output_tokens"] = r.output_tokens;
     j["generated_tokens"] = r.generated_tokens;
     j["cached_tokens"] = r.cached_tokens;
+    j["cached_hbm_tokens"] = r.cached_hbm_tokens;
+    j["loaded_tokens"] = r.loaded_tokens;
+    j["loaded_bytes"] = r.loaded_bytes;
+    j["prefilled_tokens"] = r.prefilled_tokens;
+    j["hiding_chunks"] = r.hiding_chunks;
+    j["hiding_chunks_late"] = r.hiding_chunks_late;
+    j["load_late"] = r.load_late;
     j["preemptions"] = r.preemptions;
     j["load_wait_s"] = r.load_wait_s;
     j["stall_s"] = r.stall_s;
@@ -155,7 +165,11 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
       {"hiding_met_fraction",
        ratio(static_cast<double>(constraints_->hiding.transfers() - constraints_->hiding.missed()),
              static_cast<double>(constraints_->hiding.transfers())),
-       "fraction", "transfers usable by their deadline: the planned start of the layer group that reads them (HIDING)"},
+       "fraction", "HIDING per block: transfers usable by the start of the layer group that reads them"},
+      {"chunk_met_fraction", ratio(static_cast<double>(constraints_->hiding.chunks() - constraints_->hiding.chunks_late()),
+                                   static_cast<double>(constraints_->hiding.chunks())),
+       "fraction", "HIDING per chunk (spec §M.4.3): layer-group reads of a step whose tier data was usable by the "
+       "group's planned start (no stall in the step) plus host.prefetch_slack_us; null: no group read from the tier"},
       {"load_wait_per_request_s", ratio(s.load_wait_s, completed), "s",
        "mean time a request waited outside the batch for its KV to arrive (sched.kv_load = async)"},
       {"hit_rate", ratio(static_cast<double>(h.hbm_hits), static_cast<double>(h.references)), "fraction",
@@ -218,6 +232,7 @@ nlohmann::ordered_json Platform::constraints() const {
   x.stalled_steps = s.stalled_steps;
   x.steps = s.steps;
   x.streamed_steps = s.streamed_steps;
+  x.prefetch_slack_s = config_.host.prefetch_slack_us * 1e-6;
   return constraint_report(*constraints_, x);
 }
 
@@ -229,12 +244,13 @@ nlohmann::ordered_json Platform::series() const {
   const double w = d.window_s();
   const double budget = static_cast<double>(host_->budget_blocks());
   nlohmann::ordered_json occupancy = nlohmann::ordered_json::array(), to_hbm = nlohmann::ordered_json::array(),
-                         to_tier = nlohmann::ordered_json::array();
+                         to_tier = nlohmann::ordered_json::array(), demanded = nlohmann::ordered_json::array();
   for (size_t i = 0; i < windows; ++i) {
     const double block_s = i < h.hbm_block_seconds_per_window.size() ? h.hbm_block_seconds_per_window[i] : 0.0;
     occupancy.push_back(budget > 0 ? block_s / w / budget : 0.0);
     to_hbm.push_back(d.rate(DemandDirection::ToHbm, i));
     to_tier.push_back(d.rate(DemandDirection::ToTier, i));
+    demanded.push_back(d.demanded_rate(i));
   }
   const HidingConstraint& hiding = constraints_->hiding;
   nlohmann::ordered_json edges = nlohmann::ordered_json::array(), counts = nlohmann::ordered_json::array();
@@ -245,11 +261,14 @@ nlohmann::ordered_json Platform::series() const {
   j["hbm_kv_occupancy"] = occupancy;
   j["demand_to_hbm_bytes_per_s"] = to_hbm;
   j["demand_to_tier_bytes_per_s"] = to_tier;
+  j["demanded_bytes_per_s"] = demanded;
   j["b_tier_bytes_per_s"] = c["sustainability"]["b_tier_bytes_per_s"];
   j["hiding"] = {{"transfers", hiding.transfers()},
                  {"on_time", hiding.transfers() - hiding.missed()},
                  {"lateness_bin_edges_s", edges},
-                 {"lateness_counts", counts}};
+                 {"lateness_counts", counts},
+                 {"chunks", hiding.chunks()},
+                 {"chunks_on_time", hiding.chunks() - hiding.chunks_late()}};
   return j;
 }
 
@@ -282,6 +301,9 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                   {"cached_prompt_tokens", s.cached_prompt_tokens},
                   {"rejected_prompt_exceeds_kv_budget", s.rejected_prompt_too_large},
                   {"rejected_context_outgrew_kv_budget", s.rejected_context_outgrew},
+                  {"rejected_context_window", s.rejected_context_window},
+                  {"max_model_len", effective_max_model_len(config_)},
+                  {"stopped_at_max_sim_s", sched_->stopped_at_time_limit()},
                   {"load_wait_total_s", s.load_wait_s},
                   {"streamed_steps", s.streamed_steps},
                   {"spilled_blocks", h.spills},

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -25,6 +26,9 @@ void declare_sim_keys(KeyRegistry& r, SimConfig& c) {
   r.flag("sim.check_tlm_protocol", &c.check_tlm_protocol,
          "put a TLM-2.0 base-protocol checker on every socket binding (tlm/check); a violation is an error "
          "naming the socket and rule; stats.json gets tlm_protocol");
+  r.number("sim.max_sim_s", &c.max_sim_s, 0, 1e12,
+           "a run whose simulated time passes this many seconds stops with an error and writes what it has (0: no "
+           "limit); default a week, 24 x the full Mooncake trace's queue on one GPU");
 }
 
 KeyRegistry declare_all(PlatformConfig& c) {
@@ -323,6 +327,12 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
   }
   config.model_shape = resolve_model(config.model, loader.vm.count("model.config") ? loader.where["model.config"] : name);
   validate(config);
+  const uint32_t window = config.model_shape.max_position_embeddings;
+  if (config.sched.max_model_len && window && config.sched.max_model_len > window)
+    std::cerr << "kvtier: warning: " << (loader.where.count("sched.max_model_len") ? loader.where["sched.max_model_len"] : name)
+              << ": sched.max_model_len = " << config.sched.max_model_len << " exceeds " << config.model_shape.name
+              << "'s max_position_embeddings " << window
+              << ": requests beyond the model's trained context are served (a what-if study)\n";
   return config;
 }
 
@@ -331,6 +341,10 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
 uint32_t layers_per_block(const HostConfig& host, uint32_t model_layers) {
   if (host.layer_groups) return model_layers / host.layer_groups;
   return host.layers_per_block ? host.layers_per_block : model_layers;
+}
+
+uint32_t effective_max_model_len(const PlatformConfig& c) {
+  return c.sched.max_model_len ? c.sched.max_model_len : c.model_shape.max_position_embeddings;
 }
 
 uint32_t layers_per_block(const PlatformConfig& c) { return layers_per_block(c.host, c.model_shape.layers); }

@@ -25,6 +25,11 @@ namespace kvtier {
 // Simulation options that are not part of the modelled hardware.
 struct SimConfig {
   bool check_tlm_protocol = false;  // a TLM-2.0 base-protocol checker on every socket binding
+  // A run whose simulated time passes this stops with an error and writes what it has. A week of
+  // simulated serving: 24 times the seven-hour queue the full Mooncake conversation trace makes
+  // on one GPU, so no accepted workload meets it, while a request no server would accept (an
+  // output of 2^31 tokens) cannot keep a run going for hours of wall time.
+  double max_sim_s = 604800.0;
 };
 
 struct PlatformConfig {
@@ -65,6 +70,9 @@ workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string&
 uint32_t layers_per_block(const HostConfig& host, uint32_t model_layers);
 // The same for the configuration's own model.
 uint32_t layers_per_block(const PlatformConfig& c);
+// The context window requests are held to: sched.max_model_len, or else the served model's
+// max_position_embeddings (0: neither gives one).
+uint32_t effective_max_model_len(const PlatformConfig& c);
 
 // Loads and validates a platform file (or, with path empty, the embedded default). A path that
 // is not on disk but names an embedded platform file loads that file.

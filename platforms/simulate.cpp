@@ -38,6 +38,14 @@ RunResult simulate(const RunOptions& options) {
   sc_core::sc_start();
   const auto t2 = std::chrono::steady_clock::now();
   if (!r.platform->finished()) SC_REPORT_ERROR("kvtier/run", "simulation stopped before every request completed");
+  if (r.platform->scheduler().stopped_at_time_limit()) {
+    const SchedStats& s = r.platform->scheduler().stats();
+    r.stopped = "simulated time passed sim.max_sim_s = " + std::to_string(r.config.sim.max_sim_s) + " s with " +
+                std::to_string(r.workload->requests.size() - s.requests_completed - s.requests_rejected) + " of " +
+                std::to_string(r.workload->requests.size()) +
+                " requests unfinished (raise sim.max_sim_s, or look for a request no server would run)";
+    if (!options.keep_stopped_run) SC_REPORT_ERROR("kvtier/run", r.stopped.c_str());
+  }
   r.setup_wall_s = std::chrono::duration<double>(t1 - t0).count();
   r.wall_time_s = std::chrono::duration<double>(t2 - t0).count();
   if (r.trace) {

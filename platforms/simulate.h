@@ -25,6 +25,9 @@ struct RunOptions {
   std::string timeline;
   double timeline_start_s = 0.0;
   double timeline_end_s = std::numeric_limits<double>::infinity();
+  // A run stopped at sim.max_sim_s is returned (RunResult::stopped says why) instead of thrown:
+  // `kvtier run` writes what it has before it exits non-zero.
+  bool keep_stopped_run = false;
 };
 
 struct RunResult {
@@ -34,6 +37,7 @@ struct RunResult {
   std::unique_ptr<TraceEventLog> trace;  // with RunOptions::timeline
   double wall_time_s = 0.0;
   double setup_wall_s = 0.0;           // platform and workload loading
+  std::string stopped;                 // non-empty: why the run stopped before every request settled
 };
 
 // Throws ConfigError, workload::WorkloadError or sc_core::sc_report on bad input or a model error.

@@ -84,6 +84,8 @@ ModelDescriptor model_from_config_json(const std::string& text, const std::strin
   m.kv_heads = positive(j, where, "num_key_value_heads", "KV bytes per token (GQA)");
   m.intermediate = positive(j, where, "intermediate_size", "the MLP shapes");
   m.vocab = positive(j, where, "vocab_size", "the embedding and the LM head");
+  // The context window (prompt + output) a server accepts: vLLM's max_model_len defaults to it.
+  m.max_position_embeddings = optional_positive(j, where, "max_position_embeddings", 0);
   if (j.contains("head_dim") && !j["head_dim"].is_null()) {
     m.head_dim = positive(j, where, "head_dim", "");
   } else {

@@ -18,6 +18,7 @@ struct ModelDescriptor {
   uint32_t hidden = 0;             // hidden_size: model width
   uint32_t intermediate = 0;       // intermediate_size: gated MLP width (of one expert for MoE)
   uint32_t vocab = 0;              // vocab_size: LM head width
+  uint32_t max_position_embeddings = 0;  // the context window (prompt + output); 0: not given
   bool tied_embeddings = false;    // tie_word_embeddings: the LM head shares the embedding table
   // Mixture of experts (num_local_experts or num_experts, num_experts_per_tok): every expert is
   // resident, a token runs through experts_per_token of them. 0 experts: a dense MLP.

@@ -9,7 +9,7 @@ namespace kvtier {
 class KeyRegistry;
 
 struct ModelConfig {
-  std::string name = "llama-3-70b";
+  std::string name = "llama-3.1-70b";
   double weight_dtype_bytes = 1.0;   // FP8 weights
   uint32_t kv_dtype_bytes = 2;       // bf16 KV
   // A replica spanning N GPUs (tensor parallel): weights and KV heads split evenly. The platform

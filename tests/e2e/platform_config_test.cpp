@@ -25,11 +25,20 @@ std::string error_of(const std::string& text, const std::vector<std::string>& ov
 
 TEST(PlatformConfig, TheEmbeddedDefaultLoadsAndIsTheDocumentedPlatform) {
   const PlatformConfig c = load_platform("");
-  EXPECT_EQ(c.model.name, "llama-3-70b");
+  EXPECT_EQ(c.model.name, "llama-3.1-70b");
+  EXPECT_EQ(c.model_shape.max_position_embeddings, 131072u);  // the served window: Llama-3.1's config.json
+  EXPECT_EQ(effective_max_model_len(c), 131072u);
+  EXPECT_EQ(c.sim.max_sim_s, 604800.0);
   EXPECT_EQ(c.hbm.capacity_gb, 141);
   EXPECT_EQ(c.hbm.kv_budget_gib, 32);
   EXPECT_EQ(c.tier.capacity_gib, 256);
   EXPECT_EQ(c.link.lanes, 16u);
+}
+
+TEST(PlatformConfig, MaxModelLenLowersTheModelsWindowAndZeroMeansTheModels) {
+  EXPECT_EQ(effective_max_model_len(load_platform("", {"sched.max_model_len=4096"})), 4096u);
+  EXPECT_EQ(effective_max_model_len(load_platform("", {"model.name=llama-3-70b"})), 8192u);
+  EXPECT_EQ(effective_max_model_len(load_platform("", {"model.name=llama-3-70b", "sched.max_model_len=32768"})), 32768u);
 }
 
 TEST(PlatformConfig, UnknownKeyNamesFileLineAndKey) {

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "platforms/simulate.h"
@@ -54,7 +55,10 @@ std::vector<uint64_t> keys(uint64_t salt, uint32_t n) {
 }
 
 std::string native_file(const std::string& name, const std::vector<Req>& reqs, uint32_t block_tokens = 16) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("kvtier_serving_" + name + ".jsonl")).string();
+  // One file per process: ctest runs the cases in parallel, several on the same workload.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("kvtier_serving_" + name + "_" + std::to_string(::getpid()) + ".jsonl"))
+                               .string();
   std::ofstream f(path);
   f << "{\"kvtier_workload\":1,\"block_tokens\":" << block_tokens << ",\"tenants\":1,\"source\":\"test\"}\n";
   for (const Req& r : reqs) {
@@ -172,7 +176,7 @@ TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
   const uint32_t prompt = 192 * 1024, output = 6;
   RunResult r = run(native_file("streamed", {{0.0, 1, 0, prompt, output, keys(1, prompt / 256)}}, 256),
                     {"host.decode_residency=streamed", "sched.oversized_prompt=stream", "host.layers_per_block=8",
-                     "host.block_tokens=256"});
+                     "host.block_tokens=256", "sched.max_model_len=262144"});
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 1u);
@@ -202,7 +206,7 @@ TEST(ServingDynamics, AnOversizedPromptIsRejectedUnlessItMayStream) {
                                               {1.0, 2, 0, fits, output, keys(2, fits / 256)}},
                                 256),
                     {"host.decode_residency=streamed", "sched.oversized_prompt=reject", "host.layers_per_block=8",
-                     "host.block_tokens=256"});
+                     "host.block_tokens=256", "sched.max_model_len=262144"});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(r.platform->host().budget_blocks(), 4096u);
   EXPECT_EQ(s.requests_rejected, 1u);
@@ -441,7 +445,7 @@ TEST(ServingDynamics, WithoutRestoreAStreamedBlockStreamsUntilItsRequestEnds) {
 TEST(ServingDynamics, PinnedResidencyRejectsAContextBeyondTheBudget) {
   const uint32_t prompt = 192 * 1024;
   RunResult r = run(native_file("pinned_long", {{0.0, 1, 0, prompt, 4, keys(1, prompt / 256)}}, 256),
-                    {"host.layers_per_block=8", "host.block_tokens=256"});
+                    {"host.layers_per_block=8", "host.block_tokens=256", "sched.max_model_len=262144"});
   const SchedStats& s = r.platform->scheduler().stats();
   EXPECT_EQ(s.requests_rejected, 1u);
   EXPECT_EQ(s.requests[0].rejected, "prompt_exceeds_kv_budget");
@@ -568,6 +572,163 @@ TEST(ServingDynamics, PerLayerBlocksStallByOneGroupsShare) {
   EXPECT_LT(s.exposed_stall_s, 0.3 * whole_load);
   EXPECT_NEAR(s.exposed_stall_s, whole_load / 10, 0.5 * whole_load / 10);
   expect_invariants(r);
+}
+
+// ---- SUSTAINABILITY as the spec defines it: bytes a step needs over its compute time ---------
+
+// A 128k-token context on a 16 GiB budget (256-token blocks of 8 layers: 8 MiB, 10 groups, 2,048
+// blocks): 512 positions x 10 = 5,120 blocks, 2.5 x the budget. At least (5,120 - 2,048) / 8 =
+// 384 positions stream every step (each frees 10 slots, takes 2 staging): about 32 GB against a
+// decode step of 19.9 + 128k x 320 KiB / 1.10 TB/s + 1.6 = 60.5 ms of compute (the two-bandwidth
+// formula on the achievable bandwidth A = 4.8 TB/s x hbm.achievable_fraction 0.85), 9 x B_tier.
+// The step stretches to the link (ITL ~ 0.55 s), so the bytes carried per 1 s window stay at
+// about B_tier; the demanded rate is the streamed bytes over the compute and violates.
+TEST(ServingDynamics, AStreamedContextBeyondTwiceTheBudgetDemandsMoreThanBTier) {
+  const uint32_t prompt = 128 * 1024, output = 8;
+  RunResult r = run(native_file("demand_streamed", {{0.0, 1, 0, prompt, output, keys(1, prompt / 256)}}, 256),
+                    {"hbm.kv_budget_gib=16", "host.decode_residency=streamed", "sched.oversized_prompt=stream",
+                     "host.layers_per_block=8", "host.block_tokens=256", "sched.max_model_len=262144"});
+  const SchedStats& s = r.platform->scheduler().stats();
+  const HostStats& h = r.platform->host().stats();
+  ASSERT_EQ(s.requests_completed, 1u);
+  EXPECT_GE(h.spills, 384u * 10);
+  const double streamed_bytes = static_cast<double>(h.spills) * (8 << 20);
+  const double achievable = kA * 0.85;
+  const double compute = kWeights / (achievable * 0.87) + (prompt + 1) * kKvPerToken / (achievable * 0.27) + 80 * 20e-6;
+  const double demanded = streamed_bytes / compute;
+  const auto c = r.platform->constraints()["sustainability"];
+  EXPECT_NEAR(c["peak_step_demanded_bytes_per_s"].get<double>(), demanded, 0.05 * demanded);
+  EXPECT_NEAR(c["peak_demanded_bytes_per_s"].get<double>(), demanded, 0.05 * demanded);
+  EXPECT_NEAR(c["peak_demanded_utilisation"].get<double>(), demanded / b_tier(), 0.05 * demanded / b_tier());
+  EXPECT_GT(c["peak_demanded_utilisation"].get<double>(), 5.0);
+  EXPECT_GE(c["violations"].get<uint64_t>(), 2u);  // every window of pure decode steps
+  // What the link carried cannot show it: the stretched steps throttle it to B_tier.
+  EXPECT_LT(c["peak_carried_utilisation"].get<double>(), 1.05);
+  EXPECT_NE(r.platform->constraints()["verdict"].get<std::string>().find("SUSTAINABILITY binds"), std::string::npos);
+  expect_invariants(r);
+}
+
+// The decode set outgrowing the budget by a few dozen blocks (two 7k contexts, stream share 1):
+// what streams is at most all spilled blocks per step, over a step of at least the compute of
+// two 1k contexts, far below B_tier: the constraint holds, with a demand that is not zero.
+TEST(ServingDynamics, ADecodeSetStreamingWithinTheLinksRateHolds) {
+  RunResult r = two_growing_contexts("1");
+  const HostStats& h = r.platform->host().stats();
+  ASSERT_GT(h.spills, 0u);
+  const auto c = r.platform->constraints()["sustainability"];
+  const double bound = static_cast<double>(h.spills) * (8 << 20) / decode_step_s(2 * 1000);
+  EXPECT_GT(c["peak_step_demanded_bytes_per_s"].get<double>(), 0.0);
+  EXPECT_LE(c["peak_step_demanded_bytes_per_s"].get<double>(), bound);
+  EXPECT_LT(c["peak_demanded_utilisation"].get<double>(), 1.0);
+  EXPECT_EQ(c["violations"].get<uint64_t>(), 0u);
+  expect_invariants(r);
+}
+
+// ---- HIDING per chunk ------------------------------------------------------------------------
+
+namespace {
+// Session 1 leaves a `context`-token prompt; a filler prompt of nearly the whole budget then
+// pushes all of it to the tier; request A (t = 4 s) decodes 1,500 tokens (~21 ms steps) while
+// session 1 returns (t = 6 s) and reads its context back. Per-layer blocks (80 layer groups of
+// 64 KiB): a layer's share of the context is context x 4 KiB.
+std::string returning_after_filler(uint32_t context, uint32_t filler) {
+  return native_file("filler_" + std::to_string(context),
+                     {{0.0, 1, 0, context, 1, keys(1, context / 16)},
+                      {2.0, 2, 0, filler, 1, keys(2, filler / 16)},
+                      {4.0, 3, 0, 1000, 1500, keys(3, 62)},
+                      {6.0, 1, 1, context + 32, 16, keys(1, context / 16)}});
+}
+}  // namespace
+
+// An 8,000-token context is 31.25 MiB per layer, 0.57 ms at B_tier: layer g's data is usable
+// about (g + 1) x 0.57 ms after the step starts, while the layer could start at g x ~0.27 ms (the
+// ~21 ms step over 80 layers): every chunk is late, even with 100 us of slack, by more the later
+// the layer (0.57 + 0.3 g ms): every one beyond 500 us of slack. Per block, judged against the
+// previous layer's actual (stalled) end, about half of them look in time: a block of layer g
+// arriving before layer g - 1 has finished waiting. (The index is made large and associative enough
+// for 80 blocks per position of both contexts: at 16,384 x 4 entries the tier would give up
+// copies, and the positions they belong to would be computed again.)
+TEST(ServingDynamics, AnEightThousandTokenContextPerLayerMissesEveryChunk) {
+  RunResult r = run(returning_after_filler(8000, 11200), {"hbm.kv_budget_gib=3.5", "sched.kv_load=layerwise",
+                                                         "host.layers_per_block=1", "host.prefetch_slack_us=500",
+                                                         "ctrl.index_sets=65536", "ctrl.index_ways=16"});
+  const SchedStats& s = r.platform->scheduler().stats();
+  ASSERT_EQ(s.requests_completed, 4u);
+  const RequestRecord& back = s.requests[3];
+  ASSERT_EQ(back.session, 1u);
+  EXPECT_GE(back.loaded_tokens, 7700u);  // the context came back from the tier
+  const auto c = r.platform->constraints()["hiding"];
+  EXPECT_GE(c["chunks"].get<uint64_t>(), 80u);
+  EXPECT_GE(c["chunks_late"].get<double>(), 0.95 * c["chunks"].get<double>());
+  EXPECT_GT(c["met_fraction"].get<double>(), c["chunk_met_fraction"].get<double>() + 0.2);  // per block flatters
+  // The last layer waits for the whole context: 80 x 0.57 ms against 79 x 0.27 ms of compute.
+  EXPECT_GT(c["chunk_lateness_max_s"].get<double>(), 80 * 0.57e-3 - 79 * 0.3e-3 - 500e-6);
+  EXPECT_EQ(back.hiding_chunks, 80u);
+  EXPECT_GE(back.hiding_chunks_late, 76u);
+  EXPECT_EQ(s.requests[2].hiding_chunks, 0u);  // A read nothing from the tier
+  expect_invariants(r);
+}
+
+// The same at the default's four 20-layer groups (625 MiB per group, 11 ms at B_tier, against
+// about 5.5 ms of compute per group): all four chunks late.
+TEST(ServingDynamics, AnEightThousandTokenContextMissesEveryChunkAtFourGroups) {
+  RunResult r = run(returning_after_filler(8000, 11200), {"hbm.kv_budget_gib=3.5", "sched.kv_load=layerwise",
+                                                         "host.layers_per_block=20"});
+  const auto c = r.platform->constraints()["hiding"];
+  EXPECT_EQ(c["chunks"].get<uint64_t>(), 4u);
+  EXPECT_EQ(c["chunks_late"].get<uint64_t>(), 4u);
+  EXPECT_EQ(r.platform->scheduler().stats().requests[3].hiding_chunks_late, 4u);
+}
+
+// A 1,000-token context: 3.9 MiB per layer, 71 us at B_tier against ~0.27 ms of compute per
+// layer. Only the first layers' chunks, issued when the step starts, can be late (by their own
+// transfers and the descriptors and room-making ahead of them, well under 500 us); layer g has
+// (g + 1) x 71 us <= g x 0.27 ms from g = 1 on. With 500 us of slack none is late.
+namespace {
+RunResult thousand_token_return(const std::string& slack_us) {
+  return run(returning_after_filler(1000, 4800), {"hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise",
+                                                 "host.layers_per_block=1", "host.prefetch_slack_us=" + slack_us});
+}
+}  // namespace
+
+TEST(ServingDynamics, AThousandTokenContextPerLayerMissesOnlyItsFirstChunks) {
+  RunResult r = thousand_token_return("0");
+  const SchedStats& s = r.platform->scheduler().stats();
+  ASSERT_EQ(s.requests_completed, 4u);
+  EXPECT_GE(s.requests[3].loaded_tokens, 800u);
+  const auto c = r.platform->constraints()["hiding"];
+  ASSERT_GE(c["chunks"].get<uint64_t>(), 80u);
+  EXPECT_GE(c["chunks_late"].get<uint64_t>(), 1u);
+  EXPECT_LE(c["chunks_late"].get<uint64_t>(), 2u);
+  EXPECT_LT(c["chunk_lateness_max_s"].get<double>(), 500e-6);
+}
+
+TEST(ServingDynamics, AThousandTokenContextPerLayerHidesWithSlack) {
+  RunResult r = thousand_token_return("500");
+  const SchedStats& s = r.platform->scheduler().stats();
+  ASSERT_EQ(s.requests_completed, 4u);
+  const auto c = r.platform->constraints()["hiding"];
+  ASSERT_GE(c["chunks"].get<uint64_t>(), 80u);
+  EXPECT_EQ(c["chunks_late"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["violations"].get<uint64_t>(), 0u);
+  expect_invariants(r);
+}
+
+// requests.jsonl provenance: the returning session's prompt came from the tier or HBM (cached =
+// hbm + loaded, its loaded bytes 5 MiB per loaded position), the decoding request's from nowhere
+// (computed); prefilled tokens are the rest of each prompt.
+TEST(ServingDynamics, EachRequestSaysWhereItsPrefixCameFrom) {
+  RunResult r = run(joining_load(16000, 16000), {"hbm.kv_budget_gib=6", "sched.kv_load=async"});
+  const SchedStats& s = r.platform->scheduler().stats();
+  ASSERT_EQ(s.requests_completed, 5u);
+  for (const RequestRecord& q : s.requests) EXPECT_EQ(q.cached_tokens, q.cached_hbm_tokens + q.loaded_tokens) << q.id;
+  const RequestRecord& back = s.requests[4];
+  EXPECT_EQ(back.cached_tokens, 16000u);  // 1,000 full blocks of its 16,032-token prompt
+  EXPECT_GT(back.loaded_tokens, 0u);
+  EXPECT_EQ(back.loaded_bytes, static_cast<uint64_t>(back.loaded_tokens / 16) * (5u << 20));
+  EXPECT_EQ(back.prefilled_tokens, back.prompt_tokens - back.cached_tokens);
+  EXPECT_EQ(s.requests[3].cached_tokens, 0u);
+  EXPECT_EQ(s.requests[3].prefilled_tokens, 1000u);
 }
 
 KVTIER_SC_TEST_MAIN()

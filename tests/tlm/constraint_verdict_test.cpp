@@ -56,5 +56,54 @@ TEST(ConstraintVerdict, CapacityIsSilentWhenItDoesNotBind) {
   Constraints k = empty_constraints();
   const std::string v = constraint_verdict(constraint_report(k, context(4)));
   EXPECT_FALSE(has(v, "CAPACITY")) << v;
-  EXPECT_TRUE(has(v, "every transfer in time")) << v;
+  EXPECT_TRUE(has(v, "every chunk in time")) << v;
+}
+
+// SUSTAINABILITY by hand: window 0 has two steps of 10 ms compute needing 0.3 GB and 0.5 GB from
+// the tier: 0.8 GB / 20 ms = 40 GB/s, within 50 GB/s. Window 1 has one step of 10 ms needing
+// 0.6 GB (60 GB/s) and one needing nothing (10 ms): 0.6 / 0.02 = 30 GB/s, yet the single step
+// demanded 60 GB/s. Window 2: one 10 ms step needing 0.7 GB: 70 GB/s, a violation. The carried
+// rate (0.2 GB moved in window 2) is reported beside it and decides nothing.
+TEST(ConstraintVerdict, SustainabilityJudgesDemandedBytesOverComputeTime) {
+  Constraints k = empty_constraints();
+  k.sustainability.step(0.1, 0.010, 0.3e9);
+  k.sustainability.step(0.5, 0.010, 0.5e9);
+  k.sustainability.step(1.2, 0.010, 0.6e9);
+  k.sustainability.step(1.7, 0.010, 0.0);
+  k.sustainability.step(2.5, 0.010, 0.7e9);
+  k.sustainability.demand(DemandDirection::ToHbm, 2.5, 0.2e9);
+  const auto report = constraint_report(k, context(5));
+  const auto& s = report["sustainability"];
+  EXPECT_DOUBLE_EQ(k.sustainability.demanded_rate(0), 40e9);
+  EXPECT_DOUBLE_EQ(k.sustainability.demanded_rate(1), 30e9);
+  EXPECT_DOUBLE_EQ(s["peak_demanded_bytes_per_s"].get<double>(), 70e9);
+  EXPECT_DOUBLE_EQ(s["peak_step_demanded_bytes_per_s"].get<double>(), 70e9);
+  EXPECT_DOUBLE_EQ(s["peak_demanded_utilisation"].get<double>(), 70e9 / 50e9);
+  EXPECT_DOUBLE_EQ(s["peak_carried_utilisation"].get<double>(), 0.2e9 / 50e9);
+  EXPECT_EQ(s["violations"].get<uint64_t>(), 1u);
+  EXPECT_EQ(s["steps_needing_tier"].get<uint64_t>(), 4u);
+  EXPECT_TRUE(has(constraint_verdict(report), "SUSTAINABILITY binds: demanded rate exceeded B_tier in 1 windows"));
+}
+
+// HIDING by hand: three chunks, planned to start at 1.0, 2.0 and 3.0 ms, usable at 0.9, 2.05 and
+// 3.3 ms. With no slack two are late (50 and 300 us); with 100 us of slack only the third (200
+// us). An async load is counted apart; the verdict counts chunks.
+TEST(ConstraintVerdict, HidingJudgesChunksAgainstTheirPlannedStartPlusSlack) {
+  for (double slack : {0.0, 100e-6}) {
+    Constraints k = empty_constraints();
+    k.hiding.chunk(0.9e-3, 1.0e-3, slack);
+    k.hiding.chunk(2.05e-3, 2.0e-3, slack);
+    k.hiding.chunk(3.3e-3, 3.0e-3, slack);
+    k.hiding.async_load(5e-3, 4e-3, slack);
+    ConstraintContext x = context(3);
+    x.prefetch_slack_s = slack;
+    const auto report = constraint_report(k, x);
+    const auto& h = report["hiding"];
+    EXPECT_EQ(h["chunks"].get<uint64_t>(), 3u);
+    EXPECT_EQ(h["chunks_late"].get<uint64_t>(), slack == 0.0 ? 2u : 1u);
+    EXPECT_NEAR(h["chunk_lateness_max_s"].get<double>(), 300e-6 - slack, 1e-12);
+    EXPECT_EQ(h["async_loads_late"].get<uint64_t>(), 1u);
+    EXPECT_EQ(h["violations"].get<uint64_t>(), (slack == 0.0 ? 2u : 1u) + 1u);
+    EXPECT_TRUE(has(constraint_verdict(report), slack == 0.0 ? "2 of 3 chunks" : "1 of 3 chunks"));
+  }
 }

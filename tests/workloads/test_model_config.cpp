@@ -47,6 +47,12 @@ TEST(ModelConfig, BuiltInModelsAreTheirConfigFiles) {
   // (the model card's 70.55e9).
   EXPECT_EQ(m.parameters, 70'553'706'496.0);
   EXPECT_EQ(model_by_name("llama-3-8b").parameters, 8'030'261'248.0);  // the card's 8.03e9
+  // Llama-3.1-70B: Llama-3-70B's shapes (the same KV and weights) with a 16x longer window.
+  const ModelDescriptor& m31 = model_by_name("llama-3.1-70b");
+  EXPECT_EQ(m.max_position_embeddings, 8192u);
+  EXPECT_EQ(m31.max_position_embeddings, 131072u);
+  EXPECT_EQ(m31.parameters, m.parameters);
+  EXPECT_EQ(m31.kv_bytes_per_token(2), m.kv_bytes_per_token(2));
   EXPECT_EQ(model_by_name("llama-2-7b").kv_heads, 32u);                // no GQA
   // The same file from its path in the source tree, and from the embedded set by that path.
   const ModelDescriptor from_file = model_from_config_file(std::string(KVTIER_SOURCE_DIR) + "/workloads/models/llama-3-8b.json");

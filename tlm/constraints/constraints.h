@@ -35,6 +35,7 @@ struct ConstraintContext {
   uint64_t stalled_steps = 0;
   uint64_t steps = 0;                // scheduler steps run: what the CAPACITY waits are a share of
   uint64_t streamed_steps = 0;       // ... of those, steps that streamed decode-set KV from the tier
+  double prefetch_slack_s = 0.0;     // HIDING: host.prefetch_slack_us
 };
 
 // One object per constraint, each with `definition` and `violations`, then `verdict`.

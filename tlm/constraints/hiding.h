@@ -1,12 +1,19 @@
 #pragma once
-// HIDING (spec §M.4.3): T_transfer(chunk) <= T_compute(previous chunk) + slack, judged per
-// transfer. The scheduler reports every transfer a request or a step waits for, with the
-// deadline it is judged by and what its lateness would cost: a stall of the whole step (the
-// batch waits) or a delay of one request (an async load it waits for outside the batch).
+// HIDING (spec §M.4.3): T_transfer(chunk) <= T_compute(previous chunk) + prefetch_slack.
+// A chunk is everything one layer-group read of one step waits for from the tier (the streamed
+// decode-set blocks of group g, the joining requests' blocks of group g; with blocking loads,
+// every joining block before the step's first layer). It is judged against the time the group
+// would start had no transfer stalled this step (the step's start plus the compute of the groups
+// before it), plus host.prefetch_slack_us: a stall of one group is not slack for the next.
+// An async load (sched.kv_load = async) is judged apart: the request's whole load against the
+// start of the step it was meant to join; lateness there delays only that request.
+// Per block, every transfer is also counted with its own deadline (the names stats.json has
+// always had: transfers, missed, met_fraction).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace kvtier {
 
@@ -37,6 +44,35 @@ class HidingConstraint {
   }
   const std::array<uint64_t, kLateBins>& lateness_bins() const { return lateness_bins_; }
 
+  // One chunk: the last of its transfers was usable at `ready_s`; its group could have started
+  // at `planned_start_s` (no stall in this step), given `slack_s`. True when it was late.
+  bool chunk(double ready_s, double planned_start_s, double slack_s) {
+    ++chunks_;
+    const double late = ready_s - (planned_start_s + slack_s);
+    if (late <= 1e-12) return false;  // simulated time resolves picoseconds
+    ++chunks_late_;
+    chunk_lateness_s_.push_back(late);
+    return true;
+  }
+  // One async load: its last block usable at `ready_s`, meant for the step starting at
+  // `deadline_s`. True when it was late (the request joined later than meant).
+  bool async_load(double ready_s, double deadline_s, double slack_s) {
+    ++async_loads_;
+    const double late = ready_s - (deadline_s + slack_s);
+    if (late <= 1e-12) return false;
+    ++async_loads_late_;
+    async_lateness_max_s_ = std::max(async_lateness_max_s_, late);
+    return true;
+  }
+  uint64_t chunks() const { return chunks_; }
+  uint64_t chunks_late() const { return chunks_late_; }
+  double chunk_met_fraction() const { return chunks_ ? 1.0 - static_cast<double>(chunks_late_) / chunks_ : 1.0; }
+  // Lateness of every late chunk (seconds), in the order they happened.
+  const std::vector<double>& chunk_lateness_s() const { return chunk_lateness_s_; }
+  uint64_t async_loads() const { return async_loads_; }
+  uint64_t async_loads_late() const { return async_loads_late_; }
+  double async_lateness_max_s() const { return async_lateness_max_s_; }
+
   uint64_t transfers() const { return transfers_; }
   uint64_t missed() const { return missed_; }
   uint64_t missed_stalling() const { return missed_stalling_; }
@@ -52,6 +88,9 @@ class HidingConstraint {
   uint64_t streamed_ = 0, streamed_missed_ = 0;
   double lateness_s_ = 0.0, lateness_max_s_ = 0.0;
   std::array<uint64_t, kLateBins> lateness_bins_{};
+  uint64_t chunks_ = 0, chunks_late_ = 0, async_loads_ = 0, async_loads_late_ = 0;
+  std::vector<double> chunk_lateness_s_;
+  double async_lateness_max_s_ = 0.0;
 };
 
 }  // namespace kvtier

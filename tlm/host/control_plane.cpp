@@ -308,6 +308,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
     }
     ++cached_positions;
     run.prompt_cached[i] = 1;
+    bool from_tier = false;  // a layer group of this position comes from the tier for this request
     for (uint32_t g = 0; g < groups_; ++g) {
       Block& b = *group_blocks[g];
       if (b.mech.in_hbm) {
@@ -318,19 +319,24 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
           // A prefetched block read for the first time: its transfer is judged against this use.
           b.prefetched_unused = false;
           prefetcher_.used(now_s, b.mech.ready_s);
-          res.transfers.push_back({g, b.mech.ready_s, deadline_of(g)});
+          res.transfers.push_back({g, b.mech.ready_s, deadline_of(g), 0, stored_bytes(b.mech.format)});
+          from_tier = true;
+          res.loaded_bytes += stored_bytes(b.mech.format);
         } else if (b.mech.ready_s > now_s) {
           // Still arriving for another reader (a promotion or prefetch already in flight).
-          res.transfers.push_back({g, b.mech.ready_s, deadline_of(g)});
+          res.transfers.push_back({g, b.mech.ready_s, deadline_of(g), 0, stored_bytes(b.mech.format)});
         }
       } else {
         ++res.tier_hits;
         tier_hits.push_back(&b);
+        from_tier = true;
+        res.loaded_bytes += stored_bytes(b.mech.format);
         continue;  // pinned below, once every HBM hit of the prompt holds its pin
       }
       pin(b);
       run.hold(b);
     }
+    (from_tier ? res.loaded_tokens : res.cached_hbm_tokens) += bt;
   }
   // The first chunk computes its uncached positions (and a partial last block) in new slots:
   // only the room beside those is there for promotions.
@@ -397,7 +403,8 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   flush(room_ready_s);
   for (Block* b : issued) {
     res.ready_s[b->id.layer_group] = std::max(res.ready_s[b->id.layer_group], b->mech.ready_s);
-    res.transfers.push_back({b->id.layer_group, b->mech.ready_s, deadline_of(b->id.layer_group)});
+    res.transfers.push_back({b->id.layer_group, b->mech.ready_s, deadline_of(b->id.layer_group), 0,
+                             stored_bytes(b->mech.format)});
     if (trace_) {
       const TraceEventLog::Track& t = admission_track_;
       trace_->async_slice(t, "promotion", "request " + std::to_string(r.id) + " group " + std::to_string(b->id.layer_group),
@@ -699,6 +706,7 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
       const uint64_t key = list[i];
       Block& b = blocks_.at(key);
       ++res.blocks;
+      res.bytes += stored_bytes(b.mech.format);
       if (b.streamed_ahead) {
         // Promoted during the step before: already in its staging slot, usable since promoted().
         b.streamed_ahead = false;

@@ -89,6 +89,7 @@ struct Transfer {
   double ready_s = 0.0;     // when the block is usable in HBM
   double deadline_s = 0.0;  // when the layer group that reads it is planned to start
   uint64_t flow = 0;        // timeline flow from its descriptor to the step that reads it (0: none)
+  uint64_t bytes = 0;       // payload bytes it carries from the tier (as stored)
 };
 
 // When the blocks a request is about to read are meant to be used: the step they are meant for
@@ -110,6 +111,10 @@ struct LoadPlan {
 struct AdmitResult {
   uint32_t hbm_hits = 0, tier_hits = 0, misses = 0;
   uint32_t cached_tokens = 0;          // prompt tokens whose KV need not be recomputed
+  uint32_t cached_hbm_tokens = 0;      // ... of those, positions every layer group of which was resident in HBM
+  uint32_t loaded_tokens = 0;          // ... and positions with a layer group from the tier (promoted,
+                                       // prefetched for it, or streamed): cached = hbm + loaded
+  uint64_t loaded_bytes = 0;           // payload bytes of those layer groups as stored in the tier
   std::vector<double> ready_s;         // per layer group: when its promoted blocks are usable
   // Every transfer this request waits for (promotions issued now, and prefetched blocks read
   // for the first time): HIDING is judged per transfer against its deadline.
@@ -120,6 +125,7 @@ struct AdmitResult {
 // Blocks of the decode set streamed from the tier for one layer group of one step.
 struct StreamResult {
   uint64_t blocks = 0;
+  uint64_t bytes = 0;                  // their payload bytes as stored
   double ready_s = 0.0;                // when the last one is usable
   std::vector<double> ready_each_s;    // per block, for HIDING
 };
@@ -176,6 +182,11 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // Blocks of layer group g that the listed requests stream each step.
   uint64_t streamed_blocks(const std::vector<uint64_t>& ids, uint32_t g) const;
   uint64_t streamed_blocks_total(uint64_t id) const;
+  // Whether running request `id` streams any block of layer group g (O(1)).
+  bool streams_in_group(uint64_t id, uint32_t g) const {
+    auto it = running_.find(id);
+    return it != running_.end() && !it->second.streamed.empty() && !it->second.streamed[g].empty();
+  }
   // Staging slots held for streaming (counted as resident and against the budget).
   uint64_t staging_slots() const { return staging_.size(); }
   // Holds exactly `slots` staging slots from now on (evicting idle blocks for more). False when
@@ -255,6 +266,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   uint64_t budget_blocks() const { return budget_; }
   uint64_t block_bytes() const { return block_bytes_; }
   uint32_t block_tokens() const { return config_.block_tokens; }
+  double prefetch_slack_s() const { return config_.prefetch_slack_us * 1e-6; }
   const kv::WriteOnceLedger& ledger() const { return ledger_; }
   const ReplacementPolicy& policy() const { return *policy_; }
   // Every block reference in order: prompt blocks at admission (Read when the block was in HBM

@@ -43,6 +43,9 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
            "host DMA: from a copy's end until the host knows it is done, us");
   r.number("host.doorbell_cpu_ns", &c.doorbell_cpu_ns, 0, 1e7, "CPU time of one doorbell write, ns (accounted, C3)");
   r.number("host.completion_cpu_ns", &c.completion_cpu_ns, 0, 1e7, "CPU time to handle one completion, ns (accounted, C3)");
+  r.number("host.prefetch_slack_us", &c.prefetch_slack_us, 0, 1e9,
+           "HIDING: prefetch_slack of spec §M.4.3, the time a chunk may arrive after its layer group could start "
+           "and still count as hidden, us (0: the spec's strict reading)");
   r.number("host.sustain_window_s", &c.sustain_window_s, 1e-6, 1e6, "SUSTAINABILITY: demand window, s");
   r.choice_enum("host.decode_residency", &c.decode_residency, kDecodeResidencyNames,
                 "running requests' KV: pinned in HBM (preempt when it runs out), or streamed from the tier each step");

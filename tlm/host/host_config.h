@@ -84,6 +84,10 @@ struct HostConfig {
   double doorbell_cpu_ns = 100.0;           // device: CPU time of one doorbell write (accounted, C3)
   double completion_cpu_ns = 200.0;         // CPU time to handle one completion (accounted, C3)
   double sustain_window_s = 1.0;            // SUSTAINABILITY: length of one demand window
+  // HIDING: prefetch_slack of spec §M.4.3 (T_transfer(chunk) <= T_compute(previous chunk) +
+  // prefetch_slack). The spec gives it no value; 0 is its strict reading: a chunk is in time only
+  // if it is usable when its layer group could start.
+  double prefetch_slack_us = 0.0;
   DecodeResidency decode_residency = DecodeResidency::Pinned;
   // Streamed residency: a streamed block goes back to a slot of its own (its step's promotion
   // lands there instead of in staging) once the budget has room again beyond the admission

@@ -26,6 +26,10 @@ void declare_keys(KeyRegistry& r, SchedConfig& c) {
   r.number("sched.prefill_tflops", &c.prefill_tflops, 1, 1e6, "peak dense throughput for prefill, TFLOP/s");
   r.number("sched.prefill_utilization", &c.prefill_utilization, 0.01, 1, "fraction of peak prefill achieves");
   r.number("sched.quantum_us", &c.quantum_us, 0.001, 1e9, "quantum keeper global quantum, us");
+  r.number("sched.max_model_len", &c.max_model_len, 0, kMaxU32Key,
+           "context window: a request whose prompt + output exceeds it is rejected (context_window), as vLLM's "
+           "max_model_len; 0: the served model's max_position_embeddings; above it: allowed for what-if studies, "
+           "with a warning");
   // Two-bandwidth mode alone reads sched.layer_overhead_us and sched.prefill_* (the operator
   // model's launch costs and peaks are the [gpu] keys).
   r.choice_enum("sched.cost_model", &c.cost_model, kCostModelNames,

@@ -61,6 +61,12 @@ struct SchedConfig {
   double prefill_tflops = 1979.0;
   double prefill_utilization = 0.5;
   double quantum_us = 1000.0;           // quantum keeper's global quantum
+  // The context window a request's prompt plus its output may take (vLLM's max_model_len). 0: the
+  // served model's max_position_embeddings (the platform fills it in); a request beyond it is
+  // rejected with reason context_window. Above the model's own window: a what-if, with a warning.
+  uint32_t max_model_len = 0;
+  // Simulated seconds after which the run stops with an error (sim.max_sim_s; 0: no limit).
+  double max_sim_s = 0.0;
   CostModel cost_model = CostModel::Operators;  // layer_overhead_us and prefill_*: two_bandwidth only
   // QoS targets (spec §M.4.3): every tenant gets ttft_target_s / itl_target_s unless
   // tenant_qos names it: "TENANT:TTFT_S:ITL_S[,...]". A tenant attains its QoS when at least

@@ -54,10 +54,27 @@ void Scheduler::run() {
 
   while (stats_.requests_completed + stats_.requests_rejected < n) {
     const double now = to_seconds(qk.get_current_time());
+    if (config_.max_sim_s > 0 && now > config_.max_sim_s) {
+      // sim.max_sim_s: no accepted input may keep a run going without bound. What ran is kept.
+      stopped_at_time_limit_ = true;
+      break;
+    }
     // Arrivals up to now (an arrival within 1 ns of now has arrived).
     while (next_arrival_ < n && reqs[next_arrival_].arrival_s <= now + 1e-9) {
-      host_.on_arrival(reqs[next_arrival_], reqs[next_arrival_].arrival_s);
-      waiting_.push_back(next_arrival_++);
+      const size_t i = next_arrival_++;
+      const workload::Request& r = reqs[i];
+      if (config_.max_model_len &&
+          static_cast<uint64_t>(r.prompt_tokens) + r.output_tokens > config_.max_model_len) {
+        // Prompt plus its maximum output beyond the context window: refused on arrival, as vLLM
+        // refuses prompt + max_tokens > max_model_len. The server never sees it run.
+        seqs_[i].phase = Phase::Done;
+        stats_.requests[i].rejected = "context_window";
+        ++stats_.requests_rejected;
+        ++stats_.rejected_context_window;
+        continue;
+      }
+      host_.on_arrival(r, r.arrival_s);
+      waiting_.push_back(i);
     }
     // Async loads that have arrived join the batch.
     for (size_t k = 0; k < loading_.size();) {
@@ -209,6 +226,9 @@ void Scheduler::admit(double now) {
     if (first_admission) {
       rec.admitted_s = now;
       rec.cached_tokens = a.cached_tokens;
+      rec.cached_hbm_tokens = a.cached_hbm_tokens;
+      rec.loaded_tokens = a.loaded_tokens;
+      rec.loaded_bytes = a.loaded_bytes;
     } else {
       ++stats_.resumed;
     }
@@ -216,6 +236,10 @@ void Scheduler::admit(double now) {
     s.kv_tokens = 0;
     s.target_tokens = v.prompt_tokens;
     s.joining.clear();
+    if (config_.kv_load == KvLoad::Async && !a.transfers.empty()) {
+      // The request's whole load, against the start of the step it was meant to join.
+      if (constraints_.hiding.async_load(a.load_ready_s, lp.step_start_s, host_.prefetch_slack_s())) rec.load_late = true;
+    }
     if (config_.kv_load == KvLoad::Async && a.load_ready_s > now + kEps) {
       // Waits outside the batch; lateness only delays this request (its TTFT or resume).
       for (const Transfer& t : a.transfers) judge(t, t.deadline_s, Lateness::DelaysRequest);
@@ -426,13 +450,25 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   o.time = cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs, p.prefill.size());
   o.t_step = o.time.total_s();
   const double tg = o.t_step / groups_;
+  // HIDING per chunk: what layer group g's read waits for from the tier, against the time the
+  // group would start had no transfer stalled this step (its planned start).
+  std::vector<double> chunk_ready(groups_, -1.0);
+  std::vector<std::vector<size_t>> chunk_readers(groups_);
+  auto wait_in_chunk = [&](uint32_t g, double ready_s, size_t reader) {
+    chunk_ready[g] = std::max(chunk_ready[g], ready_s);
+    std::vector<size_t>& r = chunk_readers[g];
+    if (r.empty() || r.back() != reader) r.push_back(reader);
+  };
   double start = now;
   if (config_.kv_load == KvLoad::Blocking) {
-    // The whole step waits before its first layer for every joining request's transfers.
+    // The whole step waits before its first layer for every joining request's transfers: one
+    // chunk, read before group 0.
     for (const Chunk& c : p.prefill)
       for (const Transfer& t : seqs_[c.seq].joining) {
         judge(t, now, Lateness::StallsStep);
         start = std::max(start, t.ready_s);
+        o.tier_bytes += static_cast<double>(t.bytes);
+        wait_in_chunk(0, t.ready_s, c.seq);
       }
   }
   const bool streamed = p.staging > 0;
@@ -442,7 +478,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   double prev_end = start;
   for (uint32_t g = 0; g < groups_; ++g) {
     // Without any transfer of its own, group g starts when group g-1 ends (prev_end, which is
-    // never before its unstalled plan): that is the deadline HIDING judges its transfers by.
+    // never before its unstalled plan): that is the deadline each block is judged by.
     const double could_start = prev_end;
     double ready = could_start;
     if (config_.kv_load == KvLoad::Layerwise)
@@ -451,18 +487,46 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
           if (t.group == g) {
             judge(t, could_start, Lateness::StallsStep);
             ready = std::max(ready, t.ready_s);
+            o.tier_bytes += static_cast<double>(t.bytes);
+            wait_in_chunk(g, t.ready_s, c.seq);
           }
     if (streamed) {
       // Group g's staging slots free up when group g-2 has computed (double buffering). Group 0
       // was promoted during the step before (below), and group 1's slots were free at its end.
       const double issue = g >= 2 ? group_end[g - 2] : now;
+      // Who reads streamed blocks of this group (asked before stream() restores any).
+      const size_t readers_before = chunk_readers[g].size();
+      for (size_t i : p.decode)
+        if (host_.streams_in_group(view(seqs_[i]).id, g)) chunk_readers[g].push_back(i);
+      for (const Chunk& c : p.prefill)
+        if (host_.streams_in_group(view(seqs_[c.seq]).id, g)) chunk_readers[g].push_back(c.seq);
       const StreamResult r = host_.stream(p.ids, g, issue, could_start);
       for (double t : r.ready_each_s) judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
-      if (r.blocks) ready = std::max(ready, r.ready_s);
+      if (r.blocks) {
+        ready = std::max(ready, r.ready_s);
+        o.tier_bytes += static_cast<double>(r.bytes);
+        chunk_ready[g] = std::max(chunk_ready[g], r.ready_s);
+      } else {
+        chunk_readers[g].resize(readers_before);
+      }
     }
+    // Simulated time resolves picoseconds: a block usable within that of the group's start did not
+    // stall it (without this, rounding alone showed as exposed stall of 1e-11 s a group).
+    if (ready - could_start < kEps) ready = could_start;
     group_end[g] = ready + tg;
     prev_end = group_end[g];
     if (streamed) host_.stream_done(p.ids, g, group_end[g]);
+  }
+  const double slack = host_.prefetch_slack_s();
+  for (uint32_t g = 0; g < groups_; ++g) {
+    if (chunk_ready[g] < 0) continue;  // the group read nothing from the tier
+    const bool late = constraints_.hiding.chunk(chunk_ready[g], now + g * tg, slack);
+    std::sort(chunk_readers[g].begin(), chunk_readers[g].end());
+    chunk_readers[g].erase(std::unique(chunk_readers[g].begin(), chunk_readers[g].end()), chunk_readers[g].end());
+    for (size_t i : chunk_readers[g]) {
+      ++stats_.requests[i].hiding_chunks;
+      stats_.requests[i].hiding_chunks_late += late;
+    }
   }
   // The pipeline runs on across steps, as layerwise loaders do: group 0 of the next step streams
   // into the slots group groups-2 has just released, while the last group computes, with this
@@ -528,6 +592,7 @@ void Scheduler::judge(const Transfer& t, double deadline_s, Lateness cost, bool 
 
 void Scheduler::account(const Plan& p, const StepOutcome& o, double now) {
   ++stats_.steps;
+  constraints_.sustainability.step(now, o.t_step, o.tier_bytes);
   stats_.prefill_chunks += p.prefill.size();
   stats_.prefill_tokens += p.new_tokens;
   if (o.stall_s > 0) ++stats_.stalled_steps;
@@ -535,7 +600,10 @@ void Scheduler::account(const Plan& p, const StepOutcome& o, double now) {
   stats_.busy_s += o.end_s - now;
   constraints_.hbm_bandwidth.step(o.end_s - now);
   for (size_t i : p.decode) stats_.requests[i].stall_s += o.stall_s;
-  for (const Chunk& c : p.prefill) stats_.requests[c.seq].stall_s += o.stall_s;
+  for (const Chunk& c : p.prefill) {
+    stats_.requests[c.seq].stall_s += o.stall_s;
+    stats_.requests[c.seq].prefilled_tokens += c.computed;
+  }
   if (!p.decode.empty()) {
     // The cost model has already split this step's decode time; reuse its parts.
     const double weights_and_overhead_s = o.time.weights_s + o.time.overhead_s;

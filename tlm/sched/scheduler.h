@@ -37,6 +37,12 @@ struct RequestRecord {
   double arrival_s = 0.0, admitted_s = -1.0, first_token_s = -1.0, finish_s = -1.0;
   uint32_t prompt_tokens = 0, output_tokens = 0, generated_tokens = 0;
   uint64_t cached_tokens = 0;   // prompt tokens served from HBM or the tier at first admission
+  // ... of those, positions found resident in HBM, and positions loaded from the tier (promoted,
+  // prefetched for it or streamed) with their payload bytes as stored: cached = hbm + loaded.
+  uint64_t cached_hbm_tokens = 0, loaded_tokens = 0, loaded_bytes = 0;
+  uint64_t prefilled_tokens = 0;  // prompt tokens computed, recomputation after a preemption included
+  uint32_t hiding_chunks = 0, hiding_chunks_late = 0;  // HIDING chunks that waited for its tier data
+  bool load_late = false;       // async: its load was not done by the step it was meant to join
   uint32_t preemptions = 0;
   double load_wait_s = 0.0;     // time spent outside the batch waiting for its KV (async load)
   double stall_s = 0.0;         // stalls of the steps it was in
@@ -49,6 +55,7 @@ struct SchedStats {
   uint64_t requests_rejected = 0;      // could never run: see rejected_* for the reasons
   uint64_t rejected_prompt_too_large = 0;   // the prompt's KV alone exceeds the whole budget
   uint64_t rejected_context_outgrew = 0;    // alone in the batch, its context outgrew the budget
+  uint64_t rejected_context_window = 0;     // prompt + output beyond sched.max_model_len (on arrival)
   uint64_t tokens_generated = 0;
   uint64_t steps = 0;
   uint64_t stalled_steps = 0;
@@ -80,6 +87,8 @@ class Scheduler : public sc_core::sc_module {
 
   const SchedStats& stats() const { return stats_; }
   bool done() const { return done_; }
+  // The run stopped because simulated time passed sim.max_sim_s (some requests never finished).
+  bool stopped_at_time_limit() const { return stopped_at_time_limit_; }
   // What the boundary can stream per second (B_tier: min of link rate and tier DRAM bandwidth);
   // sched.stream_share of it bounds how much decode-set KV may stream per step.
   void set_stream_bandwidth(double bytes_per_s) { stream_bytes_per_s_ = bytes_per_s; }
@@ -118,6 +127,7 @@ class Scheduler : public sc_core::sc_module {
   };
   struct StepOutcome {
     double end_s = 0.0, stall_s = 0.0, t_step = 0.0;
+    double tier_bytes = 0.0;          // what the step's layer groups needed from the tier
     StepTime time;
   };
 
@@ -151,6 +161,7 @@ class Scheduler : public sc_core::sc_module {
   Constraints& constraints_;
   SchedStats stats_;
   bool done_ = false;
+  bool stopped_at_time_limit_ = false;
 
   std::vector<Seq> seqs_;
   std::deque<size_t> waiting_;

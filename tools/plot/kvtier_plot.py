@@ -118,8 +118,11 @@ def plot_run(run, out, formats):
 
     a = ax[0][1]
     gb = 1e9
-    a.step(t, [x / gb for x in series["demand_to_hbm_bytes_per_s"]], where="mid", label="to HBM (promotions)")
-    a.step(t, [x / gb for x in series["demand_to_tier_bytes_per_s"]], where="mid", label="to tier (demotions)")
+    if "demanded_bytes_per_s" in series:
+        a.step(t, [x / gb for x in series["demanded_bytes_per_s"]], where="mid",
+               label="demanded (tier bytes the steps need / their compute time)")
+    a.step(t, [x / gb for x in series["demand_to_hbm_bytes_per_s"]], where="mid", label="carried to HBM (promotions)")
+    a.step(t, [x / gb for x in series["demand_to_tier_bytes_per_s"]], where="mid", label="carried to tier (demotions)")
     a.axhline(series["b_tier_bytes_per_s"] / gb, color="red", linestyle="--", label="B_tier")
     a.set_title(f"SUSTAINABILITY: peak {c['sustainability']['peak_utilisation']:.3f} of B_tier, "
                 f"{c['sustainability']['violations']} of {c['sustainability']['windows']} windows over", fontsize=9)
@@ -132,8 +135,9 @@ def plot_run(run, out, formats):
     edges, counts = h["lateness_bin_edges_s"], h["lateness_counts"]
     a.bar(edges[:-1], counts, width=[edges[i + 1] - edges[i] for i in range(len(counts))], align="edge")
     a.set_xscale("log")
-    a.set_title(f"HIDING: {h['on_time']} of {h['transfers']} transfers on time "
-                f"(met {c['hiding']['met_fraction']:.3f})", fontsize=9)
+    chunk_text = (f"{h['chunks_on_time']} of {h['chunks']} chunks, " if "chunks" in h else "")
+    a.set_title(f"HIDING: {chunk_text}{h['on_time']} of {h['transfers']} transfers on time "
+                f"(met {c['hiding']['met_fraction']:.3f} per block)", fontsize=9)
     a.set_xlabel("lateness of a missed transfer (s)")
     a.set_ylabel("missed transfers (count per bin)")
 
