@@ -143,7 +143,8 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
   return {
       {"requests_completed", s.requests_completed, "requests", "requests that generated all their output tokens"},
       {"requests_rejected", s.requests_rejected, "requests",
-       "requests that can never run: prompt KV beyond the whole budget, or (pinned residency) a context that outgrew it"},
+       "requests that can never run: prompt + output beyond the context window, prompt KV beyond the whole budget (or, "
+       "streamed, its staging), or (pinned residency) a context that outgrew it (serving.rejected_*)"},
       {"preemptions", s.preemptions, "preemptions", "running requests preempted because KV ran out (sched.preemption)"},
       {"tokens_generated", s.tokens_generated, "tokens", "output tokens generated"},
       {"sim_time_s", s.end_s, "s", "simulated time at the last token"},
@@ -302,6 +303,7 @@ nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const
                   {"rejected_prompt_exceeds_kv_budget", s.rejected_prompt_too_large},
                   {"rejected_context_outgrew_kv_budget", s.rejected_context_outgrew},
                   {"rejected_context_window", s.rejected_context_window},
+                  {"rejected_stream_staging", s.rejected_stream_staging},
                   {"max_model_len", effective_max_model_len(config_)},
                   {"stopped_at_max_sim_s", sched_->stopped_at_time_limit()},
                   {"load_wait_total_s", s.load_wait_s},

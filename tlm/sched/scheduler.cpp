@@ -197,6 +197,16 @@ void Scheduler::admit(double now) {
       break;
     }
     const uint64_t staging = must_stream ? 2 * ((v.prompt_tokens + host_.block_tokens() - 1) / host_.block_tokens()) : 0;
+    if (must_stream && host_.context_slots(first) + staging + watermark > host_.budget_blocks()) {
+      // Even on an empty GPU it could not stream: double buffering holds two layer groups of every
+      // streamed position, so with G groups a context beyond G/2 budgets cannot run (at the
+      // default's four groups, beyond twice the budget). Refused with that reason rather than
+      // waiting for room that never comes.
+      waiting_.pop_front();
+      reject(i, "prompt_exceeds_stream_staging", now);
+      ++stats_.rejected_stream_staging;
+      continue;
+    }
     if (!host_.can_admit(v, first, watermark + pending + staging)) {
       ++stats_.capacity_waits;
       constraints_.capacity.queue_head_waited();

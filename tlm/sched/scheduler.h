@@ -56,6 +56,7 @@ struct SchedStats {
   uint64_t rejected_prompt_too_large = 0;   // the prompt's KV alone exceeds the whole budget
   uint64_t rejected_context_outgrew = 0;    // alone in the batch, its context outgrew the budget
   uint64_t rejected_context_window = 0;     // prompt + output beyond sched.max_model_len (on arrival)
+  uint64_t rejected_stream_staging = 0;     // streamed, its staging alone (2 groups a position) exceeds the budget
   uint64_t tokens_generated = 0;
   uint64_t steps = 0;
   uint64_t stalled_steps = 0;
