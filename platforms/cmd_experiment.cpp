@@ -7,6 +7,7 @@
 // command re-executes its own binary (/proc/self/exe) as `kvtier run --out DIR` and reads
 // DIR/stats.json. Children run in a fixed order of configurations, so the same inputs give the
 // same table whatever --jobs is.
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -235,9 +236,17 @@ Outcome c1(const Options& o, const fs::path& work) {
     // Layerwise loading: a promotion joins the step that reads it, so the host path's extra
     // latency shows as exposed stall, the quantity C1 is judged by (with the default async
     // loading it would show only in the loading requests' own waits).
-    for (const char* dma : {"device", "host"})
-      runs.push_back({std::string("dma=") + dma + " load=" + load,
-                      {std::string("host.dma=") + dma, "sched.kv_load=layerwise"}, w, {}, {}});
+    // host.session_end = last_turn unless --set names it: C1 compares the two DMA paths on the
+    // same traffic. With the server-side idle session end the two paths move different blocks
+    // (docs/experiments.md, C1), so the comparison the claim needs does not hold.
+    const bool session_end_set = std::any_of(o.overrides.begin(), o.overrides.end(), [](const std::string& s) {
+      return s.rfind("host.session_end=", 0) == 0;
+    });
+    for (const char* dma : {"device", "host"}) {
+      std::vector<std::string> sets = {std::string("host.dma=") + dma, "sched.kv_load=layerwise"};
+      if (!session_end_set) sets.push_back("host.session_end=last_turn");
+      runs.push_back({std::string("dma=") + dma + " load=" + load, sets, w, {}, {}});
+    }
   }
   run_all(runs, o, work);
   Outcome out;

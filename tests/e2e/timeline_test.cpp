@@ -54,7 +54,10 @@ struct TimelineFile {
 TimelineFile run_with_timeline(const std::string& name, double start_s, double end_s, RunResult& r) {
   RunOptions o;
   o.workload = returning_context();
-  o.overrides = {"link.protocol=simple", "hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise", "host.layers_per_block=8"};
+  // host.session_end = last_turn: the fillers' blocks are freed when they finish, so the window
+  // around the returning turn holds that turn's load and little else (see the window test).
+  o.overrides = {"link.protocol=simple", "hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise", "host.layers_per_block=8",
+                 "host.session_end=last_turn"};
   o.timeline = (std::filesystem::temp_directory_path() / ("kvtier_timeline_" + name + ".json")).string();
   o.timeline_start_s = start_s;
   o.timeline_end_s = end_s;

@@ -137,7 +137,9 @@ def repeated_native(kvtier, trace, limit, copies, path):
     run([kvtier, "trace-stats", spec, "--write-native", once])
     lines = once.read_text().splitlines()
     header, requests = lines[0], [json.loads(l) for l in lines[1:]]
-    span = max(r["arrival_s"] for r in requests) + 60.0
+    # Copies are spaced by more than the default session lifetime (host.session_idle_s = 300 s):
+    # each copy's sessions have ended, and their blocks are freed, before the next one starts.
+    span = max(r["arrival_s"] for r in requests) + 360.0
     sessions = max(r["session"] for r in requests) + 1
     with open(path, "w") as f:
         f.write(header + "\n")

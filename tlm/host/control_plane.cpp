@@ -679,7 +679,8 @@ bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
 
 std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32_t g,
                                                                          double issue_s, double deadline_s,
-                                                                         StreamResult& res) {
+                                                                         StreamResult& res, uint64_t lead,
+                                                                         double rest_issue_s, uint64_t limit) {
   // Streaming is for contention: once the budget has room again beyond the admission watermark
   // (vLLM's 1 %) and one step's decode growth (a block per layer group per running request), a
   // streamed block's promotion goes to a slot of its own instead of staging, and the block stops
@@ -690,6 +691,7 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   if (config_.restore_streamed && available_slots() > floor) room = available_slots() - floor;
   if (room > 0) integrate(issue_s);  // resident changes below
   std::vector<Block*> sent, restored;
+  std::vector<cmdset::Descriptor> rest;  // staged promotions beyond the lead, posted at rest_issue_s
   double room_ready_s = issue_s;
   auto post = [&](cmdset::Descriptor d, double at_s) {
     d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
@@ -705,6 +707,10 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
     for (size_t i = 0; i < list.size(); ++i) {
       const uint64_t key = list[i];
       Block& b = blocks_.at(key);
+      if (!b.streamed_ahead && room == 0 && sent.size() >= limit) {
+        list[kept++] = key;  // beyond the limit: left for a later call
+        continue;
+      }
       ++res.blocks;
       res.bytes += stored_bytes(b.mech.format);
       if (b.streamed_ahead) {
@@ -731,7 +737,8 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
       if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
       cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
       d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
-      post(d, issue_s);
+      if (sent.size() < lead) post(d, issue_s);
+      else rest.push_back(d);
       sent.push_back(&b);
       list[kept++] = key;
     }
@@ -739,7 +746,10 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   }
   // Staged promotions go at issue_s. A restored one goes into a slot that may first have to be
   // emptied (make_room's demotions), so it is posted once that slot is free.
-  if (!sent.empty()) flush(issue_s);
+  if (sent.size() > rest.size()) flush(issue_s);
+  // The staged promotions beyond the lead wait for the slots the group before releases.
+  for (const cmdset::Descriptor& d : rest) post(d, rest_issue_s);
+  if (!rest.empty()) flush(rest_issue_s);
   for (Block* b : restored) post(descriptor(Opcode::PROMOTE, *b), room_ready_s);
   if (!restored.empty()) flush(room_ready_s);
   stats_.streamed_promotions += sent.size() + restored.size();
@@ -755,19 +765,25 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
 }
 
 StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s) {
+  return stream(ids, g, issue_s, deadline_s, UINT64_MAX, issue_s);
+}
+
+StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s,
+                                      uint64_t lead, double rest_issue_s) {
   StreamResult res;
   post_staged_discards(issue_s);
-  promote_streamed(ids, g, issue_s, deadline_s, res);
+  promote_streamed(ids, g, issue_s, deadline_s, res, lead, std::max(issue_s, rest_issue_s));
   // Group 0's early copies this step did not read: their reader stopped or left the batch.
   if (g == 0) drop_streamed_ahead(issue_s);
   return res;
 }
 
-void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s) {
+void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s,
+                                    uint64_t limit) {
   post_staged_discards(issue_s);
   drop_streamed_ahead(issue_s);
   StreamResult res;
-  for (Block* b : promote_streamed(ids, 0, issue_s, deadline_s, res)) {
+  for (Block* b : promote_streamed(ids, 0, issue_s, deadline_s, res, UINT64_MAX, issue_s, limit)) {
     b->streamed_ahead = true;
     streamed_ahead_.push_back(b->id.key);
   }
@@ -929,7 +945,16 @@ void HostControlPlane::promoted(const Command& p, double ready_s) {
   stats_.promoted_bytes += stored_bytes(b.mech.format);
   ledger_.promotion(p.key);
   stats_.promotion_latency_max_s = std::max(stats_.promotion_latency_max_s, ready_s - p.issued_s);
-  stats_.promotion_latency_s.push_back(ready_s - p.requested_s);
+  if (b.streamed_by) {
+    // A streamed block's per-step re-read into staging: counted, not kept one by one. A decode
+    // set streaming every step makes tens of millions of these in an hour of serving, and a
+    // value each grew the run's memory without bound.
+    ++stats_.streamed_promotion_latency_n;
+    stats_.streamed_promotion_latency_sum_s += ready_s - p.requested_s;
+    stats_.streamed_promotion_latency_max_s = std::max(stats_.streamed_promotion_latency_max_s, ready_s - p.requested_s);
+  } else {
+    stats_.promotion_latency_s.push_back(ready_s - p.requested_s);
+  }
 }
 
 void HostControlPlane::demoted(const Command& c, double done_s) {

@@ -78,8 +78,12 @@ struct HostStats : PrefetchStats {
   uint64_t streamed_ahead = 0;          // ... of those, layer group 0's issued in the step before
   uint64_t streamed_ahead_unused = 0;   // ... of those, discarded unread (their reader stopped or left)
   uint64_t peak_staging_slots = 0;
-  // Promotion latency per promotion, from the control plane's decision to the block being usable.
+  // Promotion latency per promotion, from the control plane's decision to the block being usable:
+  // admission, prefetch and restored promotions one by one; a streamed block's per-step re-read
+  // into staging only as count, sum and maximum (memory stays bounded however long the run).
   std::vector<double> promotion_latency_s;
+  uint64_t streamed_promotion_latency_n = 0;
+  double streamed_promotion_latency_sum_s = 0.0, streamed_promotion_latency_max_s = 0.0;
 };
 
 // One transfer a request (or a step) waits for, with the deadline it was issued with: the planned
@@ -195,11 +199,17 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // Promotes group g's streamed blocks of the listed requests into staging slots, posted at
   // `issue_s`, each with `deadline_s`; then, at `done_s` from stream_done(), discards them.
   StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s);
+  // The same with staging smaller than two whole groups (a ring of one group plus a lead): only
+  // the first `lead` blocks sent to staging are posted at `issue_s`, the rest at `rest_issue_s`,
+  // when the group before has computed and released its slots.
+  StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s, uint64_t lead,
+                      double rest_issue_s);
   // Layer group 0's streamed blocks for the next step, promoted now into the staging slots group
   // groups-2 has just released: the next step's stream(ids, 0, ...) reads them instead of issuing
   // them at its own start, where their deadline is. Any the next step does not read are
   // discarded unread.
-  void stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s);
+  void stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s,
+                    uint64_t limit = UINT64_MAX);
   void drop_streamed_ahead(double now_s);
   void stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s);
   // Posts the step's remaining staging discards (after its last group).
@@ -438,8 +448,11 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // Promotes group g's streamed blocks of the listed requests into staging (those streamed ahead
   // are read where they are), or, with room in the budget (host.restore_streamed), into slots of
   // their own, where they stop streaming; returns the ones it promoted into staging.
+  // At most `limit` blocks go to staging (the rest are left for later: stream_ahead's lead); of
+  // those, the first `lead` are posted at issue_s and the others at rest_issue_s.
   std::vector<Block*> promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                                       double deadline_s, StreamResult& res);
+                                       double deadline_s, StreamResult& res, uint64_t lead = UINT64_MAX,
+                                       double rest_issue_s = 0.0, uint64_t limit = UINT64_MAX);
   // Before reading a block's ready time: a deferrable promotion of it still in flight (a
   // prefetch) is waited for from `now_s`.
   void settle(Block& b, double now_s) {

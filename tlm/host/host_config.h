@@ -59,7 +59,7 @@ struct HostConfig {
   uint32_t prefetch_horizon_steps = 0;
   double descriptor_cpu_ns = 250.0;  // host CPU time to build and post one descriptor
   bool free_dead_blocks = true;      // FREE a session's private blocks once the session has ended
-  SessionEnd session_end = SessionEnd::LastTurn;
+  SessionEnd session_end = SessionEnd::Idle;
   double session_idle_s = 300.0;     // session_end = idle: inactivity after which a session has ended
   // Replacement policy parameters (docs/policies.md).
   bool persistent_policy = false;    // policy state survives eviction and re-admission (claim C4)

@@ -1,6 +1,7 @@
 #include "tlm/sched/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
@@ -196,12 +197,13 @@ void Scheduler::admit(double now) {
       constraints_.capacity.queue_head_waited();
       break;
     }
-    const uint64_t staging = must_stream ? 2 * ((v.prompt_tokens + host_.block_tokens() - 1) / host_.block_tokens()) : 0;
+    // Staging for a prompt that streams: one layer group of every position (the group that
+    // computes) and a lead of at least one block (draft(): the ring).
+    const uint64_t staging = must_stream ? (v.prompt_tokens + host_.block_tokens() - 1) / host_.block_tokens() + 1 : 0;
     if (must_stream && host_.context_slots(first) + staging + watermark > host_.budget_blocks()) {
-      // Even on an empty GPU it could not stream: double buffering holds two layer groups of every
-      // streamed position, so with G groups a context beyond G/2 budgets cannot run (at the
-      // default's four groups, beyond twice the budget). Refused with that reason rather than
-      // waiting for room that never comes.
+      // Even on an empty GPU it could not stream: the computing group holds one layer group of
+      // every position, so a context of G budgets or more (G groups) cannot run. Refused with
+      // that reason rather than waiting for room that never comes.
       waiting_.pop_front();
       reject(i, "prompt_exceeds_stream_staging", now);
       ++stats_.rejected_stream_staging;
@@ -311,13 +313,27 @@ Scheduler::Plan Scheduler::draft(double) const {
   for (size_t i : p.decode) p.ids.push_back(view(seqs_[i]).id);
   for (const Chunk& c : p.prefill) p.ids.push_back(view(seqs_[c.seq]).id);
   if (host_.streaming_possible()) {
-    // Double buffering: layer group g streams into staging while group g-1 computes, so staging
-    // holds the two largest consecutive groups' streamed blocks (2 x the largest group).
+    // Staging is a ring: the group that computes holds its streamed blocks, and the next group's
+    // first blocks land in the rest while it computes (the lead); the others follow when the
+    // computing group releases its slots. A lead of what the link moves in one group's compute
+    // keeps the link busy, so a link-bound step takes its streamed bytes over B_tier; more would
+    // only hold slots. At most a whole group: then it is double buffering. (Two whole groups of
+    // every streamed position, as before, could never stream a context of more than G/2 budgets.)
     uint64_t largest = 0;
     for (uint32_t g = 0; g < groups_; ++g) largest = std::max(largest, host_.streamed_blocks(p.ids, g));
-    p.staging = 2 * largest;
+    if (largest) {
+      const double step_s =
+          cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs, p.prefill.size()).total_s();
+      p.lead = std::min(largest, stream_lead_blocks(step_s));
+      p.staging = largest + p.lead;
+    }
   }
   return p;
+}
+
+uint64_t Scheduler::stream_lead_blocks(double step_s) const {
+  const double per_group = stream_bytes_per_s_ * step_s / groups_ / static_cast<double>(host_.block_bytes());
+  return 1 + static_cast<uint64_t>(std::ceil(per_group));
 }
 
 uint64_t Scheduler::stream_budget_blocks(double step_s) const {
@@ -396,9 +412,21 @@ bool Scheduler::plan(double now, Plan& p) {
     if (running_.empty()) return false;
     p = draft(now);
     if (p.decode.empty() && p.prefill.empty()) return false;
-    const uint64_t held = host_.staging_slots();
-    const uint64_t extra_staging = p.staging > held ? p.staging - held : 0;
-    if (p.slots + extra_staging <= host_.available_slots()) break;
+    // Staging already held is given back or topped up to p.staging (set_staging below), so what
+    // the step needs is its growth and its staging against what is free plus what is held.
+    const uint64_t have = host_.available_slots() + host_.staging_slots();
+    if (p.slots + p.staging <= have) break;
+    // Short of room: first a spill within the stream budget (a context that cannot fit alone
+    // spills whatever it must), since a streamed position frees G - 1 slots net and keeps the
+    // lead that hides its transfers; then a shorter lead, which costs time (less of the next
+    // group arrives while one computes) but no request; only then a preemption.
+    if (host_.streaming_possible() && spill_within_stream_budget(now, p)) continue;
+    if (p.lead > 1) {
+      const uint64_t cut = std::min(p.slots + p.staging - have, p.lead - 1);
+      p.lead -= cut;
+      p.staging -= cut;
+    }
+    if (p.slots + p.staging <= have) break;
     if (!make_room(now, p)) return false;
   }
   if (host_.streaming_possible() && !host_.set_staging(p.staging, now))
@@ -503,14 +531,16 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
     if (streamed) {
       // Group g's staging slots free up when group g-2 has computed (double buffering). Group 0
       // was promoted during the step before (below), and group 1's slots were free at its end.
+      // The lead of group g goes when group g-2 has released its slots, the rest when g-1 has.
       const double issue = g >= 2 ? group_end[g - 2] : now;
+      const double rest_issue = g >= 1 ? group_end[g - 1] : now;
       // Who reads streamed blocks of this group (asked before stream() restores any).
       const size_t readers_before = chunk_readers[g].size();
       for (size_t i : p.decode)
         if (host_.streams_in_group(view(seqs_[i]).id, g)) chunk_readers[g].push_back(i);
       for (const Chunk& c : p.prefill)
         if (host_.streams_in_group(view(seqs_[c.seq]).id, g)) chunk_readers[g].push_back(c.seq);
-      const StreamResult r = host_.stream(p.ids, g, issue, could_start);
+      const StreamResult r = host_.stream(p.ids, g, issue, could_start, p.lead, rest_issue);
       for (double t : r.ready_each_s) judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
       if (r.blocks) {
         ready = std::max(ready, r.ready_s);
@@ -544,7 +574,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   // be issued at its own deadline and late by construction. Which requests stop at this step is
   // not known before their last token, so every streaming request's group 0 goes.
   if (streamed) {
-    host_.stream_ahead(p.ids, group_end[groups_ - 2], prev_end);
+    host_.stream_ahead(p.ids, group_end[groups_ - 2], prev_end, p.lead);
     host_.stream_finish();
   }
   o.stall_s = prev_end - (now + o.t_step);

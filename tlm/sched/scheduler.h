@@ -124,7 +124,9 @@ class Scheduler : public sc_core::sc_module {
     uint64_t context_tokens = 0;      // KV the decode tokens attend to
     uint64_t new_tokens = 0, attended_pairs = 0;
     uint64_t slots = 0;               // KV growth the step needs
-    uint64_t staging = 0;             // staging slots the step streams through
+    uint64_t staging = 0;             // staging slots the step streams through: the largest group's
+                                      // streamed blocks plus `lead`
+    uint64_t lead = 0;                // blocks of group g+1 that may arrive while group g computes
   };
   struct StepOutcome {
     double end_s = 0.0, stall_s = 0.0, t_step = 0.0;
@@ -147,6 +149,9 @@ class Scheduler : public sc_core::sc_module {
   bool spill_within_stream_budget(double now_s, const Plan& p);
   // Blocks that may stream per step within sched.stream_share of B_tier over a step of step_s.
   uint64_t stream_budget_blocks(double step_s) const;
+  // Streamed blocks the link moves during one layer group's compute in a step of step_s (at least
+  // one): the lead that keeps the link busy while a group computes.
+  uint64_t stream_lead_blocks(double step_s) const;
   // A context of `slots` slots fits the budget alone, with the block its next token opens.
   bool fits_alone(uint64_t slots) const { return slots + groups_ <= host_.budget_blocks(); }
   void preempt(size_t seq, double now_s);
