@@ -514,10 +514,15 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   else host_.drop_streamed_ahead(now);
   std::vector<double> group_end(groups_, 0.0);
   double prev_end = start;
+  // What the step waited for transfers, summed as it happens rather than read off the groups'
+  // accumulated ends: 80 additions of a group's compute drift by ~1e-11 s at t ~ 500 s, which
+  // showed as exposed stall in steps that waited for nothing.
+  double waited = start - now;
+  const double tolerance = kEps * (1.0 + now);  // the step's start, in seconds, carries rounding
   for (uint32_t g = 0; g < groups_; ++g) {
-    // Without any transfer of its own, group g starts when group g-1 ends (prev_end, which is
-    // never before its unstalled plan): that is the deadline each block is judged by.
-    const double could_start = prev_end;
+    // Without any transfer of its own, group g starts when group g-1 ends (never before its
+    // unstalled plan): that is the deadline each block is judged by.
+    const double could_start = now + waited + g * tg;
     double ready = could_start;
     if (config_.kv_load == KvLoad::Layerwise)
       for (const Chunk& c : p.prefill)
@@ -551,8 +556,9 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
       }
     }
     // Simulated time resolves picoseconds: a block usable within that of the group's start did not
-    // stall it (without this, rounding alone showed as exposed stall of 1e-11 s a group).
-    if (ready - could_start < kEps) ready = could_start;
+    // stall it.
+    if (ready - could_start > tolerance) waited += ready - could_start;
+    else ready = could_start;
     group_end[g] = ready + tg;
     prev_end = group_end[g];
     if (streamed) host_.stream_done(p.ids, g, group_end[g]);
@@ -577,8 +583,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
     host_.stream_ahead(p.ids, group_end[groups_ - 2], prev_end, p.lead);
     host_.stream_finish();
   }
-  o.stall_s = prev_end - (now + o.t_step);
-  if (o.stall_s < kEps) o.stall_s = 0.0;
+  o.stall_s = waited < kEps ? 0.0 : waited;
   // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
   const double t_hbm = cost_.hbm_contention_s(o.time, now + o.stall_s);
   o.end_s = now + o.stall_s + o.t_step + t_hbm;
