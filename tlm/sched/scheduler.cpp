@@ -490,12 +490,15 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   const double tg = o.t_step / groups_;
   // HIDING per chunk: what layer group g's read waits for from the tier, against the time the
   // group would start had no transfer stalled this step (its planned start).
-  std::vector<double> chunk_ready(groups_, -1.0);
-  std::vector<std::vector<size_t>> chunk_readers(groups_);
+  // Buffers kept across steps (members): a step reuses them instead of allocating G vectors.
+  std::vector<double>& chunk_ready = chunk_ready_;
+  std::vector<std::vector<size_t>>& chunk_readers = chunk_readers_;
+  chunk_ready.assign(groups_, -1.0);
+  chunk_readers.resize(groups_);
+  for (std::vector<size_t>& r : chunk_readers) r.clear();
   auto wait_in_chunk = [&](uint32_t g, double ready_s, size_t reader) {
     chunk_ready[g] = std::max(chunk_ready[g], ready_s);
-    std::vector<size_t>& r = chunk_readers[g];
-    if (r.empty() || r.back() != reader) r.push_back(reader);
+    chunk_readers[g].push_back(reader);  // duplicates go below, once per chunk
   };
   double start = now;
   if (config_.kv_load == KvLoad::Blocking) {
@@ -534,9 +537,9 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
             wait_in_chunk(g, t.ready_s, c.seq);
           }
     if (streamed) {
-      // Group g's staging slots free up when group g-2 has computed (double buffering). Group 0
-      // was promoted during the step before (below), and group 1's slots were free at its end.
-      // The lead of group g goes when group g-2 has released its slots, the rest when g-1 has.
+      // The staging ring: the lead of group g goes when group g-2 has released its slots, the
+      // rest when g-1 has. Group 0's lead was promoted during the step before (below), and the
+      // slots group 1's lead takes were free at that step's end.
       const double issue = g >= 2 ? group_end[g - 2] : now;
       const double rest_issue = g >= 1 ? group_end[g - 1] : now;
       // Who reads streamed blocks of this group (asked before stream() restores any).

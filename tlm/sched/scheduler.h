@@ -177,6 +177,9 @@ class Scheduler : public sc_core::sc_module {
   double step_estimate_s_ = 0.0;      // the last step's length: when the next step will start
   bool preempted_last_step_ = false;
   double stream_bytes_per_s_ = 0.0;
+  // load_and_step's per-group HIDING chunk state, kept to reuse its storage from step to step.
+  std::vector<double> chunk_ready_;
+  std::vector<std::vector<size_t>> chunk_readers_;
   TraceEventLog* trace_ = nullptr;
   uint64_t traced_promoted_bytes_ = 0, traced_demoted_bytes_ = 0;
   void trace_step(const Plan& p, const StepOutcome& o, double now, const std::vector<double>& group_end);
