@@ -375,6 +375,50 @@ TEST(ServingDynamics, ARequestAdmittedToStreamGetsNoPassBeyondTheShare) {
   expect_invariants(r);
 }
 
+// The share is judged against the decode steps a streamed position is read in, not against the
+// step before, which may have been a prefill chunk many times longer. The small_streamed
+// geometry, 1,024-token chunks. A's 7,680-token prompt (300 blocks) prefills first, in steps of
+// ~0.15 s; B's equal prompt arrives at 0.5 s and lacks 300 + 5 - (512 - 300 - 10) ~ 100 blocks.
+// Once both decode, a step of two 7,681-token contexts takes 16.9 + 15,362 x 320 KiB / 1.296 TB/s
+// + 1.6 = 22.4 ms: at sched.stream_share = 0.25 that is 0.25 x 63.0 GB/s x 22.4 ms / 8 MiB = 42
+// blocks, fewer than B lacks, so B waits for A to finish and nothing streams. Judged against
+// A's last prefill chunk, as before, B was admitted at once and 130 blocks streamed in every
+// decode step, 0.73 of B_tier: three times the share.
+TEST(ServingDynamics, AStreamedAdmissionIsJudgedAgainstTheDecodeStepNotAPrefillChunk) {
+  const uint32_t prompt = 30 * 256, output = 2000;
+  const auto reqs = std::vector<Req>{{0.0, 1, 0, prompt, output, keys(1, 30)}, {0.5, 2, 0, prompt, output, keys(2, 30)}};
+  RunResult r = run(native_file("decode_share", reqs, 256),
+                    small_streamed({"sched.stream_share=0.25", "sched.max_batched_tokens=1024"}));
+  const SchedStats& s = r.platform->scheduler().stats();
+  const HostStats& h = r.platform->host().stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  EXPECT_NEAR(0.25 * b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + 1)) / (8 << 20), 42.0, 1.0);
+  EXPECT_GE(s.requests[1].admitted_s, s.requests[0].finish_s);
+  EXPECT_EQ(h.spills, 0u);
+  EXPECT_EQ(s.streamed_steps, 0u);
+  expect_invariants(r);
+}
+
+// ... and with sched.stream_share = 1 the share (168 blocks at the start, 175 once both contexts
+// have grown by 2,000 tokens) covers what B lacks: B is admitted to stream on arrival, and the
+// blocks streamed per streamed step stay within the share of the longest decode step.
+TEST(ServingDynamics, AStreamedAdmissionWithinTheDecodeStepShareStreams) {
+  const uint32_t prompt = 30 * 256, output = 2000;
+  const auto reqs = std::vector<Req>{{0.0, 1, 0, prompt, output, keys(1, 30)}, {0.5, 2, 0, prompt, output, keys(2, 30)}};
+  RunResult r = run(native_file("decode_share_one", reqs, 256),
+                    small_streamed({"sched.stream_share=1", "sched.max_batched_tokens=1024"}));
+  const SchedStats& s = r.platform->scheduler().stats();
+  const HostStats& h = r.platform->host().stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  EXPECT_LT(s.requests[1].admitted_s, 1.0);
+  ASSERT_GT(s.streamed_steps, 0u);
+  EXPECT_GE(h.spills, 90u);  // what B lacked
+  const double share = b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + output)) / (8 << 20);
+  EXPECT_NEAR(share, 175.0, 1.0);
+  EXPECT_LE(static_cast<double>(h.streamed_promotions) / s.streamed_steps, share);
+  expect_invariants(r);
+}
+
 // The streaming pipeline runs on across steps. sched.stream_share = 1, as above: about 50 blocks
 // (five positions, five per layer group) stream every step, 5 x 8 MiB / 61.6 GB/s = 0.7 ms per
 // group against 2.2 ms of a group's compute, so every group is hidden behind the one before, and

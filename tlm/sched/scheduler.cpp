@@ -188,9 +188,12 @@ void Scheduler::admit(double now) {
     const bool must_stream = streaming && prompt_slots + watermark + pending > host_.available_slots();
     if (must_stream && fits_alone(prompt_slots) &&
         (rec.preemptions > 0 ||
-         prompt_slots + watermark + pending - host_.available_slots() > stream_budget_blocks(step_estimate_s_))) {
+         prompt_slots + watermark + pending - host_.available_slots() >
+             stream_budget_blocks(decode_step_s(v.prompt_tokens)))) {
       // It would fit alone: it waits for room, as on pinned residency, unless what it lacks
-      // streams within sched.stream_share of the link. A preempted request waits for room in any
+      // streams within sched.stream_share of the link over the decode steps it will stream in
+      // (beside the running set), not over the last step, which may have been a long prefill
+      // chunk. A preempted request waits for room in any
       // case: it was preempted because the decode set's streaming outgrew the share, and admitted
       // to stream again it would be preempted again a few steps later, over and over.
       ++stats_.capacity_waits;
@@ -336,16 +339,28 @@ uint64_t Scheduler::stream_lead_blocks(double step_s) const {
   return 1 + static_cast<uint64_t>(std::ceil(per_group));
 }
 
+double Scheduler::decode_step_s(uint64_t newcomer_tokens) const {
+  // The step a streamed position is read in for as long as it streams: every running request
+  // decoding one token. Not the planned step: one with a prefill chunk is compute-bound and many
+  // times longer, and a share judged against it spills positions that the decode steps after it
+  // (the rest of those requests' lives) then stream at several times B_tier.
+  uint64_t context = 0;
+  for (size_t i : running_) context += seqs_[i].kv_tokens + 1;
+  const uint64_t n = running_.size() + (newcomer_tokens > 0);
+  return cost_.step(n, context + newcomer_tokens, n, 0, 0).total_s();
+}
+
 uint64_t Scheduler::stream_budget_blocks(double step_s) const {
   return static_cast<uint64_t>(config_.stream_share * stream_bytes_per_s_ * step_s / static_cast<double>(host_.block_bytes()));
 }
 
-bool Scheduler::spill_within_stream_budget(double now, const Plan& p) {
+bool Scheduler::spill_within_stream_budget(double now) {
   // Streamed residency lets the decode set's KV exceed the budget by what the link can stream
   // back every step: one more position moves to the tier only while all streamed blocks together
-  // stay within sched.stream_share of B_tier over the planned step. The request that already
-  // streams goes first (its positions are the oldest), else the one with the longest context.
-  const double step_s = cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs, p.prefill.size()).total_s();
+  // stay within sched.stream_share of B_tier over a decode step of the running set. The request
+  // that already streams goes first (its positions are the oldest), else the one with the longest
+  // context.
+  const double step_s = decode_step_s();
   uint64_t streamed = 0;
   size_t pick = running_.size();
   int pick_rank = -1;
@@ -375,13 +390,13 @@ bool Scheduler::spill_within_stream_budget(double now, const Plan& p) {
   return spilled > 0;
 }
 
-bool Scheduler::make_room(double now, const Plan& p) {
+bool Scheduler::make_room(double now) {
   // Contention is resolved by preemption, the latest arrival first (vLLM). With streamed
   // residency the decode set may first outgrow the budget by what the link can stream within
   // sched.stream_share of B_tier per step; and a context that does not fit even alone streams
   // whatever it must rather than being rejected.
   if (running_.empty()) return false;
-  if (host_.streaming_possible() && spill_within_stream_budget(now, p)) return true;
+  if (host_.streaming_possible() && spill_within_stream_budget(now)) return true;
   size_t victim = running_.front();
   auto later = [&](size_t a, size_t b) {
     const auto& x = workload_.requests[a];
@@ -420,14 +435,14 @@ bool Scheduler::plan(double now, Plan& p) {
     // spills whatever it must), since a streamed position frees G - 1 slots net and keeps the
     // lead that hides its transfers; then a shorter lead, which costs time (less of the next
     // group arrives while one computes) but no request; only then a preemption.
-    if (host_.streaming_possible() && spill_within_stream_budget(now, p)) continue;
+    if (host_.streaming_possible() && spill_within_stream_budget(now)) continue;
     if (p.lead > 1) {
       const uint64_t cut = std::min(p.slots + p.staging - have, p.lead - 1);
       p.lead -= cut;
       p.staging -= cut;
     }
     if (p.slots + p.staging <= have) break;
-    if (!make_room(now, p)) return false;
+    if (!make_room(now)) return false;
   }
   if (host_.streaming_possible() && !host_.set_staging(p.staging, now))
     SC_REPORT_FATAL("kvtier/sched", "staging slots checked free could not be taken");

@@ -145,8 +145,11 @@ class Scheduler : public sc_core::sc_module {
   void intent(double end_s, double step_s);
   // Helpers of the phases.
   Plan draft(double now_s) const;
-  bool make_room(double now_s, const Plan& p);
-  bool spill_within_stream_budget(double now_s, const Plan& p);
+  bool make_room(double now_s);
+  bool spill_within_stream_budget(double now_s);
+  // A decode step of every running request (and of a newcomer with that many tokens of KV): the
+  // step streamed positions are read in.
+  double decode_step_s(uint64_t newcomer_tokens = 0) const;
   // Blocks that may stream per step within sched.stream_share of B_tier over a step of step_s.
   uint64_t stream_budget_blocks(double step_s) const;
   // Streamed blocks the link moves during one layer group's compute in a step of step_s (at least
