@@ -56,6 +56,11 @@ class VerilatedEngine final : public EngineModel {
       fst_ = std::make_unique<VerilatedFstC>();
       model_->trace(fst_.get(), 99);
       fst_->open(options.trace_path.c_str());
+      // Verilator's FST writer says nothing when it cannot create the file: the run would end
+      // with exit status 0 and no waveform.
+      if (!fst_->isOpen())
+        throw std::runtime_error("cannot write the waveform '" + options.trace_path +
+                                 "' (its folder must exist and be writable, and it must not be a directory)");
     }
     const std::string top = std::string(model_->hierName()) + ".kvdp_engine";
     cycle_q_ = static_cast<uint64_t*>(public_var(top, "cycle_q", sizeof(uint64_t)));

@@ -20,25 +20,12 @@ void add_run_options(po::options_description& desc, RunOptions& o) {
       ("seed", po::value<uint64_t>(&o.seed)->default_value(1), "random seed of generated workloads");
 }
 
-int parse_command_line(int argc, char** argv, const po::options_description& desc, po::variables_map& vm,
-                       const std::string& usage_line, const std::string& epilogue) {
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    if (vm.count("help")) {
-      std::cout << "usage: " << usage_line << "\n\n" << desc << epilogue;
-      return 0;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "kvtier " << argv[0] << ": " << e.what() << "\nusage: " << usage_line << "\n";
-    return 2;
-  }
-  return -1;
-}
-
 int guarded(const std::string& command, const std::function<int()>& body) {
   try {
     return body();
+  } catch (const UsageError& e) {
+    std::cerr << "kvtier " << command << ": " << e.what() << "\n";
+    return 2;
   } catch (const ConfigError& e) {
     std::cerr << "kvtier " << command << ": configuration error: " << e.what() << "\n";
   } catch (const workload::WorkloadError& e) {

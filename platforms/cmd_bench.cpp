@@ -138,6 +138,7 @@ int cmd_bench(int argc, char** argv) {
   po::variables_map vm;
   if (int status = parse_command_line(argc, argv, desc, vm, "kvtier bench [options]"); status >= 0) return status;
   return guarded("bench", [&]() {
+    require_range("ceiling-transactions", static_cast<double>(ceiling_transactions), 1, 1e10, "b_transport calls");
     // SystemC elaborates once per process: the TLM-only reference run happens in a child.
     double tlm_sim_wall = -1.0;
     // With the RTL engine (--cosim, or ctrl.impl = rtl from the platform or --set) the TLM

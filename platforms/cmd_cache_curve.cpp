@@ -213,7 +213,9 @@ int cmd_cache_curve(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).positional(positional).run();
+    check_arguments(parsed, all);
+    po::store(parsed, vm);
     if (vm.count("help")) {
       std::cout << options << kSemantics;
       return 0;
@@ -236,6 +238,7 @@ int cmd_cache_curve(int argc, char** argv) {
   if (!(params.admission_lambda_s > 0)) return usage_error("--admission-lambda-s must be positive");
 
   return guarded("cache-curve", [&]() {
+    require_output_file("json", json_path);
     params.tenant_qos = parse_tenant_qos(tenant_qos);
     const std::string kind = spec.substr(0, spec.find(':'));
     const bool mooncake = kind == "mooncake";

@@ -24,6 +24,7 @@ int cmd_calibrate(int argc, char** argv) {
   if (int status = parse_command_line(argc, argv, desc, vm, "kvtier calibrate [--json FILE] [--markdown]"); status >= 0)
     return status;
   return guarded("calibrate", [&]() {
+    require_output_file("json", json_path);
     prepare_systemc();
     const std::vector<CalibrationRow> rows = run_calibration();
     std::cout << (markdown ? calibration_markdown(rows) : format_calibration(rows));

@@ -95,6 +95,8 @@ int cmd_cosim(int argc, char** argv) {
       return 2;
     }
   return guarded("cosim", [&]() {
+    require_output_file("trace", trace);
+    if (random) require_range("random", static_cast<double>(random_count), 1, 1e9, "random descriptors");
     prepare_systemc();
     // The platform run that produces a workload's stream uses the TLM controller.
     options.overrides.push_back("ctrl.impl=tlm");

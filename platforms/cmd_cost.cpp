@@ -63,6 +63,7 @@ int cmd_cost(int argc, char** argv) {
       status >= 0)
     return status;
   return guarded("cost", [&]() {
+    require_output_file("json", json_path);
     CostQuery q;
     q.tokens = parse_list<uint64_t>("tokens", tokens);
     q.tp = parse_list<uint32_t>("tp", tp);

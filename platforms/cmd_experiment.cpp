@@ -544,7 +544,9 @@ int cmd_experiment(int argc, char** argv) {
   po::variables_map vm;
   const std::string usage = "kvtier experiment c1|c2|c3|c4 [--workload SPEC] [--json FILE] [options]";
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).positional(positional).run();
+    check_arguments(parsed, desc);
+    po::store(parsed, vm);
     if (vm.count("help")) {
       std::cout << "usage: " << usage << "\n\n"
                 << "  c1  promotion latency (p50/p99) and exposed stall: device-side scheduling vs host-issued DMA\n"
@@ -571,6 +573,8 @@ int cmd_experiment(int argc, char** argv) {
     return 2;
   }
   return guarded("experiment", [&]() {
+    require_output_file("json", o.json);
+    require_range("jobs", o.jobs, 1, 1024, "simulations at once");
     if (o.jobs == 0) throw std::invalid_argument("--jobs must be at least 1");
     fs::path work;
     bool remove = false;

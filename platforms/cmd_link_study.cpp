@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "platforms/cli_options.h"
 #include "platforms/platform_config.h"
 #include "tlm/link/link_study.h"
 
@@ -41,8 +42,10 @@ std::string find_preset(const std::string& name, const char* argv0) {
   const std::filesystem::path exe = std::filesystem::path(argv0).parent_path();
   dirs.push_back(exe / "../platforms/links");
   dirs.push_back(exe / "../../platforms/links");
+  // `cxl2-x8` or `cxl2-x8.ini`: the preset's name with or without its extension.
+  const std::string stem = std::filesystem::path(name).extension() == ".ini" ? name.substr(0, name.size() - 4) : name;
   for (const auto& d : dirs) {
-    const auto p = d / (name + ".ini");
+    const auto p = d / (stem + ".ini");
     if (std::filesystem::exists(p)) return p.string();
   }
   throw ConfigError("link-study: no link preset '" + name + "' (looked for " + name +
@@ -145,7 +148,9 @@ int cmd_link_study(int argc, char** argv) {
       ("json", po::value(&json_path), "also write the results as JSON to this file");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).run();
+    check_arguments(parsed, desc);
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "kvtier link-study: " << e.what() << "\n";
@@ -164,7 +169,16 @@ int cmd_link_study(int argc, char** argv) {
     for (double rf : read_fractions)
       if (!(rf >= 0 && rf <= 1)) throw ConfigError("link-study: --read-fraction " + fixed(rf, 3) + " is not in [0, 1]");
     for (double r : rates)
-      if (!(r >= 0 && r <= 1e9)) throw ConfigError("link-study: --metadata-rate " + fixed(r, 0) + " is not in [0, 1e9] per s");
+      if (!(r > 0 && r <= 1e9)) throw ConfigError("link-study: --metadata-rate " + fixed(r, 0) + " is not in (0, 1e9] per s");
+    // Zero transactions measure nothing (the ratio of payload to wire bytes of an empty stream
+    // came out above 1), zero in flight never sends.
+    require_range("transactions", static_cast<double>(o.stream_transactions), 1, 1e9, "64 B transactions per stream");
+    require_range("outstanding", o.outstanding, 1, 1 << 20, "transactions in flight");
+    require_range("bulk-bytes", static_cast<double>(o.bulk_bytes), 1, 1ull << 40, "bulk bytes");
+    require_range("host-path-ns", o.host_path_ns, 0, 1e6);
+    require_range("device-ctrl-ns", o.device_ctrl_ns, 0, 1e6);
+    require_range("dram-ns", o.dram_ns, 0, 1e6);
+    require_output_file("json", json_path);
     if (presets.empty() && platforms.empty()) presets = kDefaultPresets;
     for (const auto& name : presets) {
       const std::string file = find_preset(name, argv[0]);

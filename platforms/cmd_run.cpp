@@ -58,6 +58,9 @@ int cmd_run(int argc, char** argv) {
     }
   }
   return guarded("run", [&]() {
+    // Outputs are checked before the run: a long trace should not end in "cannot write".
+    require_output_dir("out", out);
+    require_output_file("timeline", options.timeline);
     prepare_systemc();
     options.keep_stopped_run = true;
     RunResult result = simulate(options);

@@ -549,7 +549,9 @@ int cmd_sweep(int argc, char** argv) {
       "N (1..100) N points failed (100: 100 or more), 125 nothing ran (bad option, invalid point).\n";
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).positional(positional).run();
+    check_arguments(parsed, all);
+    po::store(parsed, vm);
     if (vm.count("help")) {
       std::cout << "usage: " << usage << "\n\n" << desc << epilogue;
       return 0;

@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "platforms/cli_common.h"
 #include "workloads/native_format.h"
 #include "workloads/trace_stats.h"
 #include "workloads/workload_spec.h"
@@ -59,7 +60,9 @@ int cmd_trace_stats(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).positional(positional).run();
+    check_arguments(parsed, all);
+    po::store(parsed, vm);
     if (vm.count("help")) {
       std::cout << options << "\n";
       return 0;
@@ -74,6 +77,12 @@ int cmd_trace_stats(int argc, char** argv) {
   if (!(stats_options.burst_window_s > 0)) return usage_error("--burst-window must be a positive number of seconds");
   stats_options.include_decode_blocks = !prefix_only;
 
+  try {
+    require_output_file("json", json_path);
+    require_output_file("write-native", native_path);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
   try {
     const Workload workload = load_workload(spec, load);
     for (const auto& example : workload.skipped_examples) std::cerr << "kvtier trace-stats: skipped " << example << "\n";

@@ -384,6 +384,12 @@ PlatformConfig load_platform(const std::string& path, const std::vector<std::str
     return load_from(files.at(key), kDefaultPlatformName, std::filesystem::path(key).parent_path().generic_string(),
                      overrides, &files);
   }
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw ConfigError("platform file '" + path + "' is " +
+                      (std::filesystem::is_directory(status) ? "a directory" : "not a regular file") +
+                      "; expected an INI file or the name of a bundled platform");
   std::ifstream f(path);
   if (!f) {
     // Not on disk: a platform of the source tree by name (`h200-cxl3-x16`), from the embedded set.
@@ -394,6 +400,10 @@ PlatformConfig load_platform(const std::string& path, const std::vector<std::str
   }
   std::stringstream ss;
   ss << f.rdbuf();
+  // An empty file would run the built-in defaults under the file's name: almost surely not what
+  // was meant (a truncated copy, a wrong path).
+  if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ConfigError("platform file '" + path + "' is empty");
   return load_platform_text(ss.str(), path, std::filesystem::path(path).parent_path().string(), overrides);
 }
 

@@ -102,10 +102,13 @@ def main():
             (["mooncake:/nonexistent.jsonl", "--sizes", "10"], "nonexistent"),
             (["mooncake:" + TRACE, "--sizes", "10", "--block-tokens", "300"], "does not divide"),
             (["mooncake:" + TRACE, "--sizes", "10", "--policies", "priority", "--tenant-qos", "1,x"], "tenant QoS"),
-            (["mooncake:" + TRACE, "--sizes", "10", "--json", "/nonexistent/dir/x.json"], "cannot write"),
         ]:
             p = run(*args)
             check(p.returncode == 1 and text in p.stderr, f"input error {args}: rc {p.returncode}, {p.stderr.strip()}")
+        # An output that cannot be written is a usage error found before any work.
+        p = run("mooncake:" + TRACE, "--sizes", "10", "--json", "/nonexistent/dir/x.json")
+        check(p.returncode == 2 and "folder '/nonexistent/dir' does not exist" in p.stderr,
+              f"unwritable --json: rc {p.returncode}, {p.stderr.strip()}")
 
         # Same inputs, same bytes.
         a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")

@@ -1,0 +1,155 @@
+#include "platforms/cli_options.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+#include <vector>
+
+namespace po = boost::program_options;
+
+namespace kvtier {
+
+namespace {
+
+// Unsigned targets: Boost's lexical_cast reads "-5" as 2^64 - 5 (or 2^32 - 5).
+template <typename... T>
+bool is_unsigned_target(const po::value_semantic* s) {
+  return ((dynamic_cast<const po::typed_value<T>*>(s) != nullptr ||
+           dynamic_cast<const po::typed_value<std::vector<T>>*>(s) != nullptr) ||
+          ...);
+}
+
+template <typename... T>
+bool is_float_target(const po::value_semantic* s) {
+  return ((dynamic_cast<const po::typed_value<T>*>(s) != nullptr ||
+           dynamic_cast<const po::typed_value<std::vector<T>>*>(s) != nullptr) ||
+          ...);
+}
+
+std::string trimmed(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+}  // namespace
+
+void check_arguments(const po::parsed_options& parsed, const po::options_description& desc) {
+  for (const po::option& o : parsed.options) {
+    if (o.string_key.empty()) {
+      // A positional argument no slot took (Boost keeps it with an empty key and store() drops it).
+      const std::string arg = o.original_tokens.empty() ? "" : o.original_tokens.front();
+      throw po::error("unexpected argument '" + arg + "' (options take the form --name value)");
+    }
+    const po::option_description* d = desc.find_nothrow(o.string_key, false);
+    if (!d) continue;
+    const po::value_semantic* s = d->semantic().get();
+    const bool is_unsigned = is_unsigned_target<unsigned char, unsigned short, unsigned int, unsigned long,
+                                                unsigned long long>(s);
+    const bool is_float = is_float_target<float, double>(s);
+    if (!is_unsigned && !is_float) continue;
+    for (const std::string& raw : o.value) {
+      const std::string v = trimmed(raw);
+      if (is_unsigned && !v.empty() && v.front() == '-')
+        throw po::error("--" + o.string_key + " " + raw + ": must not be negative");
+      if (is_float) {
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        if (!v.empty() && end == v.c_str() + v.size() && !std::isfinite(x))
+          throw po::error("--" + o.string_key + " " + raw + ": must be a finite number");
+      }
+    }
+  }
+}
+
+void require_range(const std::string& option, double value, double min, double max, const std::string& what) {
+  if (value >= min && value <= max) return;
+  // Whole numbers as whole numbers (1048576, not 1.04858e+06).
+  auto text = [](double v) {
+    std::ostringstream t;
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) t << static_cast<long long>(v);
+    else t << v;
+    return t.str();
+  };
+  std::ostringstream os;
+  os << "--" << option << " " << text(value) << ": ";
+  if (!what.empty()) os << what << " ";
+  os << "must be in [" << text(min) << ", " << text(max) << "]";
+  throw UsageError(os.str());
+}
+
+namespace {
+
+// Whether a file can be created or appended to at `p`: tried rather than asked (access() says
+// yes to root for every folder, also on a read-only or virtual file system). A file made only
+// for the trial is removed again.
+bool can_write(const std::filesystem::path& p) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(p, ec);
+  bool ok = false;
+  {
+    std::ofstream f(p, std::ios::app);
+    ok = static_cast<bool>(f);
+  }
+  if (ok && !existed) std::filesystem::remove(p, ec);
+  return ok;
+}
+
+}  // namespace
+
+void require_output_file(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) throw UsageError("--" + option + " " + path + ": is a directory, not a file");
+  const fs::path folder = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec))
+    throw UsageError("--" + option + " " + path + ": folder '" + folder.string() + "' does not exist");
+  if (!can_write(p)) throw UsageError("--" + option + " " + path + ": cannot be written");
+}
+
+void require_output_dir(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::exists(p, ec) && !fs::is_directory(p, ec))
+    throw UsageError("--" + option + " " + path + ": exists and is not a directory");
+  // Created later (create_directories): the nearest folder that exists must take new files.
+  fs::path up = p;
+  while (!up.empty() && !fs::exists(up, ec)) up = up.parent_path();
+  if (up.empty()) up = ".";
+  if (!fs::is_directory(up, ec))
+    throw UsageError("--" + option + " " + path + ": '" + up.string() + "' is not a directory");
+  const fs::path probe = up / (".kvtier-write-probe-" + std::to_string(::getpid()));
+  if (!can_write(probe)) throw UsageError("--" + option + " " + path + ": folder '" + up.string() + "' cannot be written");
+}
+
+int parse_command_line(int argc, char** argv, const po::options_description& desc, po::variables_map& vm,
+                       const std::string& usage_line, const std::string& epilogue,
+                       const po::positional_options_description* positional) {
+  try {
+    po::command_line_parser parser(argc, argv);
+    parser.options(desc);
+    if (positional) parser.positional(*positional);
+    const po::parsed_options parsed = parser.run();
+    check_arguments(parsed, desc);
+    po::store(parsed, vm);
+    if (vm.count("help")) {
+      std::cout << "usage: " << usage_line << "\n\n" << desc << epilogue;
+      return 0;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "kvtier " << argv[0] << ": " << e.what() << "\nusage: " << usage_line << "\n";
+    return 2;
+  }
+  return -1;
+}
+
+}  // namespace kvtier

@@ -1,0 +1,44 @@
+#pragma once
+// The option and value layer every command parses through: stray arguments, negative numbers
+// for unsigned options, non-finite numbers, ranges and paths, each refused with a message that
+// names the option. Kept apart from cli_common.h (which brings the simulation's headers) so that
+// any command can use it.
+#include <boost/program_options.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace kvtier {
+
+// Parses argv into `vm`; prints help and returns 0 when --help is given, -1 to continue, or a
+// non-zero status (2) after printing a usage error. Every command parses through here, so every
+// command refuses alike (check_arguments): an argument no option or positional slot takes, a
+// negative number for an unsigned option, a number that is not finite.
+int parse_command_line(int argc, char** argv, const boost::program_options::options_description& desc,
+                       boost::program_options::variables_map& vm, const std::string& usage_line,
+                       const std::string& epilogue = "",
+                       const boost::program_options::positional_options_description* positional = nullptr);
+
+// The checks parse_command_line applies to what Boost parsed, before values are stored: Boost
+// drops a positional argument that no slot takes, and reads "-5" into an unsigned option as
+// 2^64 - 5. Throws boost::program_options::error naming the argument or option.
+void check_arguments(const boost::program_options::parsed_options& parsed,
+                     const boost::program_options::options_description& desc);
+
+// A bad value found after parsing: a number out of its range, a path that cannot be used. The
+// message names the option; commands exit with status 2, as for a usage error.
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// `--option`'s value must lie in [min, max]; `what` says what the value is ("transactions per
+// stream"). Zero is refused by a min of 1 where zero means nothing.
+void require_range(const std::string& option, double value, double min, double max, const std::string& what = "");
+
+// Paths checked before any work, so a long run does not end in an error on its way out:
+// an output file must not be a directory and its folder must exist and be writable; an output
+// folder must not be an existing file, and is created later.
+void require_output_file(const std::string& option, const std::string& path);
+void require_output_dir(const std::string& option, const std::string& path);
+
+}  // namespace kvtier
