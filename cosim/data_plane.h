@@ -40,6 +40,9 @@ class DataPlane {
   // holds none has posted every completion with its doorbell already.
   virtual void wait_for(uint16_t /*tag*/, const sc_core::sc_time& /*at*/) {}
   virtual void wait_for_all() {}
+  // The direct burst path (tlm/common/burst_target.h): the targets tier_out and host_out are
+  // bound to. An implementation without one keeps its bursts on the sockets.
+  virtual void set_burst_targets(BurstTarget* /*tier*/, BurstTarget* /*host*/) {}
 };
 
 // An MMIO write seen at the data plane's mmio_in (ring slot or doorbell), at absolute time
@@ -65,6 +68,7 @@ class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
   void set_trace(TraceEventLog* trace) override { ctrl_.set_trace(trace); }
   void wait_for(uint16_t tag, const sc_core::sc_time& at) override { ctrl_.resolve(tag, at); }
   void wait_for_all() override { ctrl_.resolve_all(); }
+  void set_burst_targets(BurstTarget* tier, BurstTarget* host) override { ctrl_.set_burst_targets(tier, host); }
   const DataPlaneController& controller() const { return ctrl_; }
 
  private:

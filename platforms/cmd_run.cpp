@@ -60,6 +60,8 @@ int cmd_run(int argc, char** argv) {
   return guarded("run", [&]() {
     // Outputs are checked before the run: a long trace should not end in "cannot write".
     require_output_dir("out", out);
+    // Made now rather than after the run, so that --timeline may name a file inside it.
+    if (!out.empty()) std::filesystem::create_directories(out);
     require_output_file("timeline", options.timeline);
     prepare_systemc();
     options.keep_stopped_run = true;

@@ -84,8 +84,15 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
   connect(ctrl_->tier_out(), tier_->in, "ctrl.tier_out -> tier.in");
   connect(ctrl_->host_out(), link_->device_in, "ctrl.host_out -> link.device_in");
   connect(link_->host_out, host_bus_->in, "link.host_out -> host_bus.in");
-  host_bus_->add_window(addr::kHbmBase, hbm_->capacity_bytes());
+  // DMA bursts take the direct path along the same bindings (ctrl.burst_path = direct), unless
+  // the protocol checkers are to see every transaction.
+  const bool direct_bursts = config.ctrl.burst_path == BurstPath::Direct && !config.sim.check_tlm_protocol;
+  host_bus_->add_window(addr::kHbmBase, hbm_->capacity_bytes(), hbm_.get());
   connect(host_bus_->out, hbm_->in, "host_bus.out -> hbm.in");
+  if (direct_bursts) {
+    link_->set_host_side(host_bus_.get());
+    ctrl_->set_burst_targets(tier_.get(), link_.get());
+  }
   host_bus_->add_window(addr::kHostMemBase, addr::kHostMemSize);
   connect(host_bus_->out, host_->completion_in, "host_bus.out -> host.completion_in");
 }

@@ -9,6 +9,7 @@
 # RTL engine, every link protocol (credits that keep DMA bursts from joining, bit errors);
 # then kvtier cache-curve over every policy. Baseline outputs are kept in WORKDIR/base/CASE
 # and reused when present (build the baseline once, check many changes against it).
+# Run from the repository root (the excerpt case reads workloads/traces/).
 # Usage: tools/same_outputs.sh BASELINE_KVTIER CHANGED_KVTIER [WORKDIR]   (exit 1 on any difference)
 # Example: tools/same_outputs.sh /tmp/kvtier.main build/platforms/kvtier /tmp/same
 set -euo pipefail
@@ -55,6 +56,7 @@ declare -A cases=(
   [pinned]="--platform h200-cxl2-x16-pinned"
   [pinned-idle]="--platform h200-cxl2-x16-pinned --set host.session_end=idle"
   [pinned-layer]="--platform h200-cxl2-x16-pinned ${per_layer[*]}"
+  [excerpt]="--workload mooncake:workloads/traces/mooncake/conversation_trace_head1000.jsonl"
 )
 
 strip() {  # the comparable part of a run's outputs

@@ -10,9 +10,11 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include "tlm/common/burst_target.h"
+
 namespace kvtier {
 
-class AddressRouter : public sc_core::sc_module {
+class AddressRouter : public sc_core::sc_module, public BurstTarget {
  public:
   tlm_utils::simple_target_socket<AddressRouter> in{"in"};
   tlm_utils::multi_passthrough_initiator_socket<AddressRouter> out{"out"};
@@ -21,12 +23,31 @@ class AddressRouter : public sc_core::sc_module {
     in.register_b_transport(this, &AddressRouter::transport);
   }
 
-  // Window i belongs to the i-th binding of `out`.
-  void add_window(uint64_t base, uint64_t size) { windows_.push_back({base, size}); }
+  // Window i belongs to the i-th binding of `out`; `direct`, when given, is the same target's
+  // direct burst path (burst_target.h).
+  void add_window(uint64_t base, uint64_t size, BurstTarget* direct = nullptr) {
+    windows_.push_back({base, size, direct});
+  }
+
+  // A burst routed as transport() routes it, to the window's direct target.
+  sc_core::sc_time burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
+                         const sc_core::sc_time& at) override {
+    for (const Window& w : windows_)
+      if (address >= w.base && address - w.base < w.size) {
+        if (!w.direct) SC_REPORT_FATAL("kvtier/router", (std::string(name()) + ": a window without a direct burst path").c_str());
+        return w.direct->burst(is_read, address - w.base, length, cls, at);
+      }
+    SC_REPORT_ERROR("kvtier/transact", (std::string(to_string(cls)) + " at address 0x" +
+                                        sc_dt::sc_uint<64>(address).to_string(sc_dt::SC_HEX_US) +
+                                        " failed: no address window")
+                                           .c_str());
+    return at;
+  }
 
  private:
   struct Window {
     uint64_t base, size;
+    BurstTarget* direct;
   };
 
   void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {

@@ -110,6 +110,25 @@ class KeyMap {
     if (want > slots_.size()) rehash(want);
   }
 
+  // Removes every entry for which `drop(key, value)` holds; returns how many. One pass over the
+  // table, then the kept entries are inserted into a table sized for them.
+  template <typename F>
+  size_t erase_if(F&& drop) {
+    std::vector<std::pair<uint64_t, V>> kept;
+    kept.reserve(size_);
+    size_t dropped = 0;
+    for_each([&](uint64_t key, const V& value) {
+      if (drop(key, value)) ++dropped;
+      else kept.emplace_back(key, value);
+    });
+    if (dropped == 0) return 0;
+    clear();
+    slots_.shrink_to_fit();
+    reserve(kept.size());
+    for (auto& kv : kept) *try_emplace(kv.first).first = std::move(kv.second);
+    return dropped;
+  }
+
   // Visits every (key, value) in table order (see above: not for output).
   template <typename F>
   void for_each(F&& f) const {

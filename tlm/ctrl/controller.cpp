@@ -454,6 +454,18 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const
   return w;
 }
 
+void DataPlaneController::forget_finished_blocks() {
+  // A block's last transfer end holds a later transfer of it back only while it lies beyond the
+  // splitter: every later transfer leaves at or after splitter_free_, which never decreases, so
+  // an end at or before splitter_free_ - cycle can never raise a leave time again. Swept when
+  // the map has doubled since the last sweep, so the cost stays per transfer and the map stays
+  // as large as the blocks in flight instead of every block ever moved.
+  if (block_transfer_done_.size() < forget_at_) return;
+  block_transfer_done_.erase_if(
+      [&](uint64_t, const sc_core::sc_time& done) { return done + cycle_ <= splitter_free_; });
+  forget_at_ = std::max<size_t>(kForgetMinEntries, 2 * block_transfer_done_.size());
+}
+
 void DataPlaneController::finish(Work& w, bool in_ring_order) {
   // A zero-length move is no transfer: the command completes at its lookup, as in the engine.
   if (w.move && w.length > 0) {
@@ -471,6 +483,7 @@ void DataPlaneController::finish(Work& w, bool in_ring_order) {
     *slot = w.transfer_done;
     transfer_leaves_.push(leave);
     block_transfer_done_[w.d.key] = w.transfer_done;
+    forget_finished_blocks();
     w.c.bursts = bursts;
   }
   Completion& c = w.c;
@@ -549,11 +562,17 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
 // tier DRAM is device-local.
 sc_core::sc_time DataPlaneController::burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
                                                  uint64_t addr, uint32_t length, const sc_core::sc_time& at) {
+  if (BurstTarget* direct = &socket == &tier_out ? tier_direct_ : host_direct_)
+    return direct->burst(true, addr, length, TxnClass::PayloadRead, std::max(at, sim_now()));
   return transact(socket, tlm::TLM_READ_COMMAND, addr, burst_buffer_.data(), length, TxnClass::PayloadRead, at);
 }
 
 sc_core::sc_time DataPlaneController::burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
                                                   uint64_t addr, uint32_t length, const sc_core::sc_time& at) {
+  // Direct: the time a transaction issued at `at` would start (never before now; transact()
+  // turns an earlier time into a zero delay).
+  if (BurstTarget* direct = &socket == &tier_out ? tier_direct_ : host_direct_)
+    return direct->burst(false, addr, length, TxnClass::PayloadWrite, std::max(at, sim_now()));
   return transact(socket, tlm::TLM_WRITE_COMMAND, addr, burst_buffer_.data(), length, TxnClass::PayloadWrite, at);
 }
 

@@ -28,6 +28,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "tlm/common/burst_target.h"
 #include "tlm/common/config.h"
 #include "tlm/common/key_map.h"
 #include "tlm/common/timeline.h"
@@ -114,6 +115,13 @@ class DataPlaneController : public sc_core::sc_module {
   // Schedules every transfer still held (the end of a run).
   void resolve_all();
   size_t held_transfers() const { return held_.size(); }
+  // The direct burst path (ctrl.burst_path = direct): what tier_out and host_out are bound to.
+  // Without it, or with ctrl.burst_path = tlm, bursts go through the sockets.
+  void set_burst_targets(BurstTarget* tier, BurstTarget* host) {
+    const bool direct = config_.burst_path == BurstPath::Direct && tier && host;
+    tier_direct_ = direct ? tier : nullptr;
+    host_direct_ = direct ? host : nullptr;
+  }
 
  private:
   TraceEventLog* trace_ = nullptr;
@@ -198,6 +206,10 @@ class DataPlaneController : public sc_core::sc_module {
   Timeline compress_;            // the compression engine (fp8 / int4 tier copies)
   IndexCache index_cache_;       // cached organisation only
   KeyMap<sc_core::sc_time> block_transfer_done_;  // one outstanding transfer per block
+  // Drops the blocks whose last transfer can no longer hold a later one back.
+  void forget_finished_blocks();
+  static constexpr size_t kForgetMinEntries = 4096;
+  size_t forget_at_ = kForgetMinEntries;
   // Deadline order: the transfers decided but not yet scheduled on the DMA engines, by
   // (deadline, inverted priority, arrival count); a command without a deadline sorts last.
   using HeldKey = std::tuple<uint64_t, uint32_t, uint64_t>;
@@ -214,6 +226,8 @@ class DataPlaneController : public sc_core::sc_module {
   uint64_t doorbell_epoch_ = 0;   // doorbells scheduled in deadline order
   size_t held_earlier_ = 0;       // held transfers posted before the doorbell being scheduled
   std::vector<uint8_t> burst_buffer_;
+  BurstTarget* tier_direct_ = nullptr;
+  BurstTarget* host_direct_ = nullptr;
   ControllerStats stats_;
 };
 

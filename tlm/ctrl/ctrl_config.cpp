@@ -40,6 +40,8 @@ void declare_keys(KeyRegistry& r, CtrlConfig& c) {
            "kvtier cosim: largest |RTL - TLM| lookup latency and completion time, and median issue latency, cycles");
   r.choice_enum("ctrl.transfer_order", &c.transfer_order, kTransferOrderNames,
                 "transfer order among a doorbell's commands: ring order, or earliest descriptor deadline first");
+  r.choice_enum("ctrl.burst_path", &c.burst_path, kBurstPathNames,
+                "DMA bursts: direct calls on tier DRAM, link and HBM, or one TLM transaction per access (the reference); same results");
   r.choice_enum("ctrl.index_org", &c.index_org, kIndexOrgNames,
                 "index organisation: full SRAM index, or an SRAM cache of a table in tier DRAM");
   r.number("ctrl.index_cache_entries", &c.index_cache_entries, 1, 1 << 30,

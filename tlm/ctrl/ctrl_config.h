@@ -15,6 +15,8 @@ class KeyRegistry;
 enum class DataPlaneImpl { Tlm, Rtl };
 // Transfer scheduling among the commands of one doorbell (see CtrlConfig::transfer_order).
 enum class TransferOrder { Fifo, Deadline };
+// How a DMA burst's accesses reach tier DRAM, the link and HBM (see CtrlConfig::burst_path).
+enum class BurstPath { Direct, Tlm };
 // Index organisation (DESIGN.md §4; see CtrlConfig::index_org).
 enum class IndexOrg { Full, Cached };
 // Their words in platform files and stats.json (tlm/common/enum_names.h).
@@ -26,6 +28,10 @@ inline constexpr EnumName<TransferOrder> kTransferOrderNames[] = {
     {TransferOrder::Fifo, "fifo"},
     {TransferOrder::Deadline, "deadline"}};
 inline const char* name_of(TransferOrder v) { return name_in(kTransferOrderNames, v); }
+inline constexpr EnumName<BurstPath> kBurstPathNames[] = {
+    {BurstPath::Direct, "direct"},
+    {BurstPath::Tlm, "tlm"}};
+inline const char* name_of(BurstPath v) { return name_in(kBurstPathNames, v); }
 inline constexpr EnumName<IndexOrg> kIndexOrgNames[] = {
     {IndexOrg::Full, "full"},
     {IndexOrg::Cached, "cached"}};
@@ -64,6 +70,12 @@ struct CtrlConfig {
   // engine does); deadline = earliest descriptor deadline first (0 = no deadline, last), ties by
   // priority then ring order. With equal deadlines both orders give the same result.
   TransferOrder transfer_order = TransferOrder::Fifo;
+  // direct: each burst's accesses are placed by direct calls on tier DRAM, the link and HBM
+  // (tlm/common/burst_target.h): the same timelines in the same order, without a TLM payload per
+  // access. tlm: one blocking transaction per access through the sockets, the reference
+  // (sim.check_tlm_protocol = true takes it, so that the checkers see every burst). Outputs are
+  // identical (tests/e2e/burst_path_check.py).
+  BurstPath burst_path = BurstPath::Direct;
   // Index organisation (DESIGN.md §4): full = every tier-resident block has an SRAM entry;
   // cached = the SRAM caches `index_cache_entries` entries of a table kept in tier DRAM, and a
   // lookup that misses reads `index_entry_bytes` from tier DRAM on the command's path, which

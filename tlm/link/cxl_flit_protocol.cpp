@@ -621,9 +621,18 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     }
     key.busy = busy_before > o ? busy_before - o : 0;
     key.earliest = E > o ? E - o : 0;
-    auto hit = stream_cache_.find(key);
-    if (hit != stream_cache_.end()) {
-      const StreamLayout& l = *hit->second;
+    // The run before is the likeliest match (a DMA transfer's bursts repeat one situation):
+    // compared first, before hashing.
+    const StreamLayout* found = nullptr;
+    if (last_stream_layout_ && key == last_stream_key_) {
+      found = last_stream_layout_.get();
+    } else if (auto hit = stream_cache_.find(key); hit != stream_cache_.end()) {
+      found = hit->second.get();
+      last_stream_key_ = key;
+      last_stream_layout_ = hit->second;
+    }
+    if (found) {
+      const StreamLayout& l = *found;
       const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
       if (l.flits == 0 || tx.wire.slots_free_by(starts, F)) {
         commit_stream(tx, back, l, o, n, E, t, first);
@@ -737,8 +746,10 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   layout->shape = stream_shapes_.emplace(std::move(shape), next_shape_id_).first->second;
   if (layout->shape == next_shape_id_) ++next_shape_id_;
   if (keyed) {
-    if (stream_cache_.size() >= kStreamCacheEntries) stream_cache_.clear();
+    if (stream_cache_.size() >= kStreamCacheEntries) stream_cache_.clear();  // the memo below is replaced too
     stream_cache_.emplace(key, layout);
+    last_stream_key_ = key;
+    last_stream_layout_ = layout;
   }
   commit_stream(tx, back, *layout, o, n, E, t, first);
   source.credit_returns = TimeRun::patterned(o + rd, 0, layout->last_bits, n);

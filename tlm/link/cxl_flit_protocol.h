@@ -239,6 +239,10 @@ class CxlFlitProtocol : public LinkProtocol {
   const bool fast_;                 // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
   std::unordered_map<StreamKey, std::shared_ptr<const StreamLayout>, StreamKeyHash> stream_cache_;
+  // The entry of stream_cache_ found or made last: a hit here is a hit there, with the same
+  // layout (whenever the cache is cleared, the entry made next replaces this one).
+  StreamKey last_stream_key_;
+  std::shared_ptr<const StreamLayout> last_stream_layout_;
   std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
   std::map<std::array<uint64_t, 4>, uint64_t> arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
   std::optional<std::pair<std::array<uint64_t, 4>, uint64_t>> last_arithmetic_shape_;  // the last one looked up, and its id

@@ -43,38 +43,56 @@ void Link::account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direct
   stats_.busy_s[static_cast<size_t>(dir)] += wire_s;
 }
 
-void Link::traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out, tlm::tlm_generic_payload& trans,
-                    sc_core::sc_time& delay) {
-  const TxnClass cls = txn_class_of(trans);
-  const sc_core::sc_time now = sim_now();
-  const sc_core::sc_time issued = now + delay;
-  const uint64_t length = trans.get_data_length();
-  const bool is_read = trans.is_read();
-
+template <typename Deliver>
+sc_core::sc_time Link::cross(Direction dir, TxnClass cls, bool is_read, uint64_t length, const sc_core::sc_time& issued,
+                             Deliver&& deliver) {
   // Forward: the write with its payload, or the read request alone.
   const LinkTransfer fwd = protocol_->send({dir, cls, false, is_read ? 0 : length, is_read ? length : 0}, issued);
   account(cls, fwd, is_read ? 0 : length, dir);
-  delay = fwd.last_bit + protocol_->latency(dir) - now;
-  out->b_transport(trans, delay);
+  bool ok = true;
+  sc_core::sc_time done = deliver(fwd.last_bit + protocol_->latency(dir), ok);
 
-  if (!is_read && trans.is_response_ok() && protocol_->write_completes(cls)) {
+  if (!is_read && ok && protocol_->write_completes(cls)) {
     // A completing write (CXL.mem RwD) is answered by a no-data completion (S2M NDR).
     const Direction back = reverse(dir);
-    const LinkTransfer cmp = protocol_->send({back, cls, true, 0, 0}, now + delay);
+    const LinkTransfer cmp = protocol_->send({back, cls, true, 0, 0}, done);
     account(cls, cmp, 0, back);
-    delay = cmp.last_bit + protocol_->latency(back) - now;
+    done = cmp.last_bit + protocol_->latency(back);
   }
 
-  if (is_read && trans.is_response_ok()) {
+  if (is_read && ok) {
     // The data travels back once the target has produced it.
     const Direction back = reverse(dir);
-    const LinkTransfer rsp = protocol_->send({back, cls, true, length, 0}, now + delay);
+    const LinkTransfer rsp = protocol_->send({back, cls, true, length, 0}, done);
     account(cls, rsp, length, back);
-    delay = rsp.last_bit + protocol_->latency(back) - now;
+    done = rsp.last_bit + protocol_->latency(back);
   }
   auto& c = stats_.per_class[static_cast<size_t>(cls)];
   c.messages += 1;
-  c.latency_s_total += to_seconds(now + delay - issued);
+  c.latency_s_total += to_seconds(done - issued);
+  return done;
+}
+
+void Link::traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out, tlm::tlm_generic_payload& trans,
+                    sc_core::sc_time& delay) {
+  const sc_core::sc_time now = sim_now();
+  const sc_core::sc_time done =
+      cross(dir, txn_class_of(trans), trans.is_read(), trans.get_data_length(), now + delay,
+            [&](const sc_core::sc_time& arrival, bool& ok) {
+              sc_core::sc_time d = arrival - now;
+              out->b_transport(trans, d);
+              ok = trans.is_response_ok();
+              return now + d;
+            });
+  delay = done - now;
+}
+
+sc_core::sc_time Link::burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls, const sc_core::sc_time& at) {
+  if (!host_side_) SC_REPORT_FATAL("kvtier/link", "the link's direct burst path has no host side");
+  return cross(Direction::Upstream, cls, is_read, length, at, [&](const sc_core::sc_time& arrival, bool& ok) {
+    ok = true;  // a refused access is reported where it is refused
+    return host_side_->burst(is_read, address, length, cls, arrival);
+  });
 }
 
 }  // namespace kvtier

@@ -12,6 +12,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "tlm/common/burst_target.h"
 #include "tlm/link/link_protocol.h"
 
 namespace kvtier {
@@ -35,7 +36,7 @@ struct LinkStats {
   uint64_t wire_bytes() const;
 };
 
-class Link : public sc_core::sc_module {
+class Link : public sc_core::sc_module, public BurstTarget {
  public:
   tlm_utils::simple_target_socket<Link> host_in{"host_in"};
   tlm_utils::simple_initiator_socket<Link> device_out{"device_out"};
@@ -47,12 +48,26 @@ class Link : public sc_core::sc_module {
   const LinkStats& stats() const { return stats_; }
   const LinkProtocol& protocol() const { return *protocol_; }
 
+  // The direct burst path (burst_target.h) of upstream traffic: a device burst crosses the link
+  // as one entering device_in would, then goes to `host_side` (what host_out is bound to).
+  void set_host_side(BurstTarget* host_side) { host_side_ = host_side; }
+  sc_core::sc_time burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
+                         const sc_core::sc_time& at) override;
+
  private:
   void downstream_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void upstream_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out, tlm::tlm_generic_payload& trans,
                 sc_core::sc_time& delay);
   void account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direction dir);
+  // One whole transaction across the link from `issued`: the forward message, `deliver` at the
+  // far side (given the arrival time, returns when the target is done, and whether it accepted),
+  // then a write's completion or a read's data back. Returns when the initiator has its answer.
+  // Both paths (sockets and direct) cross through here, so they place and count alike.
+  template <typename Deliver>
+  sc_core::sc_time cross(Direction dir, TxnClass cls, bool is_read, uint64_t length, const sc_core::sc_time& issued,
+                         Deliver&& deliver);
+  BurstTarget* host_side_ = nullptr;
 
   std::unique_ptr<LinkProtocol> protocol_;
   LinkStats stats_;

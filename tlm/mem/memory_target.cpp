@@ -16,6 +16,14 @@ sc_core::sc_time MemoryTarget::reserve(const sc_core::sc_time& earliest, uint64_
   return start;
 }
 
+sc_core::sc_time MemoryTarget::serve(bool is_read, uint64_t length, const sc_core::sc_time& issued) {
+  reserve(issued, length);
+  // The access ends when its reservation does (start + duration, computed once in reserve()).
+  (is_read ? stats_.read_bytes : stats_.write_bytes) += length;
+  stats_.accesses += 1;
+  return channel_.busy_until() + latency_;
+}
+
 void MemoryTarget::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   const uint64_t length = trans.get_data_length();
   if (trans.get_address() + length > capacity_bytes_) {
@@ -23,12 +31,18 @@ void MemoryTarget::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
     return;
   }
   const sc_core::sc_time now = sim_now();
-  reserve(now + delay, length);
-  // The access ends when its reservation does (start + duration, computed once in reserve()).
-  delay = channel_.busy_until() + latency_ - now;
-  (trans.is_read() ? stats_.read_bytes : stats_.write_bytes) += length;
-  stats_.accesses += 1;
+  delay = serve(trans.is_read(), length, now + delay) - now;
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+sc_core::sc_time MemoryTarget::burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
+                                     const sc_core::sc_time& at) {
+  if (address + length > capacity_bytes_)
+    SC_REPORT_ERROR("kvtier/transact", (std::string(to_string(cls)) + " at address 0x" +
+                                        sc_dt::sc_uint<64>(address).to_string(sc_dt::SC_HEX_US) +
+                                        " failed: " + name() + ": address beyond the memory")
+                                           .c_str());
+  return serve(is_read, length, at);
 }
 
 }  // namespace kvtier

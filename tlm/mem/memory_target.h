@@ -12,6 +12,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "tlm/common/burst_target.h"
 #include "tlm/common/timeline.h"
 
 namespace kvtier {
@@ -30,7 +31,7 @@ struct MemoryBurst {
   uint64_t bytes = 0;
 };
 
-class MemoryTarget : public sc_core::sc_module {
+class MemoryTarget : public sc_core::sc_module, public BurstTarget {
  public:
   tlm_utils::simple_target_socket<MemoryTarget> in{"in"};
 
@@ -48,9 +49,14 @@ class MemoryTarget : public sc_core::sc_module {
   // start order (the timeline serves them in order), so start and end times never decrease.
   void keep_ledger(bool on) { keep_ledger_ = on; }
   std::deque<MemoryBurst>& ledger() { return ledger_; }
+  // The direct path of a burst (burst_target.h): the access transport() serves, in absolute time.
+  sc_core::sc_time burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
+                         const sc_core::sc_time& at) override;
 
  private:
   void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  // One access from `issued`, after its address was checked: returns when it is done.
+  sc_core::sc_time serve(bool is_read, uint64_t length, const sc_core::sc_time& issued);
 
   TransferTime transfer_time_;  // the rate, and a burst's duration at it
   const sc_core::sc_time latency_;
