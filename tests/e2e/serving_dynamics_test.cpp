@@ -384,11 +384,21 @@ TEST(ServingDynamics, ARequestAdmittedToStreamGetsNoPassBeyondTheShare) {
 // blocks, fewer than B lacks, so B waits for A to finish and nothing streams. Judged against
 // A's last prefill chunk, as before, B was admitted at once and 130 blocks streamed in every
 // decode step, 0.73 of B_tier: three times the share.
+namespace {
+constexpr uint32_t kSharePrompt = 30 * 256, kShareOutput = 2000;
+// A's and B's 7,680-token prompts, B 0.5 s after A, 1,024-token chunks, on small_streamed with
+// the given sched.stream_share (the two tests below).
+RunResult prompts_half_a_second_apart(const std::string& stream_share) {
+  const auto reqs = std::vector<Req>{{0.0, 1, 0, kSharePrompt, kShareOutput, keys(1, 30)},
+                                     {0.5, 2, 0, kSharePrompt, kShareOutput, keys(2, 30)}};
+  return run(native_file("decode_share_" + stream_share, reqs, 256),
+             small_streamed({"sched.stream_share=" + stream_share, "sched.max_batched_tokens=1024"}));
+}
+}  // namespace
+
 TEST(ServingDynamics, AStreamedAdmissionIsJudgedAgainstTheDecodeStepNotAPrefillChunk) {
-  const uint32_t prompt = 30 * 256, output = 2000;
-  const auto reqs = std::vector<Req>{{0.0, 1, 0, prompt, output, keys(1, 30)}, {0.5, 2, 0, prompt, output, keys(2, 30)}};
-  RunResult r = run(native_file("decode_share", reqs, 256),
-                    small_streamed({"sched.stream_share=0.25", "sched.max_batched_tokens=1024"}));
+  const uint32_t prompt = kSharePrompt;
+  RunResult r = prompts_half_a_second_apart("0.25");
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 2u);
@@ -403,10 +413,8 @@ TEST(ServingDynamics, AStreamedAdmissionIsJudgedAgainstTheDecodeStepNotAPrefillC
 // have grown by 2,000 tokens) covers what B lacks: B is admitted to stream on arrival, and the
 // blocks streamed per streamed step stay within the share of the longest decode step.
 TEST(ServingDynamics, AStreamedAdmissionWithinTheDecodeStepShareStreams) {
-  const uint32_t prompt = 30 * 256, output = 2000;
-  const auto reqs = std::vector<Req>{{0.0, 1, 0, prompt, output, keys(1, 30)}, {0.5, 2, 0, prompt, output, keys(2, 30)}};
-  RunResult r = run(native_file("decode_share_one", reqs, 256),
-                    small_streamed({"sched.stream_share=1", "sched.max_batched_tokens=1024"}));
+  const uint32_t prompt = kSharePrompt, output = kShareOutput;
+  RunResult r = prompts_half_a_second_apart("1");
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 2u);
