@@ -37,10 +37,7 @@ class AddressRouter : public sc_core::sc_module, public BurstTarget {
         if (!w.direct) SC_REPORT_FATAL("kvtier/router", (std::string(name()) + ": a window without a direct burst path").c_str());
         return w.direct->burst(is_read, address - w.base, length, cls, at);
       }
-    SC_REPORT_ERROR("kvtier/transact", (std::string(to_string(cls)) + " at address 0x" +
-                                        sc_dt::sc_uint<64>(address).to_string(sc_dt::SC_HEX_US) +
-                                        " failed: no address window")
-                                           .c_str());
+    report_failed_access(cls, address, "no address window");
     return at;
   }
 

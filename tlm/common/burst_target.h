@@ -7,11 +7,19 @@
 // carry every other transaction. Implemented by the memories, the host bus and the link, so a
 // burst crosses exactly the modules its transaction would.
 #include <cstdint>
+#include <string>
 #include <systemc>
 
 #include "tlm/link/txn_class.h"
 
 namespace kvtier {
+
+// How a refused access is reported, on either path: its class, its address and why.
+inline void report_failed_access(TxnClass cls, uint64_t address, const std::string& why) {
+  SC_REPORT_ERROR("kvtier/transact", (std::string(to_string(cls)) + " at address 0x" +
+                                      sc_dt::sc_uint<64>(address).to_string(sc_dt::SC_HEX_US) + " failed: " + why)
+                                         .c_str());
+}
 
 class BurstTarget {
  public:

@@ -7,6 +7,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "tlm/common/burst_target.h"
 #include "tlm/common/timeline.h"
 #include "tlm/link/txn_class.h"
 
@@ -78,12 +79,7 @@ sc_core::sc_time transact(Socket& socket, tlm::tlm_command cmd, uint64_t address
   const sc_core::sc_time now = sim_now();
   sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
   socket->b_transport(trans, delay);
-  if (!trans.is_response_ok()) {
-    SC_REPORT_ERROR("kvtier/transact", (std::string(to_string(cls)) + " at address 0x" +
-                                        sc_dt::sc_uint<64>(address).to_string(sc_dt::SC_HEX_US) +
-                                        " failed: " + trans.get_response_string())
-                                           .c_str());
-  }
+  if (!trans.is_response_ok()) report_failed_access(cls, address, trans.get_response_string());
   return now + delay;
 }
 

@@ -38,10 +38,7 @@ void MemoryTarget::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
 sc_core::sc_time MemoryTarget::burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
                                      const sc_core::sc_time& at) {
   if (address + length > capacity_bytes_)
-    SC_REPORT_ERROR("kvtier/transact", (std::string(to_string(cls)) + " at address 0x" +
-                                        sc_dt::sc_uint<64>(address).to_string(sc_dt::SC_HEX_US) +
-                                        " failed: " + name() + ": address beyond the memory")
-                                           .c_str());
+    report_failed_access(cls, address, std::string(name()) + ": address beyond the memory");
   return serve(is_read, length, at);
 }
 
