@@ -9,6 +9,9 @@
 #include <unistd.h>
 #include <vector>
 
+#include "tlm/common/did_you_mean.h"
+#include "tlm/common/text.h"
+
 namespace po = boost::program_options;
 
 namespace kvtier {
@@ -30,12 +33,6 @@ bool is_float_target(const po::value_semantic* s) {
           ...);
 }
 
-std::string trimmed(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
 }  // namespace
 
 void check_arguments(const po::parsed_options& parsed, const po::options_description& desc) {
@@ -53,7 +50,7 @@ void check_arguments(const po::parsed_options& parsed, const po::options_descrip
     const bool is_float = is_float_target<float, double>(s);
     if (!is_unsigned && !is_float) continue;
     for (const std::string& raw : o.value) {
-      const std::string v = trimmed(raw);
+      const std::string v = trim_spaces(raw);
       if (is_unsigned && !v.empty() && v.front() == '-')
         throw po::error("--" + o.string_key + " " + raw + ": must not be negative");
       if (is_float) {
@@ -145,6 +142,12 @@ int parse_command_line(int argc, char** argv, const po::options_description& des
       return 0;
     }
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    std::vector<std::string> names;
+    for (const auto& d : desc.options()) names.push_back("--" + d->long_name());
+    std::cerr << "kvtier " << argv[0] << ": " << e.what() << did_you_mean(e.get_option_name(), names)
+              << "\nusage: " << usage_line << "\n";
+    return 2;
   } catch (const po::error& e) {
     std::cerr << "kvtier " << argv[0] << ": " << e.what() << "\nusage: " << usage_line << "\n";
     return 2;

@@ -39,6 +39,10 @@ int cmd_run(int argc, char** argv) {
   desc.add_options()("out", po::value<std::string>(&out)->default_value("")->value_name("DIR"),
                      "write DIR/stats.json, DIR/requests.jsonl and DIR/series.json (created if missing); empty: print only");
   std::string window;
+  bool quiet = false;
+  desc.add_options()("quiet,q", po::bool_switch(&quiet),
+                     "no progress on stderr (by default: simulated time, requests done, wall time and ETA; "
+                     "one updating line on a terminal, a line every 5 s otherwise)");
   desc.add_options()("timeline", po::value<std::string>(&options.timeline)->default_value("")->value_name("FILE.json"),
                      "write a Chrome trace-event timeline (ui.perfetto.dev, chrome://tracing): steps and layer groups, "
                      "link directions, DMA engines, occupancy counters, promotion-to-step flows")
@@ -65,8 +69,12 @@ int cmd_run(int argc, char** argv) {
     require_output_file("timeline", options.timeline);
     prepare_systemc();
     options.keep_stopped_run = true;
+    // The header as soon as the run is loaded, progress on stderr while it goes.
+    options.started = [](const RunResult& r) { std::cout << format_header(r) << std::flush; };
+    ProgressReporter progress = ProgressReporter::for_stderr();
+    if (!quiet) options.progress = &progress;
     RunResult result = simulate(options);
-    std::cout << format_summary(result);
+    std::cout << format_summary(result, false);
     if (!out.empty()) {
       std::filesystem::create_directories(out);
       const std::string path = (std::filesystem::path(out) / "stats.json").string();

@@ -5,6 +5,10 @@
 #include <iostream>
 #include <string>
 #include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "tlm/common/did_you_mean.h"
 
 #include "platforms/commands.h"
 
@@ -33,7 +37,7 @@ const Command kCommands[] = {
 };
 
 void usage(std::ostream& os) {
-  os << "usage: kvtier COMMAND [options]   (kvtier COMMAND --help for its options)\n\ncommands:\n";
+  os << "usage: kvtier COMMAND [options]   (kvtier COMMAND --help for its options; kvtier --version)\n\ncommands:\n";
   for (const Command& c : kCommands) os << "  " << c.name << std::string(14 - std::strlen(c.name), ' ') << c.summary << "\n";
 }
 
@@ -44,9 +48,21 @@ int sc_main(int argc, char** argv) {
     usage(std::cout);
     return argc < 2 ? 2 : 0;
   }
-  for (const Command& c : kCommands)
+  if (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V")) {
+    if (argc > 2) {
+      std::cerr << "kvtier --version: unexpected argument '" << argv[2] << "'\n";
+      return 2;
+    }
+    std::cout << "kvtier " << KVTIER_VERSION << " (" << KVTIER_BUILD_TYPE << " build; SystemC " << sc_core::sc_release()
+              << "; TLM " << tlm::tlm_release() << ")\n";
+    return 0;
+  }
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) {
     if (!std::strcmp(argv[1], c.name)) return c.run(argc - 1, argv + 1);
-  std::cerr << "kvtier: unknown command '" << argv[1] << "'\n";
+    names.push_back(c.name);
+  }
+  std::cerr << "kvtier: unknown command '" << argv[1] << "'" << kvtier::did_you_mean(argv[1], names) << "\n";
   usage(std::cerr);
   return 2;
 }

@@ -1,6 +1,7 @@
 #include "platforms/platform_config.h"
 
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,9 @@
 #include <sstream>
 
 #include "cosim/data_plane.h"
+#include "platforms/key_modes.h"
+#include "tlm/common/did_you_mean.h"
+#include "tlm/common/text.h"
 #include "workloads/model.h"
 
 namespace po = boost::program_options;
@@ -127,7 +131,10 @@ struct Loader {
       parsed = po::parse_config_file(in, schema, false);
     } catch (const po::unknown_option& e) {
       const int line = line_of(text, e.get_option_name());
-      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": unknown key '" + e.get_option_name() + "'");
+      std::vector<std::string> names;
+      for (const auto& d : schema.options()) names.push_back(d->long_name());
+      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": unknown key '" + e.get_option_name() + "'" +
+                        did_you_mean(e.get_option_name(), names));
     } catch (const po::error& e) {
       throw ConfigError(name + ": " + e.what());
     }
@@ -298,10 +305,13 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
     const std::string& o = *it;
     const auto eq = o.find('=');
     if (eq == std::string::npos) throw ConfigError("--set '" + o + "': expected section.key=value");
-    std::string key = o.substr(0, eq), value = o.substr(eq + 1);
-    bool known = false;
-    for (const Key& k : registry.keys()) known |= k.name == key;
-    if (!known) throw ConfigError("--set: unknown key '" + key + "'");
+    // Spaces around the key and the value are dropped, as in a platform file ("key = value").
+    const std::string key = trim_spaces(o.substr(0, eq)), value = trim_spaces(o.substr(eq + 1));
+    std::vector<std::string> names;
+    for (const Key& k : registry.keys()) names.push_back(k.name);
+    if (std::find(names.begin(), names.end(), key) == names.end())
+      throw ConfigError("--set '" + o + "': unknown key '" + key + "'" + did_you_mean(key, names) +
+                        " (kvtier config --help lists the keys)");
     std::vector<po::option> opts(1);
     opts[0].string_key = key;
     opts[0].value = {value};
@@ -438,9 +448,12 @@ std::string describe_keys() {
   PlatformConfig defaults;
   KeyRegistry registry = declare_all(defaults);
   std::ostringstream os;
-  for (const Key& k : registry.keys())
+  for (const Key& k : registry.keys()) {
     os << "  " << std::left << std::setw(34) << k.name << " " << std::setw(10) << k.get() << " " << k.description << " ("
-       << k.range << ")\n";
+       << k.range << ")";
+    if (const std::string when = key_read_when(k.name); !when.empty()) os << " [read only when " << when << "]";
+    os << "\n";
+  }
   return os.str();
 }
 

@@ -1,12 +1,15 @@
 #include "platforms/simulate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <iomanip>
 #include <sstream>
 
+#include "platforms/key_modes.h"
 #include "workloads/workload_spec.h"
 
 namespace kvtier {
@@ -18,6 +21,33 @@ void prepare_systemc() {
   sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_THROW);
 }
 
+namespace {
+
+// sc_start() in slices of simulated time sized to about a quarter second of wall time each,
+// with a progress update after each: the same events in the same order as one sc_start(), and
+// the run ends, as it would, when no event is left (SC_EXIT_ON_STARVATION keeps the time of
+// the last event instead of running on to the slice's end).
+void run_with_progress(const RunResult& r, ProgressReporter& progress) {
+  double span_s = 0.0;
+  for (const workload::Request& q : r.workload->requests) span_s = std::max(span_s, q.arrival_s);
+  const uint64_t requests = r.workload->requests.size();
+  progress.begin(span_s, requests);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration and the first delta cycle
+  double slice_s = 0.01;
+  while (sc_core::sc_pending_activity()) {
+    const auto before = std::chrono::steady_clock::now();
+    sc_core::sc_start(sc_core::sc_time(slice_s, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+    if (wall < 0.1 && slice_s < 1e4) slice_s *= 2;
+    else if (wall > 0.5 && slice_s > 1e-4) slice_s /= 2;
+    const SchedStats& s = r.platform->scheduler().stats();
+    progress.update(sc_core::sc_time_stamp().to_seconds(), s.requests_completed + s.requests_rejected);
+  }
+  progress.end();
+}
+
+}  // namespace
+
 RunResult simulate(const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   RunResult r;
@@ -27,6 +57,9 @@ RunResult simulate(const RunOptions& options) {
   load.seed = options.seed;
   load.synthetic = r.config.workload.synthetic;
   const std::string spec = options.workload.empty() ? r.config.workload.spec : options.workload;
+  // A key given with --set that this configuration never reads changes nothing: say so.
+  for (const std::string& w : unread_key_warnings(r.config, spec, keys_of_overrides(options.overrides)))
+    std::cerr << "kvtier: warning: --set " << w << "\n";
   r.workload = std::make_unique<workload::Workload>(workload::load_workload(spec, load));
   if (r.workload->requests.empty()) throw workload::WorkloadError("workload '" + spec + "' has no requests");
   r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
@@ -35,7 +68,9 @@ RunResult simulate(const RunOptions& options) {
     r.platform->attach_trace(r.trace.get());
   }
   const auto t1 = std::chrono::steady_clock::now();
-  sc_core::sc_start();
+  if (options.started) options.started(r);
+  if (options.progress) run_with_progress(r, *options.progress);
+  else sc_core::sc_start();
   const auto t2 = std::chrono::steady_clock::now();
   if (!r.platform->finished()) SC_REPORT_ERROR("kvtier/run", "simulation stopped before every request completed");
   if (r.platform->scheduler().stopped_at_time_limit()) {
@@ -56,11 +91,17 @@ RunResult simulate(const RunOptions& options) {
   return r;
 }
 
-std::string format_summary(const RunResult& result) {
+std::string format_header(const RunResult& result) {
   std::ostringstream os;
   os << "kvtier run: platform " << result.config.source << "\n"
      << "            workload " << result.workload->source << " (" << result.workload->requests.size()
      << " requests)\n\n";
+  return os.str();
+}
+
+std::string format_summary(const RunResult& result, bool with_header) {
+  std::ostringstream os;
+  if (with_header) os << format_header(result);
   os << std::left << std::setw(34) << "metric" << std::right << std::setw(16) << "value" << "  " << std::left
      << std::setw(10) << "unit" << "meaning\n";
   for (const Metric& m : result.platform->metrics(result.wall_time_s)) {

@@ -2,6 +2,7 @@
 // One simulation from options to report: load the platform, load the workload, elaborate,
 // run to completion. SystemC elaborates once per process, so a process runs one simulation.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,11 +10,14 @@
 #include <vector>
 
 #include "platforms/platform.h"
+#include "platforms/progress.h"
 #include "platforms/platform_config.h"
 #include "tlm/common/trace_event_log.h"
 #include "workloads/request.h"
 
 namespace kvtier {
+
+struct RunResult;
 
 struct RunOptions {
   std::string platform;                // empty: the embedded default
@@ -28,6 +32,13 @@ struct RunOptions {
   // A run stopped at sim.max_sim_s is returned (RunResult::stopped says why) instead of thrown:
   // `kvtier run` writes what it has before it exits non-zero.
   bool keep_stopped_run = false;
+  // Progress on stderr while the run goes (kvtier run; --quiet turns it off). The run is then
+  // advanced in slices of simulated time, which changes no result: the kernel pauses between
+  // timed events and resumes them in the same order.
+  ProgressReporter* progress = nullptr;
+  // Called once the platform and workload are loaded, before simulated time starts (the run's
+  // header is printed then, not after the run).
+  std::function<void(const RunResult&)> started;
 };
 
 struct RunResult {
@@ -43,8 +54,10 @@ struct RunResult {
 // Throws ConfigError, workload::WorkloadError or sc_core::sc_report on bad input or a model error.
 RunResult simulate(const RunOptions& options);
 
-// The printed summary: every metric with its unit and meaning.
-std::string format_summary(const RunResult& result);
+// The printed summary: the header (platform and workload), then every metric with its unit and
+// meaning. format_header is the first part alone, for a command that prints it at the start.
+std::string format_header(const RunResult& result);
+std::string format_summary(const RunResult& result, bool with_header = true);
 
 // Common command-line plumbing: routes SystemC errors to exceptions and silences its banner.
 void prepare_systemc();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "tlm/common/did_you_mean.h"
 #include "workloads/workload_error.h"
 
 namespace kvtier::workload {
@@ -93,7 +94,8 @@ TraceOptions apply_trace_overrides(TraceOptions o, const std::vector<std::string
     const bool has_value = eq != std::string::npos;
     const std::string value = has_value ? item.substr(eq + 1) : "";
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      throw WorkloadError(where + ": unknown option '" + key + "' (known: " + join(allowed) + ")");
+      throw WorkloadError(where + ": unknown option '" + key + "'" + did_you_mean(key, allowed) + " (known: " +
+                          join(allowed) + ")");
     if (!has_value && key != "lenient")
       throw WorkloadError(where + ": option '" + key + "' needs a value (" + key + "=VALUE)");
     if (key == "window") {

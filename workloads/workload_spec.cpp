@@ -1,9 +1,11 @@
 #include "workloads/workload_spec.h"
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "tlm/common/did_you_mean.h"
 #include "workloads/azure_reader.h"
 #include "workloads/burstgpt_reader.h"
 #include "workloads/mooncake_reader.h"
@@ -21,6 +23,11 @@ std::vector<std::string> split_commas(const std::string& text) {
   return items;
 }
 
+const std::vector<std::string> kSyntheticKeys = {
+    "sessions", "tenants", "session_rate_per_s", "turns_mean", "think_time_mean_s", "system_prompt_tokens",
+    "user_tokens_mean", "output_tokens_mean", "max_context_tokens", "nominal_itl_s", "arrival_distribution",
+    "arrival_cv", "think_distribution", "think_time_cv", "system_prompt_scope", "document_share", "document_tokens"};
+
 // `key=value,key=value` overrides of the synthetic parameters.
 SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& args) {
   for (const auto& item : split_commas(args)) {
@@ -29,7 +36,8 @@ SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& 
     if (eq == std::string::npos)
       throw WorkloadError("workload spec: '" + item + "' is not KEY=VALUE");
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    auto number = [&](double lo, double hi) {
+    // A count (sessions, tokens) must be a whole number, as the same key given by --set must.
+    auto number = [&](double lo, double hi, bool whole = false) {
       size_t used = 0;
       double v = 0;
       try {
@@ -39,6 +47,8 @@ SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& 
       }
       if (used != value.size())
         throw WorkloadError("workload spec: synthetic key '" + key + "' has non-numeric value '" + value + "'");
+      if (whole && v != std::floor(v))
+        throw WorkloadError("workload spec: synthetic key '" + key + "' = " + value + " must be a whole number");
       if (v < lo || v > hi) {
         std::ostringstream os;
         os << "workload spec: synthetic key '" << key << "' = " << value << " is outside [" << lo << ", " << hi << "]";
@@ -53,32 +63,32 @@ SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& 
         throw WorkloadError("workload spec: synthetic key '" + key + "': " + e.what());
       }
     };
-    if (key == "sessions") p.sessions = static_cast<uint32_t>(number(1, 1e7));
-    else if (key == "tenants") p.tenants = static_cast<uint32_t>(number(1, 65535));
+    if (key == "sessions") p.sessions = static_cast<uint32_t>(number(1, 1e7, true));
+    else if (key == "tenants") p.tenants = static_cast<uint32_t>(number(1, 65535, true));
     else if (key == "session_rate_per_s") p.session_rate_per_s = number(1e-6, 1e6);
     else if (key == "turns_mean") p.turns_mean = number(1, 1000);
     else if (key == "think_time_mean_s") p.think_time_mean_s = number(1e-6, 1e6);
-    else if (key == "system_prompt_tokens") p.system_prompt_tokens = static_cast<uint32_t>(number(0, 1e6));
+    else if (key == "system_prompt_tokens") p.system_prompt_tokens = static_cast<uint32_t>(number(0, 1e6, true));
     else if (key == "user_tokens_mean") p.user_tokens_mean = number(1, 1e6);
     else if (key == "output_tokens_mean") p.output_tokens_mean = number(1, 1e6);
-    else if (key == "max_context_tokens") p.max_context_tokens = static_cast<uint32_t>(number(1, 1e7));
+    else if (key == "max_context_tokens") p.max_context_tokens = static_cast<uint32_t>(number(1, 1e7, true));
     else if (key == "nominal_itl_s") p.nominal_itl_s = number(0, 10);
     else if (key == "arrival_distribution") p.arrival_distribution = shape();
     else if (key == "arrival_cv") p.arrival_cv = number(0, IntervalDistribution::kMaxCv);
     else if (key == "think_distribution") p.think_distribution = shape();
     else if (key == "think_time_cv") p.think_time_cv = number(0, IntervalDistribution::kMaxCv);
     else if (key == "document_share") p.document_share = number(0, 1);
-    else if (key == "document_tokens") p.document_tokens = static_cast<uint32_t>(number(0, 1e7));
+    else if (key == "document_tokens") p.document_tokens = static_cast<uint32_t>(number(0, 1e7, true));
     else if (key == "system_prompt_scope") {
       if (value == "tenant") p.system_prompt_scope = SyntheticParams::SystemPromptScope::kTenant;
       else if (value == "global") p.system_prompt_scope = SyntheticParams::SystemPromptScope::kGlobal;
       else throw WorkloadError("workload spec: synthetic key 'system_prompt_scope': '" + value + "' is not one of tenant, global");
-    } else
-      throw WorkloadError("workload spec: unknown synthetic key '" + key +
-                          "' (known: sessions, tenants, session_rate_per_s, turns_mean, think_time_mean_s, "
-                          "system_prompt_tokens, user_tokens_mean, output_tokens_mean, max_context_tokens, nominal_itl_s, "
-                          "arrival_distribution, arrival_cv, think_distribution, think_time_cv, system_prompt_scope, "
-                          "document_share, document_tokens)");
+    } else {
+      std::string known;
+      for (const std::string& k : kSyntheticKeys) known += (known.empty() ? "" : ", ") + k;
+      throw WorkloadError("workload spec: unknown synthetic key '" + key + "'" + did_you_mean(key, kSyntheticKeys) +
+                          " (known: " + known + ")");
+    }
   }
   return p;
 }

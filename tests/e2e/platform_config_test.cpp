@@ -3,8 +3,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <algorithm>
 
 #include "platforms/platform.h"
+#include "platforms/key_modes.h"
+#include "platforms/progress.h"
 #include "platforms/platform_config.h"
 #include "tests/tlm/sc_test_main.h"
 
@@ -81,7 +85,7 @@ TEST(PlatformConfig, SetOverridesWinAndUnknownSetKeysFail) {
   const PlatformConfig c = load_platform("", {"hbm.kv_budget_gib=16", "hbm.eta_kv=0.3", "hbm.kv_budget_gib=20"});
   EXPECT_EQ(c.hbm.kv_budget_gib, 20);  // the last --set of a key wins
   EXPECT_EQ(c.hbm.eta_kv, 0.3);
-  EXPECT_NE(error_of("", {"hbm.nope=1"}).find("--set: unknown key 'hbm.nope'"), std::string::npos);
+  EXPECT_NE(error_of("", {"hbm.nope=1"}).find("--set 'hbm.nope=1': unknown key 'hbm.nope'"), std::string::npos);
   EXPECT_NE(error_of("", {"hbm.eta_kv=0"}).find("--set: key 'hbm.eta_kv' = 0"), std::string::npos);
   EXPECT_NE(error_of("", {"no_equals"}).find("expected section.key=value"), std::string::npos);
 }
@@ -159,6 +163,94 @@ TEST(PlatformConfig, IncludesComposeAndTheIncludingFileWins) {
     EXPECT_NE(std::string(e.what()).find("typo.ini:3: unknown key 'link.lane'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(load_platform((dir / "absent.ini").string()), ConfigError);
+}
+
+// Every key the mode table names is a declared key (a misspelt entry would never warn), and
+// config --help shows the mode beside each.
+TEST(KeyModes, EveryKeyWithAModeIsDeclaredAndItsModeIsListed) {
+  const std::string listing = describe_keys();
+  const std::vector<std::string> keys = keys_with_modes();
+  EXPECT_GT(keys.size(), 60u);
+  for (const std::string& k : keys) {
+    const size_t at = listing.find("  " + k + " ");
+    ASSERT_NE(at, std::string::npos) << k << " is not a declared key";
+    const std::string line = listing.substr(at, listing.find('\n', at) - at);
+    EXPECT_NE(line.find("[read only when " + key_read_when(k) + "]"), std::string::npos) << line;
+  }
+  EXPECT_EQ(key_read_when("hbm.kv_budget_gib"), "");  // read by every run
+}
+
+// Each family's verdict goes one way, then the other, on hand-set configurations.
+TEST(KeyModes, AKeySetForAnotherModeIsNamedWithTheModeInForce) {
+  PlatformConfig c = load_platform("");  // the default: operators, streamed, lru, idle ends, cxl2, full index
+  auto warned = [&](const std::string& key, const std::string& spec = "synthetic:") {
+    const auto w = unread_key_warnings(c, spec, {key});
+    return w.empty() ? std::string() : w.front();
+  };
+  EXPECT_EQ(warned("sched.prefill_tflops"),
+            "sched.prefill_tflops is not read: it is read only when sched.cost_model = two_bandwidth; here "
+            "sched.cost_model = operators");
+  EXPECT_EQ(warned("gpu.tflops_bf16"), "");
+  EXPECT_NE(warned("link.txn_overhead_bytes").find("here link.protocol = cxl2"), std::string::npos);
+  EXPECT_EQ(warned("link.credits_posted"), "");
+  EXPECT_NE(warned("ctrl.index_cache_entries").find("ctrl.index_org = full"), std::string::npos);
+  EXPECT_NE(warned("host.ema_alpha").find("here host.policy = lru"), std::string::npos);
+  EXPECT_EQ(warned("host.session_idle_s"), "");  // idle ends with dead blocks freed: read
+  EXPECT_EQ(warned("sched.stream_share"), "");
+  EXPECT_NE(warned("link.credits_m2s_req").find("CXL.mem"), std::string::npos);
+  EXPECT_EQ(warned("workload.sessions"), "");
+  EXPECT_NE(warned("workload.sessions", "mooncake:x.jsonl").find("here the workload is mooncake:"), std::string::npos);
+  EXPECT_EQ(warned("hbm.kv_budget_gib"), "");
+  // The other way.
+  c.sched.cost_model = CostModel::TwoBandwidth;
+  c.link.protocol = LinkProtocolKind::Simple;
+  c.ctrl.index_org = IndexOrg::Cached;
+  c.host.policy = "ema";
+  c.host.session_end = SessionEnd::LastTurn;
+  c.host.decode_residency = DecodeResidency::Pinned;
+  EXPECT_EQ(warned("sched.prefill_tflops"), "");
+  EXPECT_NE(warned("gpu.tflops_bf16").find("here sched.cost_model = two_bandwidth"), std::string::npos);
+  EXPECT_EQ(warned("link.txn_overhead_bytes"), "");
+  EXPECT_NE(warned("link.credits_posted").find("here link.protocol = simple"), std::string::npos);
+  EXPECT_EQ(warned("ctrl.index_cache_entries"), "");
+  EXPECT_EQ(warned("host.ema_alpha"), "");
+  EXPECT_NE(warned("host.session_idle_s").find("here host.session_end = last_turn"), std::string::npos);
+  EXPECT_NE(warned("sched.stream_share").find("here host.decode_residency = pinned"), std::string::npos);
+  // --set arguments give their keys once each, spaces dropped.
+  EXPECT_EQ(keys_of_overrides({" hbm.kv_budget_gib = 2", "host.policy=ema", "host.policy=lru"}),
+            (std::vector<std::string>{"hbm.kv_budget_gib", "host.policy"}));
+}
+
+// The progress line: the estimate scales the wall time by the requests left over those settled.
+TEST(Progress, LineAndEstimate) {
+  std::ostringstream out;
+  ProgressReporter p(out, false, 0.0);
+  p.begin(60.0, 209);
+  EXPECT_EQ(p.line(12.34, 40, 3.1), "sim 12.3 s (last arrival 60.0 s) | 40/209 requests | wall 3.1 s | ETA 13 s");
+  EXPECT_EQ(p.line(0.5, 0, 0.2), "sim 0.5 s (last arrival 60.0 s) | 0/209 requests | wall 0.2 s | ETA n/a");
+  EXPECT_EQ(p.line(80.0, 209, 9.0), "sim 80.0 s (last arrival 60.0 s) | 209/209 requests | wall 9.0 s | ETA 0 s");
+  // Not a terminal: whole lines, nothing to clear at the end.
+  p.update(1.0, 10);
+  p.update(2.0, 20);
+  p.end();
+  const std::string text = out.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_EQ(text.rfind("kvtier: sim 1.0 s", 0), 0u);
+  // A terminal: one line redrawn in place, cleared at the end.
+  std::ostringstream tty;
+  ProgressReporter q(tty, true, 0.0);
+  q.begin(60.0, 209);
+  q.update(1.0, 10);
+  q.end();
+  EXPECT_EQ(tty.str().front(), '\r');
+  EXPECT_EQ(tty.str().find('\n'), std::string::npos);
+  // Rate limited: a second update within the interval prints nothing.
+  std::ostringstream slow;
+  ProgressReporter r(slow, false, 3600.0);
+  r.begin(60.0, 209);
+  r.update(1.0, 10);
+  EXPECT_TRUE(slow.str().empty());
 }
 
 // The platform library links SystemC, whose main() calls sc_main().

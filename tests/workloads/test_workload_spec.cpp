@@ -23,7 +23,7 @@ TEST(WorkloadSpec, TraceKindsNeedAFile) {
 
 TEST(WorkloadSpec, UnknownOptionListsTheKnownOnes) {
   EXPECT_CONTAINS(load_error("mooncake:" + bundled(kMooncake) + ",limt=3"),
-                  "unknown option 'limt' (known: window, rate_scale, limit, tenants, tenant, lenient)");
+                  "unknown option 'limt' (did you mean 'limit'?) (known: window, rate_scale, limit, tenants, tenant, lenient)");
   // failed= and context= are BurstGPT's only.
   EXPECT_CONTAINS(load_error("mooncake:" + bundled(kMooncake) + ",failed=skip"), "unknown option 'failed'");
 }
