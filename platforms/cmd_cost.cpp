@@ -73,7 +73,11 @@ int cmd_cost(int argc, char** argv) {
     else if (phase == "prefill") q.phase = CostPhase::Prefill;
     else throw ConfigError("--phase '" + phase + "' is not decode or prefill");
     if (q.phase == CostPhase::Prefill && chunk) throw ConfigError("--prefill-chunk applies to --phase decode");
-    const PlatformConfig c = load_platform(platform, overrides);
+    // Each row says whether it fits; the platform's own width need not (a model too large for
+    // one GPU is the usual reason to ask for several widths).
+    LoadChecks checks;
+    checks.hbm_fit = false;
+    const PlatformConfig c = load_platform(platform, overrides, checks);
     const std::vector<CostRow> rows = cost_rows(c, q);
     std::cout << format_cost(c, rows);
     if (!json_path.empty()) {

@@ -39,6 +39,13 @@ CostRow cost_row(const PlatformConfig& c, uint64_t tokens, uint32_t tp, uint64_t
     b.attended_pairs = tokens * context + tokens * (tokens + 1) / 2;
   }
   r.tokens = b.tokens();
+  // The KV the batch holds: every decode request's context and its new token; a prompt's
+  // cached tokens and its own; a mixed step's chunk.
+  const uint64_t kv_tokens = phase == CostPhase::Decode ? tokens * (context + 1) + prefill_chunk : context + tokens;
+  r.weights_bytes = m.weight_bytes(c.model.weight_dtype_bytes) / tp;
+  r.kv_bytes = static_cast<double>(kv_tokens) * static_cast<double>(m.kv_bytes_per_token(c.model.kv_dtype_bytes)) / tp;
+  r.reserve_bytes = c.hbm.activation_reserve_gib * 1024.0 * 1024.0 * 1024.0;
+  r.fits = r.hbm_need_bytes() <= c.hbm.capacity_gb * 1e9;
   r.cost = model.operators(b);
   r.step_s = model.step(b.decode_tokens, b.context_tokens, b.new_tokens, b.attended_pairs, b.prefill_sequences).total_s();
   return r;
@@ -74,6 +81,8 @@ nlohmann::ordered_json cost_json(const PlatformConfig& c, const std::vector<Cost
                     {"layers", r.cost.layers},
                     {"lm_head_s", r.cost.lm_head_s},
                     {"step_s", r.step_s},
+                    {"fits", r.fits},
+                    {"hbm_need_gb", r.hbm_need_bytes() / 1e9},
                     {"ops", ops}});
   }
   j["rows"] = list;
@@ -82,11 +91,12 @@ nlohmann::ordered_json cost_json(const PlatformConfig& c, const std::vector<Cost
 
 std::string format_cost(const PlatformConfig& c, const std::vector<CostRow>& rows) {
   std::ostringstream os;
-  os << "model " << c.model_shape.name << ", " << c.model_shape.layers << " layers, weights "
-     << c.model.weight_dtype_bytes << " B; platform " << c.source << "\n"
-     << "per layer, us (lm_head and step: per step, ms)\n";
+  os << "model " << c.model_shape.name << ", " << c.model_shape.layers << " layers, "
+     << c.model.weight_dtype_bytes << " B per weight; platform " << c.source << "\n"
+     << "per layer, us (lm_head and step: per step, ms; fits: weights / tp + the batch's KV / tp + "
+     << "hbm.activation_reserve_gib within hbm.capacity_gb = " << c.hbm.capacity_gb << " GB)\n";
   const char* head[] = {"tokens", "tp", "context", "qkv", "attn", "o_proj", "gate_up", "down", "router", "norms",
-                        "adds", "act", "rotary", "allred", "layer", "lm_head", "step_ms"};
+                        "adds", "act", "rotary", "allred", "layer", "lm_head", "step_ms", "fits"};
   for (const char* h : head) os << std::setw(9) << h;
   os << "\n" << std::fixed;
   for (const CostRow& r : rows) {
@@ -95,7 +105,15 @@ std::string format_cost(const PlatformConfig& c, const std::vector<CostRow>& row
     for (double s : {o.qkv_s, o.attention_s, o.out_proj_s, o.gate_up_s, o.down_s, o.router_s, o.norms_s, o.residual_s,
                      o.activation_s, o.rotary_s, o.allreduce_s, r.cost.layer_s()})
       os << std::setw(9) << s * 1e6;
-    os << std::setprecision(3) << std::setw(9) << r.cost.lm_head_s * 1e3 << std::setw(9) << r.step_s * 1e3 << "\n";
+    os << std::setprecision(3) << std::setw(9) << r.cost.lm_head_s * 1e3 << std::setw(9) << r.step_s * 1e3
+       << std::setw(9) << (r.fits ? "yes" : "NO") << "\n";
+  }
+  // Why a row does not fit, once per width and batch.
+  for (const CostRow& r : rows) {
+    if (r.fits) continue;
+    os << std::setprecision(1) << "  does not fit: tp " << r.tp << ", " << r.tokens << " tokens: weights "
+       << r.weights_bytes / 1e9 << " GB + KV " << r.kv_bytes / 1e9 << " GB + reserve " << r.reserve_bytes / 1e9
+       << " GB = " << r.hbm_need_bytes() / 1e9 << " GB > " << c.hbm.capacity_gb << " GB\n";
   }
   return os.str();
 }

@@ -28,10 +28,15 @@ struct CostRow {
   StepBatch batch;
   StepCost cost;
   double step_s = 0;               // DecodeCostModel::step(...).total_s(): the scheduler's step time
+  // Whether the batch fits one GPU's HBM at this width: weights / tp + the batch's KV / tp +
+  // hbm.activation_reserve_gib against hbm.capacity_gb (bytes).
+  double weights_bytes = 0, kv_bytes = 0, reserve_bytes = 0;
+  bool fits = true;
+  double hbm_need_bytes() const { return weights_bytes + kv_bytes + reserve_bytes; }
 };
 
-// One row per (tp, tokens). Throws ConfigError when a width does not divide the model's heads, or
-// when the platform does not use the operator model.
+// One row per (tp, tokens), each marked whether it fits the GPU's HBM. Throws ConfigError when a
+// width does not divide the model's heads, or when the platform does not use the operator model.
 std::vector<CostRow> cost_rows(const PlatformConfig& platform, const CostQuery& query);
 // One row, for calibration: `tokens` rows through the layer on `tp` GPUs, no KV read.
 CostRow cost_row(const PlatformConfig& platform, uint64_t tokens, uint32_t tp, uint64_t context = 0,

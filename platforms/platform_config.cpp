@@ -222,7 +222,7 @@ struct Loader {
   }
 };
 
-void validate(const PlatformConfig& c) {
+void validate(const PlatformConfig& c, const LoadChecks& checks) {
   const std::string& src = c.source;
   const workload::ModelDescriptor& m = c.model_shape;
   const double gib = 1024.0 * 1024.0 * 1024.0;
@@ -234,9 +234,9 @@ void validate(const PlatformConfig& c) {
                       std::to_string(m.kv_heads) + " KV heads");
   const double weights = m.weight_bytes(c.model.weight_dtype_bytes);
   const double need = weights / tp + (c.hbm.kv_budget_gib + c.hbm.activation_reserve_gib) * gib;
-  if (need > c.hbm.capacity_gb * 1e9) {
+  if (checks.hbm_fit && need > c.hbm.capacity_gb * 1e9) {
     std::ostringstream os;
-    os << std::fixed << std::setprecision(1) << src << ": model " << c.model.name << " weights " << weights / 1e9
+    os << std::fixed << std::setprecision(1) << src << ": model " << m.name << " weights " << weights / 1e9
        << " GB (model.weight_dtype_bytes = " << c.model.weight_dtype_bytes << ")";
     if (tp > 1) os << " / model.tensor_parallel " << tp << " = " << weights / tp / 1e9 << " GB per GPU";
     os << " + hbm.kv_budget_gib " << c.hbm.kv_budget_gib
@@ -294,7 +294,8 @@ void validate(const PlatformConfig& c) {
 namespace {
 
 PlatformConfig load_from(const std::string& text, const std::string& name, const std::string& base_dir,
-                         const std::vector<std::string>& overrides, const std::map<std::string, std::string>* embedded) {
+                         const std::vector<std::string>& overrides, const std::map<std::string, std::string>* embedded,
+                         const LoadChecks& checks = {}) {
   PlatformConfig config;
   config.source = name;
   KeyRegistry registry = declare_all(config);
@@ -336,7 +337,7 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
     if (per_block < groups) config.host.layer_groups = 0;
   }
   config.model_shape = resolve_model(config.model, loader.vm.count("model.config") ? loader.where["model.config"] : name);
-  validate(config);
+  validate(config, checks);
   const uint32_t window = config.model_shape.max_position_embeddings;
   if (config.sched.max_model_len && window && config.sched.max_model_len > window)
     std::cerr << "kvtier: warning: " << (loader.where.count("sched.max_model_len") ? loader.where["sched.max_model_len"] : name)
@@ -387,12 +388,13 @@ std::string embedded_platform_key(const std::string& path) {
   return embedded_platform_files().count(key) ? key : "";
 }
 
-PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides) {
+PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides,
+                             const LoadChecks& checks) {
   const auto& files = embedded_platform_files();
   if (path.empty()) {
     const std::string key = embedded_platform_key(kDefaultPlatformFile);
     return load_from(files.at(key), kDefaultPlatformName, std::filesystem::path(key).parent_path().generic_string(),
-                     overrides, &files);
+                     overrides, &files, checks);
   }
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
@@ -406,7 +408,7 @@ PlatformConfig load_platform(const std::string& path, const std::vector<std::str
     const std::string key = embedded_platform_key(path);
     if (key.empty()) throw ConfigError("cannot open platform file '" + path + "'");
     return load_from(files.at(key), "platforms/" + key + " (embedded)",
-                     std::filesystem::path(key).parent_path().generic_string(), overrides, &files);
+                     std::filesystem::path(key).parent_path().generic_string(), overrides, &files, checks);
   }
   std::stringstream ss;
   ss << f.rdbuf();
@@ -414,7 +416,7 @@ PlatformConfig load_platform(const std::string& path, const std::vector<std::str
   // was meant (a truncated copy, a wrong path).
   if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos)
     throw ConfigError("platform file '" + path + "' is empty");
-  return load_platform_text(ss.str(), path, std::filesystem::path(path).parent_path().string(), overrides);
+  return load_from(ss.str(), path, std::filesystem::path(path).parent_path().string(), overrides, nullptr, checks);
 }
 
 std::string describe(const PlatformConfig& config) {

@@ -76,7 +76,13 @@ uint32_t effective_max_model_len(const PlatformConfig& c);
 
 // Loads and validates a platform file (or, with path empty, the embedded default). A path that
 // is not on disk but names an embedded platform file loads that file.
-PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides = {});
+// Checks a caller may relax: `kvtier cost` judges each row's fit itself (a model that does not
+// fit the platform's own tensor-parallel width may fit a wider one).
+struct LoadChecks {
+  bool hbm_fit = true;  // weights / model.tensor_parallel + KV budget + reserve within hbm.capacity_gb
+};
+PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides = {},
+                             const LoadChecks& checks = {});
 // The same from text already in memory; `name` is used in messages, `base_dir` for includes.
 PlatformConfig load_platform_text(const std::string& text, const std::string& name, const std::string& base_dir,
                                   const std::vector<std::string>& overrides = {});
