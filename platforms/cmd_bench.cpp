@@ -1,8 +1,10 @@
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -22,6 +24,22 @@
 namespace po = boost::program_options;
 
 namespace kvtier {
+namespace {
+// The process's resident set now (/proc/self/statm), in MiB; 0 where it cannot be read.
+double resident_mib() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0.0;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+// The process's peak resident set so far (getrusage: KiB on Linux), in MiB.
+double peak_resident_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+}  // namespace
+
 
 namespace {
 
@@ -184,7 +202,9 @@ int cmd_bench(int argc, char** argv) {
     CeilingInitiator ceiling_initiator("bench_ceiling_initiator");
     CeilingTarget ceiling_target("bench_ceiling_target");
     ceiling_initiator.socket.bind(ceiling_target.socket);
+    const double rss_before_mib = resident_mib();
     RunResult r = simulate(options);
+    const double peak_rss_mib = peak_resident_mib();
     const SchedStats& s = r.platform->scheduler().stats();
     const double sim_wall = r.wall_time_s - r.setup_wall_s;
     const uint64_t boundary = r.platform->boundary_transactions();
@@ -228,7 +248,23 @@ int cmd_bench(int argc, char** argv) {
       std::cout << "n/a (the run moved no block)\n";
     std::cout << std::setprecision(0)
               << "  decode steps per wall s           " << s.steps / sim_wall << "\n"
-              << "  tokens per wall s                 " << s.tokens_generated / sim_wall << "\n";
+              << "  tokens per wall s                 " << s.tokens_generated / sim_wall << "\n"
+              << std::setprecision(1)
+              << "  requests per wall s               " << s.requests_completed / sim_wall << " ("
+              << s.requests_completed << " completed / simulation wall time)\n";
+    // Memory (docs/model.md, "Simulation cost"): the process's peak resident set, and what the
+    // run added to it over the blocks the host's books held at most. The offline-optimal bound
+    // is not computed by bench (a run writing stats.json computes it at the end).
+    const uint64_t tracked = r.platform->host().peak_tracked_blocks();
+    std::cout << "  peak RSS                          " << peak_rss_mib << " MiB (whole process; "
+              << rss_before_mib << " MiB before the run)\n"
+              << "  tracked blocks, peak              " << tracked << " (blocks in the host's books)\n"
+              << "  memory per tracked block          ";
+    if (tracked > 0)
+      std::cout << std::setprecision(0) << (peak_rss_mib - rss_before_mib) * 1024.0 * 1024.0 / static_cast<double>(tracked)
+                << " bytes ((peak RSS - RSS before the run) / peak tracked blocks)\n";
+    else
+      std::cout << "n/a (the run tracked no block)\n";
     if (const auto* rtl = dynamic_cast<const cosim::RtlDataPlane*>(&r.platform->controller())) {
       const cosim::EngineSpeed& e = rtl->speed();
       std::cout << std::setprecision(0) << "  RTL engine cycles evaluated       " << e.evaluated_cycles << " ("

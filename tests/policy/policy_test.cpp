@@ -397,6 +397,43 @@ TEST(OfflineOptimal, LargeStringRunsInLinearithmicTime) {
   EXPECT_EQ(r.references, 1000000u);
 }
 
+// The run's reference log (9 bytes a reference, in chunks of 64 Ki) gives back every reference as
+// pushed, across chunk boundaries, and the bound reads it as it reads the plain vector.
+TEST(OfflineOptimal, ReferenceLogKeepsEveryReferenceAndGivesTheSameBound) {
+  std::mt19937_64 rng(11);
+  const std::vector<BlockReference> refs = random_string(rng, 3 * 65536 + 17, 40000, 0.3);
+  kv::ReferenceLog log;
+  for (const BlockReference& r : refs) log.push_back(r.key, r.kind, r.counted);
+  ASSERT_EQ(log.size(), refs.size());
+  for (size_t i : {size_t{0}, size_t{65535}, size_t{65536}, size_t{131071}, size_t{131072}, refs.size() - 1}) {
+    EXPECT_EQ(log.key(i), refs[i].key) << i;
+    EXPECT_EQ(log.kind(i), refs[i].kind) << i;
+    EXPECT_EQ(log.counted(i), refs[i].counted) << i;
+  }
+  size_t differing = 0;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const BlockReference r = log[i];
+    differing += r.key != refs[i].key || r.kind != refs[i].kind || r.counted != refs[i].counted;
+  }
+  EXPECT_EQ(differing, 0u);
+  EXPECT_EQ(log.bytes(), 4u * 65536u * 9u);  // four chunks, the last partly filled
+  for (uint64_t capacity : {1u, 100u, 5000u}) {
+    const auto a = kv::offline_optimal(log, capacity), b = kv::offline_optimal(refs, capacity);
+    EXPECT_EQ(a.references, b.references);
+    EXPECT_EQ(a.counted_references, b.counted_references);
+    EXPECT_EQ(a.blocks, b.blocks);
+    EXPECT_EQ(a.promotions, b.promotions);
+    EXPECT_EQ(a.hits, b.hits);
+    EXPECT_EQ(a.counted_hits, b.counted_hits);
+    EXPECT_EQ(a.belady_demotions, b.belady_demotions);
+    EXPECT_EQ(a.demotions_lower_bound, b.demotions_lower_bound);
+  }
+  // Distinct keys counted independently of the bound.
+  std::set<uint64_t> keys;
+  for (const BlockReference& r : refs) keys.insert(r.key);
+  EXPECT_EQ(kv::offline_optimal(log, 10).blocks, keys.size());
+}
+
 // ---------------------------------------------------------------- cache-curve replay
 
 TEST(CacheReplay, SemanticsOnHandBuiltStrings) {

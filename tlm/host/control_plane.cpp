@@ -228,6 +228,7 @@ HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t se
     b.owner_tenant = static_cast<uint16_t>(tenant);
     policy_store_.adopt(b);
     ++stats_.unique_blocks;
+    peak_tracked_blocks_ = std::max<uint64_t>(peak_tracked_blocks_, blocks_.size());
   } else if (b.id.session != session) {
     b.multi_session = true;
   }
@@ -297,7 +298,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
       // A block another request streams is recomputed rather than promoted: promoting it would
       // need room streamed residency is short of by construction.
       const bool readable = b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier && !b.streamed_by);
-      references_.push_back({b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true});
+      references_.push_back(b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true);
       ++stats_.references;
       position_cached = position_cached && readable;
     }
@@ -511,7 +512,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
     pin(b);
     run.hold(b);
     reference(b, run.tenant, now_s, run.continues, false);
-    references_.push_back({b.id.key, kv::ReferenceKind::Produce, false});
+    references_.push_back(b.id.key, kv::ReferenceKind::Produce, false);
   }
   run.private_ids.clear();
 }

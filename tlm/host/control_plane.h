@@ -281,7 +281,11 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   const ReplacementPolicy& policy() const { return *policy_; }
   // Every block reference in order: prompt blocks at admission (Read when the block was in HBM
   // or the tier, Produce when prefill computes it) and blocks decode fills (Produce).
-  const std::vector<kv::BlockReference>& reference_string() const { return references_; }
+  const kv::ReferenceLog& reference_string() const { return references_; }
+  // Blocks the host's books hold now and at most (every block with state: in HBM, in the tier,
+  // or keyed and not yet freed), for the memory a run needs per tracked block (kvtier bench).
+  uint64_t tracked_blocks() const { return blocks_.size(); }
+  uint64_t peak_tracked_blocks() const { return peak_tracked_blocks_; }
   // The offline-optimal bound over reference_string() at the same budget (computed once).
   const kv::OfflineOptimalResult& offline_optimal() const {
     if (!optimal_) optimal_ = kv::offline_optimal(references_, budget_);
@@ -428,9 +432,10 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   const double cycle_s_;
   std::unique_ptr<ReplacementPolicy> policy_;
   BlockTable blocks_;
+  uint64_t peak_tracked_blocks_ = 0;
   BlockPolicyStates policy_store_{config_.persistent_policy, blocks_};
   kv::WriteOnceLedger ledger_;
-  std::vector<kv::BlockReference> references_;  // for the offline-optimal bound
+  kv::ReferenceLog references_;  // for the offline-optimal bound
   mutable std::optional<kv::OfflineOptimalResult> optimal_;
   std::unordered_map<uint64_t, Running> running_;
   std::vector<uint64_t> free_hbm_slots_;

@@ -13,50 +13,21 @@ namespace {
 // A reference index that is none: never read again, nothing starts here.
 constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
 
-}  // namespace
+// A reference's key beside its index, 12 bytes (a std::pair would pad to 16): the sort below
+// holds one per reference, the largest array of the computation.
+#pragma pack(push, 4)
+struct KeyAt {
+  uint64_t key;
+  uint32_t at;
+};
+#pragma pack(pop)
+static_assert(sizeof(KeyAt) == 12, "KeyAt is packed");
 
-OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, uint64_t capacity) {
-  if (capacity == 0) throw std::invalid_argument("offline_optimal: capacity must be at least one block");
-  OfflineOptimalResult out;
+// Belady's MIN over the dense ids: promotions, hits and the MIN schedule's demotions into `out`.
+// Its next-use array lives only while it runs.
+void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id, const std::vector<uint8_t>& reads,
+                uint64_t capacity, OfflineOptimalResult& out) {
   const size_t n = refs.size();
-  if (n >= std::numeric_limits<uint32_t>::max() - 1)
-    throw std::invalid_argument("offline_optimal: at most 2^32 - 3 references (indices are 32-bit)");
-  out.references = n;
-
-  // Dense block ids in order of first reference (the eviction heap breaks ties between dead
-  // blocks by id), and each reference's effective kind (a key's first reference produces it).
-  // A whole trace makes tens of millions of references over tens of millions of keys: sorting
-  // (key, reference) pairs takes a fraction of the time and memory of a hash map that size,
-  // whose every insertion misses the cache. Within a key the sort puts its first reference first.
-  std::vector<uint32_t> id(n);
-  std::vector<uint8_t> reads(n);
-  {
-    std::vector<uint8_t> first(n, 0);
-    {
-      std::vector<std::pair<uint64_t, uint32_t>> by_key(n);
-      for (size_t i = 0; i < n; ++i) by_key[i] = {refs[i].key, static_cast<uint32_t>(i)};
-      std::sort(by_key.begin(), by_key.end());
-      for (size_t j = 0; j < n;) {
-        const uint32_t f = by_key[j].second;
-        first[f] = 1;
-        size_t e = j;
-        for (; e < n && by_key[e].first == by_key[j].first; ++e) id[by_key[e].second] = f;  // for now: the first reference
-        j = e;
-      }
-    }
-    // A key's id is the number of keys first referenced before it.
-    std::vector<uint32_t> rank(n);
-    uint32_t keys = 0;
-    for (size_t i = 0; i < n; ++i) {
-      rank[i] = keys;
-      keys += first[i];
-      out.counted_references += refs[i].counted;
-      reads[i] = !first[i] && refs[i].kind == ReferenceKind::Read;
-    }
-    for (size_t i = 0; i < n; ++i) id[i] = rank[id[i]];
-    out.blocks = keys;
-  }
-
   // Next use of the content each reference leaves resident: the key's next reference if that is
   // a Read, else never (the content is dead: produced anew or never referenced again).
   std::vector<uint32_t> next_read(n);
@@ -84,7 +55,7 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
       if (resident[b]) {
         if (reads[i]) {
           ++out.hits;
-          out.counted_hits += refs[i].counted;
+          out.counted_hits += refs.counted(i);
         }
       } else {
         if (reads[i]) ++out.promotions;
@@ -125,6 +96,74 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
       }
     }
   }
+}
+
+}  // namespace
+
+OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, uint64_t capacity) {
+  return offline_optimal(ReferenceLog(refs), capacity);
+}
+
+OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity) {
+  if (capacity == 0) throw std::invalid_argument("offline_optimal: capacity must be at least one block");
+  OfflineOptimalResult out;
+  const size_t n = refs.size();
+  if (n >= std::numeric_limits<uint32_t>::max() - 1)
+    throw std::invalid_argument("offline_optimal: at most 2^32 - 3 references (indices are 32-bit)");
+  out.references = n;
+
+  // Dense block ids in order of first reference (the eviction heap breaks ties between dead
+  // blocks by id), and each reference's effective kind (a key's first reference produces it).
+  // A whole trace makes tens of millions of references over tens of millions of keys: sorting
+  // (key, reference) pairs takes a fraction of the time and memory of a hash map that size,
+  // whose every insertion misses the cache. Within a key the sort puts its first reference first.
+  // The keys are sorted a share at a time (2^kShareBits = 8 shares by a mix of the key's bits), so
+  // the sort's array holds about an eighth of the references, not all: a key's references all
+  // fall in its share, and what comes out, each reference's first, does not depend on the split.
+  std::vector<uint32_t> id(n);
+  std::vector<uint8_t> reads(n);
+  {
+    constexpr unsigned kShareBits = 3;
+    const auto share_of = [](uint64_t key) {
+      key ^= key >> 31;
+      key *= 0x7fb5d329728ea185ULL;
+      key ^= key >> 27;
+      return static_cast<unsigned>(key >> (64 - kShareBits));
+    };
+    std::vector<uint64_t> in_share(size_t{1} << kShareBits, 0);
+    for (size_t i = 0; i < n; ++i) ++in_share[share_of(refs.key(i))];
+    std::vector<KeyAt> by_key;
+    by_key.reserve(*std::max_element(in_share.begin(), in_share.end()));
+    for (unsigned share = 0; share < in_share.size(); ++share) {
+      by_key.clear();
+      for (size_t i = 0; i < n; ++i)
+        if (share_of(refs.key(i)) == share) by_key.push_back(KeyAt{refs.key(i), static_cast<uint32_t>(i)});
+      std::sort(by_key.begin(), by_key.end(),
+                [](const KeyAt& a, const KeyAt& b) { return a.key != b.key ? a.key < b.key : a.at < b.at; });
+      const size_t m = by_key.size();
+      for (size_t j = 0; j < m;) {
+        const uint32_t f = by_key[j].at;
+        size_t e = j;
+        for (; e < m && by_key[e].key == by_key[j].key; ++e) id[by_key[e].at] = f;  // for now: the first reference
+        j = e;
+      }
+    }
+  }
+  {
+    // A key's id is the number of keys first referenced before it. In reference order a first
+    // reference points at itself and a later one at an earlier index, whose entry already holds
+    // the key's id when it is read: the ids replace the indices in place.
+    uint32_t keys = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const bool first = id[i] == i;
+      id[i] = first ? keys++ : id[id[i]];
+      out.counted_references += refs.counted(i);
+      reads[i] = !first && refs.kind(i) == ReferenceKind::Read;
+    }
+    out.blocks = keys;
+  }
+
+  belady_min(refs, id, reads, capacity, out);
 
   // Demotion floor. Split each key's references into incarnations (a Produce starts one). An
   // incarnation read at least once is live on [produce, last read]; a schedule that never demotes

@@ -23,15 +23,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "tlm/kv/reference_log.h"
+
 namespace kvtier::kv {
-
-enum class ReferenceKind : uint8_t { Read = 0, Produce = 1 };
-
-struct BlockReference {
-  uint64_t key = 0;
-  ReferenceKind kind = ReferenceKind::Read;
-  bool counted = true;  // counted in the hit rate (a prompt's reference; decode fills are not)
-};
 
 struct OfflineOptimalResult {
   uint64_t references = 0;
@@ -45,7 +39,10 @@ struct OfflineOptimalResult {
   uint64_t traffic_lower_bound() const { return promotions + demotions_lower_bound; }
 };
 
-// `capacity` >= 1 blocks. Cost O(n log n) in the references; memory O(n).
+// `capacity` >= 1 blocks. Cost O(n log n) in the references; memory O(n): at its peak about 10
+// bytes per reference beside the log's 9 (the dense ids, then next uses or interval starts), and
+// arrays per distinct block.
+OfflineOptimalResult offline_optimal(const ReferenceLog& references, uint64_t capacity);
 OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& references, uint64_t capacity);
 
 // Belady's MIN over a plain key sequence (every reference a Read after the key's first): the

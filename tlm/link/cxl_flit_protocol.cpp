@@ -621,15 +621,16 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     }
     key.busy = busy_before > o ? busy_before - o : 0;
     key.earliest = E > o ? E - o : 0;
-    // The run before is the likeliest match (a DMA transfer's bursts repeat one situation):
-    // compared first, before hashing.
+    // The run before of this direction and class is the likeliest match (a DMA transfer's
+    // bursts repeat one situation): compared first, before hashing.
+    DirectionState::StreamMemo& memo = tx.stream_memo[static_cast<size_t>(cls)];
     const StreamLayout* found = nullptr;
-    if (last_stream_layout_ && key == last_stream_key_) {
-      found = last_stream_layout_.get();
+    if (memo.layout && key == memo.key) {
+      found = memo.layout.get();
     } else if (auto hit = stream_cache_.find(key); hit != stream_cache_.end()) {
       found = hit->second.get();
-      last_stream_key_ = key;
-      last_stream_layout_ = hit->second;
+      memo.key = key;
+      memo.layout = hit->second;
     }
     if (found) {
       const StreamLayout& l = *found;
@@ -746,10 +747,11 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   layout->shape = stream_shapes_.emplace(std::move(shape), next_shape_id_).first->second;
   if (layout->shape == next_shape_id_) ++next_shape_id_;
   if (keyed) {
-    if (stream_cache_.size() >= kStreamCacheEntries) stream_cache_.clear();  // the memo below is replaced too
+    if (stream_cache_.size() >= kStreamCacheEntries) stream_cache_.clear();
     stream_cache_.emplace(key, layout);
-    last_stream_key_ = key;
-    last_stream_layout_ = layout;
+    DirectionState::StreamMemo& memo = tx.stream_memo[static_cast<size_t>(cls)];
+    memo.key = key;
+    memo.layout = layout;
   }
   commit_stream(tx, back, *layout, o, n, E, t, first);
   source.credit_returns = TimeRun::patterned(o + rd, 0, layout->last_bits, n);

@@ -123,6 +123,15 @@ class CxlFlitProtocol : public LinkProtocol {
     TimeQueue owed_dllps;         // CXL.io DLLPs to send on this direction, when each is due
     TimeQueue owed_credits;       // CXL.mem credit returns to send on this direction
     std::array<StreamSource, static_cast<size_t>(FlowClass::Count)> stream_sources;
+    // Per flow class, the stream_cache_ entry this direction found or made last: a DMA
+    // transfer's bursts repeat one situation per class (a read's requests one way, its data the
+    // other), so the run before of the same direction and class is compared before hashing. An
+    // entry outliving a clear of the cache stays right (a layout is a function of its key).
+    struct StreamMemo {
+      StreamKey key;
+      std::shared_ptr<const StreamLayout> layout;
+    };
+    std::array<StreamMemo, static_cast<size_t>(FlowClass::Count)> stream_memo;
     uint64_t continued_messages = 0;  // appended to a deferred run (try_continue)
   };
   struct IoAppend {
@@ -239,10 +248,6 @@ class CxlFlitProtocol : public LinkProtocol {
   const bool fast_;                 // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
   std::unordered_map<StreamKey, std::shared_ptr<const StreamLayout>, StreamKeyHash> stream_cache_;
-  // The entry of stream_cache_ found or made last: a hit here is a hit there, with the same
-  // layout (whenever the cache is cleared, the entry made next replaces this one).
-  StreamKey last_stream_key_;
-  std::shared_ptr<const StreamLayout> last_stream_layout_;
   std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
   std::map<std::array<uint64_t, 4>, uint64_t> arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
   std::optional<std::pair<std::array<uint64_t, 4>, uint64_t>> last_arithmetic_shape_;  // the last one looked up, and its id
