@@ -177,6 +177,8 @@ int cmd_cache_curve(int argc, char** argv) {
   bool persistent = false, full_blocks_only = false;
   PolicyParams params;
   std::string ema_clock;
+  std::string platform;
+  std::vector<std::string> overrides;
 
   po::options_description options(
       "kvtier cache-curve WORKLOAD --sizes N1,N2,... [options]\n\n"
@@ -186,6 +188,11 @@ int cmd_cache_curve(int argc, char** argv) {
       "(docs/workloads.md)\n\nOptions");
   options.add_options()
       ("help,h", "print this help and exit")
+      ("platform", po::value<std::string>(&platform)->value_name("FILE"),
+       "build the workload as `kvtier run` does on this platform: its synthetic parameters, its "
+       "host.block_tokens (unless --block-tokens) and, without WORKLOAD, its workload.spec")
+      ("set", po::value<std::vector<std::string>>(&overrides)->composing()->value_name("SECTION.KEY=VALUE"),
+       "override one platform key (repeatable); implies the embedded platform without --platform")
       ("sizes", po::value<std::string>(&sizes_text)->value_name("N1,N2,..."), "cache sizes in blocks (required)")
       ("policies", po::value<std::string>(&policies_text)->default_value(policies_text)->value_name("P1,P2,..."),
        "from lru, lfu, ema, priority, admission, belady")
@@ -224,7 +231,10 @@ int cmd_cache_curve(int argc, char** argv) {
   } catch (const po::error& e) {
     return usage_error(e.what());
   }
-  if (spec.empty()) return usage_error("missing WORKLOAD");
+  // Without --platform or --set the replay keeps its own defaults (the generator's built-in
+  // parameters, the trace's own block size); with either, the workload is the run's.
+  const bool as_run = vm.count("platform") > 0 || !overrides.empty();
+  if (spec.empty() && !as_run) return usage_error("missing WORKLOAD");
   std::vector<uint64_t> sizes;
   if (!vm.count("sizes")) return usage_error("missing --sizes");
   if (auto e = parse_sizes(sizes_text, sizes)) return usage_error(*e);
@@ -240,9 +250,21 @@ int cmd_cache_curve(int argc, char** argv) {
   return guarded("cache-curve", [&]() {
     require_output_file("json", json_path);
     params.tenant_qos = parse_tenant_qos(tenant_qos);
+    uint32_t platform_block_tokens = 0;
+    if (as_run) {
+      const RunWorkloadInputs inputs = run_workload_inputs(load_platform(platform, overrides), spec, load.seed);
+      const bool lenient = load.trace.lenient;
+      load = inputs.load;
+      load.trace.lenient = lenient;
+      spec = inputs.spec;
+      platform_block_tokens = load.block_tokens;
+    }
     const std::string kind = spec.substr(0, spec.find(':'));
     const bool mooncake = kind == "mooncake";
-    load.block_tokens = block_tokens ? static_cast<uint32_t>(block_tokens) : mooncake ? kMooncakeBlockTokens : 16;
+    load.block_tokens = block_tokens          ? static_cast<uint32_t>(block_tokens)
+                        : platform_block_tokens ? platform_block_tokens
+                        : mooncake              ? kMooncakeBlockTokens
+                                                : 16;
     const Workload w = load_workload(spec, load);
     for (const auto& example : w.skipped_examples) std::cerr << "kvtier cache-curve: skipped " << example << "\n";
     std::vector<std::optional<uint64_t>> tails;

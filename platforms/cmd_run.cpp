@@ -79,7 +79,9 @@ int cmd_run(int argc, char** argv) {
       std::filesystem::create_directories(out);
       const std::string path = (std::filesystem::path(out) / "stats.json").string();
       std::ofstream f(path);
-      f << result.platform->report(result.wall_time_s, options.seed).dump(2) << "\n";
+      nlohmann::ordered_json report = result.platform->report(result.wall_time_s, options.seed);
+      add_run_provenance(report["provenance"], result, options);
+      f << report.dump(2) << "\n";
       if (!f) throw std::runtime_error("cannot write " + path);
       std::cout << "\nwrote " << path << "\n";
       const std::string per_request = (std::filesystem::path(out) / "requests.jsonl").string();

@@ -5,10 +5,12 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "platforms/cli_common.h"
+#include "platforms/simulate.h"
 #include "workloads/native_format.h"
 #include "workloads/trace_stats.h"
 #include "workloads/workload_spec.h"
@@ -27,23 +29,30 @@ int usage_error(const std::string& what) {
 }  // namespace
 
 int cmd_trace_stats(int argc, char** argv) {
-  LoadOptions load;
   TraceStatsOptions stats_options;
-  std::string spec, json_path, native_path;
-  bool prefix_only = false;
-  int64_t block_tokens = 16;  // read signed: Boost would wrap "-1" into a huge unsigned value
+  std::string spec, json_path, native_path, platform;
+  std::vector<std::string> overrides;
+  bool prefix_only = false, lenient = false;
+  uint64_t seed = 1;
+  int64_t block_tokens = 0;  // read signed: Boost would wrap "-1" into a huge unsigned value
 
-  po::options_description options("kvtier trace-stats WORKLOAD [options]\n\n"
+  po::options_description options("kvtier trace-stats [WORKLOAD] [options]\n\n"
                                   "WORKLOAD is a spec: synthetic:KEY=VALUE,... | mooncake:FILE[,OPT=V...] | "
                                   "azure:FILE[,...] | burstgpt:FILE[,...] | native:FILE[,...]\n"
                                   "(docs/workloads.md lists the per-kind options: window, rate_scale, limit, "
-                                  "tenants, tenant, lenient, failed, context)\n\nOptions");
+                                  "tenants, tenant, lenient, failed, context). The workload is built as `kvtier run`\n"
+                                  "builds it on the same --platform and --set: its synthetic parameters, its\n"
+                                  "host.block_tokens and, without WORKLOAD, its workload.spec.\n\nOptions");
   options.add_options()
       ("help,h", "print this help and exit")
-      ("block-tokens", po::value<int64_t>(&block_tokens)->default_value(16),
-       "tokens per KV block; trace blocks are mapped onto this size")
-      ("seed", po::value<uint64_t>(&load.seed)->default_value(1), "seed of the synthetic generator")
-      ("lenient", po::bool_switch(&load.trace.lenient), "skip and count bad trace lines instead of failing (default off)")
+      ("platform", po::value<std::string>(&platform)->default_value("")->value_name("FILE"),
+       "platform INI file; empty: the embedded platforms/h200-cxl2-x16.ini")
+      ("set", po::value<std::vector<std::string>>(&overrides)->composing()->value_name("SECTION.KEY=VALUE"),
+       "override one platform key (repeatable), as for kvtier run")
+      ("block-tokens", po::value<int64_t>(&block_tokens)->default_value(0),
+       "tokens per KV block; trace blocks are mapped onto this size; 0: the platform's host.block_tokens")
+      ("seed", po::value<uint64_t>(&seed)->default_value(1), "seed of the synthetic generator")
+      ("lenient", po::bool_switch(&lenient), "skip and count bad trace lines instead of failing (default off)")
       ("burst-window", po::value<double>(&stats_options.burst_window_s)->default_value(10.0),
        "window in seconds for the burstiness index (variance/mean of request counts per window)")
       ("prefix-only", po::bool_switch(&prefix_only),
@@ -71,9 +80,7 @@ int cmd_trace_stats(int argc, char** argv) {
   } catch (const po::error& e) {
     return usage_error(e.what());
   }
-  if (spec.empty()) return usage_error("missing WORKLOAD");
-  if (block_tokens < 1 || block_tokens > 65536) return usage_error("--block-tokens must lie in [1, 65536]");
-  load.block_tokens = static_cast<uint32_t>(block_tokens);
+  if (block_tokens < 0 || block_tokens > 65536) return usage_error("--block-tokens must lie in [0, 65536]");
   if (!(stats_options.burst_window_s > 0)) return usage_error("--burst-window must be a positive number of seconds");
   stats_options.include_decode_blocks = !prefix_only;
 
@@ -83,8 +90,12 @@ int cmd_trace_stats(int argc, char** argv) {
   } catch (const UsageError& e) {
     return usage_error(e.what());
   }
-  try {
-    const Workload workload = load_workload(spec, load);
+  return guarded("trace-stats", [&]() {
+    const RunWorkloadInputs inputs = run_workload_inputs(load_platform(platform, overrides), spec, seed);
+    LoadOptions load = inputs.load;
+    load.trace.lenient = lenient;
+    if (block_tokens > 0) load.block_tokens = static_cast<uint32_t>(block_tokens);
+    const Workload workload = load_workload(inputs.spec, load);
     for (const auto& example : workload.skipped_examples) std::cerr << "kvtier trace-stats: skipped " << example << "\n";
     const TraceStats stats = compute_trace_stats(workload, stats_options);
     print_trace_stats(stats, std::cout);
@@ -104,11 +115,8 @@ int cmd_trace_stats(int argc, char** argv) {
         return 1;
       }
     }
-  } catch (const WorkloadError& e) {
-    std::cerr << "kvtier trace-stats: workload error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }
 
 }  // namespace kvtier

@@ -48,15 +48,22 @@ void run_with_progress(const RunResult& r, ProgressReporter& progress) {
 
 }  // namespace
 
+RunWorkloadInputs run_workload_inputs(const PlatformConfig& config, const std::string& given_spec, uint64_t seed) {
+  RunWorkloadInputs in;
+  in.spec = given_spec.empty() ? config.workload.spec : given_spec;
+  in.load.block_tokens = config.host.block_tokens;
+  in.load.seed = seed;
+  in.load.synthetic = config.workload.synthetic;
+  return in;
+}
+
 RunResult simulate(const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   RunResult r;
   r.config = load_platform(options.platform, options.overrides);
-  workload::LoadOptions load;
-  load.block_tokens = r.config.host.block_tokens;
-  load.seed = options.seed;
-  load.synthetic = r.config.workload.synthetic;
-  const std::string spec = options.workload.empty() ? r.config.workload.spec : options.workload;
+  const RunWorkloadInputs inputs = run_workload_inputs(r.config, options.workload, options.seed);
+  const workload::LoadOptions& load = inputs.load;
+  const std::string& spec = inputs.spec;
   // A key given with --set that this configuration never reads changes nothing: say so.
   for (const std::string& w : unread_key_warnings(r.config, spec, keys_of_overrides(options.overrides)))
     std::cerr << "kvtier: warning: --set " << w << "\n";
@@ -89,6 +96,22 @@ RunResult simulate(const RunOptions& options) {
     if (!f) throw std::runtime_error("cannot write timeline " + options.timeline);
   }
   return r;
+}
+
+void add_run_provenance(nlohmann::ordered_json& provenance, const RunResult& result, const RunOptions& options) {
+  provenance["workload_spec"] = options.workload.empty() ? result.config.workload.spec : options.workload;
+  provenance["overrides"] = options.overrides;
+  provenance["model"] = result.config.model_shape.name;
+  // The listing without its first line, which names the file.
+  const std::string listing = describe(result.config);
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64
+  for (const unsigned char ch : listing.substr(listing.find('\n') + 1)) {
+    h ^= ch;
+    h *= 0x100000001b3ULL;
+  }
+  std::ostringstream hex;
+  hex << std::hex << std::setw(16) << std::setfill('0') << h;
+  provenance["config_fnv1a64"] = hex.str();
 }
 
 std::string format_header(const RunResult& result) {

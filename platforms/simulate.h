@@ -14,6 +14,7 @@
 #include "platforms/platform_config.h"
 #include "tlm/common/trace_event_log.h"
 #include "workloads/request.h"
+#include "workloads/workload_spec.h"
 
 namespace kvtier {
 
@@ -53,6 +54,21 @@ struct RunResult {
 
 // Throws ConfigError, workload::WorkloadError or sc_core::sc_report on bad input or a model error.
 RunResult simulate(const RunOptions& options);
+
+// The workload a run on `config` simulates, as `run` builds it: the spec given (or the platform's
+// workload.spec when none is), the platform's synthetic parameters and host.block_tokens.
+// trace-stats and cache-curve build theirs with it, so they count what a run serves.
+struct RunWorkloadInputs {
+  std::string spec;
+  workload::LoadOptions load;
+};
+RunWorkloadInputs run_workload_inputs(const PlatformConfig& config, const std::string& given_spec, uint64_t seed);
+
+// What tells two runs apart, added to stats.json's "provenance": the workload spec as given
+// (options included), every --set in order, the model the run served, and a hash of the
+// effective configuration (FNV-1a 64 of `kvtier config`'s listing, so equal hashes mean equal
+// settings whatever spelling or file gave them).
+void add_run_provenance(nlohmann::ordered_json& provenance, const RunResult& result, const RunOptions& options);
 
 // The printed summary: the header (platform and workload), then every metric with its unit and
 // meaning. format_header is the first part alone, for a command that prints it at the start.
