@@ -72,6 +72,9 @@ RunResult simulate(const RunOptions& options) {
   r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
   if (!options.timeline.empty()) {
     r.trace = std::make_unique<TraceEventLog>(options.timeline_start_s, options.timeline_end_s);
+    r.timeline_file = std::make_unique<std::ofstream>(options.timeline);
+    if (!*r.timeline_file) throw std::runtime_error("cannot write timeline " + options.timeline);
+    r.trace->stream_to(*r.timeline_file);
     r.platform->attach_trace(r.trace.get());
   }
   const auto t1 = std::chrono::steady_clock::now();
@@ -91,9 +94,15 @@ RunResult simulate(const RunOptions& options) {
   r.setup_wall_s = std::chrono::duration<double>(t1 - t0).count();
   r.wall_time_s = std::chrono::duration<double>(t2 - t0).count();
   if (r.trace) {
-    std::ofstream f(options.timeline);
-    r.trace->write(f);
-    if (!f) throw std::runtime_error("cannot write timeline " + options.timeline);
+    r.trace->finish();
+    r.timeline_file->close();
+    if (!*r.timeline_file) throw std::runtime_error("cannot write timeline " + options.timeline);
+    // A window that misses the run keeps only the tracks' names: say so rather than leave an
+    // empty-looking file unexplained.
+    const double end_s = r.platform->scheduler().stats().end_s;
+    if (options.timeline_start_s > end_s)
+      std::cerr << "kvtier: warning: --timeline-window starts at " << options.timeline_start_s
+                << " s, after the run ended at " << end_s << " s of simulated time; the timeline holds no events\n";
   }
   return r;
 }

@@ -2,6 +2,7 @@
 // One simulation from options to report: load the platform, load the workload, elaborate,
 // run to completion. SystemC elaborates once per process, so a process runs one simulation.
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -47,6 +48,7 @@ struct RunResult {
   std::unique_ptr<workload::Workload> workload;
   std::unique_ptr<Platform> platform;
   std::unique_ptr<TraceEventLog> trace;  // with RunOptions::timeline
+  std::unique_ptr<std::ofstream> timeline_file;  // the timeline is streamed here while the run goes
   double wall_time_s = 0.0;
   double setup_wall_s = 0.0;           // platform and workload loading
   std::string stopped;                 // non-empty: why the run stopped before every request settled
