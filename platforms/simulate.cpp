@@ -134,15 +134,22 @@ std::string format_header(const RunResult& result) {
 std::string format_summary(const RunResult& result, bool with_header) {
   std::ostringstream os;
   if (with_header) os << format_header(result);
-  os << std::left << std::setw(34) << "metric" << std::right << std::setw(16) << "value" << "  " << std::left
-     << std::setw(10) << "unit" << "meaning\n";
-  for (const Metric& m : result.platform->metrics(result.wall_time_s)) {
+  // Columns as wide as their longest entry (a unit like "preemptions" ran into its meaning).
+  const std::vector<Metric> metrics = result.platform->metrics(result.wall_time_s);
+  size_t key_width = 34, unit_width = 10;
+  for (const Metric& m : metrics) {
+    key_width = std::max(key_width, m.key.size() + 1);
+    unit_width = std::max(unit_width, m.unit.size() + 2);
+  }
+  os << std::left << std::setw(static_cast<int>(key_width)) << "metric" << std::right << std::setw(16) << "value"
+     << "  " << std::left << std::setw(static_cast<int>(unit_width)) << "unit" << "meaning\n";
+  for (const Metric& m : metrics) {
     std::ostringstream v;
     if (m.value.is_null()) v << "n/a";
     else if (m.value.is_number_integer() || m.value.is_number_unsigned()) v << m.value.get<uint64_t>();
     else v << std::setprecision(6) << m.value.get<double>();
-    os << std::left << std::setw(34) << m.key << std::right << std::setw(16) << v.str() << "  " << std::left
-       << std::setw(10) << m.unit << m.description << "\n";
+    os << std::left << std::setw(static_cast<int>(key_width)) << m.key << std::right << std::setw(16) << v.str()
+       << "  " << std::left << std::setw(static_cast<int>(unit_width)) << m.unit << m.description << "\n";
   }
   os << "\n" << result.platform->constraints_summary();
   return os.str();
