@@ -245,7 +245,9 @@ std::string CosimBench::describe(uint64_t i) const {
     const cmdset::Completion& c = o.completion;
     os << "completion tag " << c.tag << " status " << cmdset::to_string(c.status) << " flags " << unsigned(c.flags)
        << " bursts " << c.bursts << " ts_accepted " << c.ts_accepted << " ts_lookup_done " << c.ts_lookup_done
-       << " ts_transfer_done " << c.ts_transfer_done << ", posted " << (o.posted - base_) << " into the stream\n    transactions ("
+       << " ts_transfer_done " << c.ts_transfer_done << " (engine cycles), posted "
+       << std::fixed << std::setprecision(3) << (o.posted - base_).to_seconds() * 1e9 << std::defaultfloat
+       << " ns into the stream\n    transactions ("
        << o.txns.size() << "):";
 
     const size_t shown = std::min<size_t>(o.txns.size(), 8);

@@ -536,8 +536,8 @@ int cmd_experiment(int argc, char** argv) {
       "tenants", po::value<std::string>(&o.tenant_counts)->default_value("1,4,16,64"), "c3: tenant counts")(
       "budgets", po::value<std::string>(&o.budgets)->default_value("8,16,32,64"), "c4: HBM KV budgets, GiB")(
       "material", po::value<double>(&o.material)->default_value(0.01), "c2: lookup share that is material")(
-      "core-share", po::value<double>(&o.core_share)->default_value(0.10), "c3: share of one core that is material")(
-      "stall-difference", po::value<double>(&o.stall_difference)->default_value(0.05),
+      "core-share", po::value<double>(&o.core_share)->default_value(0.10, "0.1"), "c3: share of one core that is material")(
+      "stall-difference", po::value<double>(&o.stall_difference)->default_value(0.05, "0.05"),
       "c1: relative exposed-stall difference that is material");
   po::positional_options_description positional;
   positional.add("experiment", 1);
