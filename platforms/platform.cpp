@@ -128,7 +128,8 @@ void Platform::write_requests(std::ostream& os) const {
     j["preemptions"] = r.preemptions;
     j["load_wait_s"] = r.load_wait_s;
     j["stall_s"] = r.stall_s;
-    j["max_itl_s"] = r.max_itl_s;
+    // A gap needs two tokens: a request rejected or done after one token has none (null, not 0).
+    j["max_itl_s"] = r.generated_tokens >= 2 ? nlohmann::json(r.max_itl_s) : nlohmann::json(nullptr);
     j["rejected"] = r.rejected.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.rejected);
     os << j.dump() << "\n";
   }

@@ -69,6 +69,11 @@ RunResult simulate(const RunOptions& options) {
     std::cerr << "kvtier: warning: --set " << w << "\n";
   r.workload = std::make_unique<workload::Workload>(workload::load_workload(spec, load));
   if (r.workload->requests.empty()) throw workload::WorkloadError("workload '" + spec + "' has no requests");
+  // Lines a lenient read left out are said, as trace-stats says them: a run should not quietly
+  // serve fewer requests than the file holds.
+  for (const std::string& example : r.workload->skipped_examples) std::cerr << "kvtier: skipped " << example << "\n";
+  if (r.workload->skipped_lines > 0)
+    std::cerr << "kvtier: skipped " << r.workload->skipped_lines << " bad line(s) of the trace in all (lenient)\n";
   r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
   if (!options.timeline.empty()) {
     r.trace = std::make_unique<TraceEventLog>(options.timeline_start_s, options.timeline_end_s);

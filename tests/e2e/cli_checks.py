@@ -178,10 +178,25 @@ def check_streamed_preset_regime(kvtier):
     expect("streaming part" not in qout, "the pinned verdict names streaming")
 
 
+def check_max_itl_needs_two_tokens(kvtier):
+    # One-token answers (output_tokens_mean = 1) have no gap between tokens: null, not 0; a
+    # request with two or more tokens has a positive one.
+    with tempfile.TemporaryDirectory() as d:
+        p = run(kvtier, "run", "--quiet", "--workload", "synthetic:sessions=3,output_tokens_mean=1", "--out", d)
+        expect(p.returncode == 0, p.stderr)
+        rows = [json.loads(l) for l in pathlib.Path(d, "requests.jsonl").read_text().splitlines()]
+        short = [r for r in rows if r["generated_tokens"] < 2]
+        long = [r for r in rows if r["generated_tokens"] >= 2]
+        expect(short and long, f"the workload gave {len(short)} one-token and {len(long)} longer answers")
+        expect(all(r["max_itl_s"] is None for r in short), "a one-token answer has a max_itl_s")
+        expect(all(r["max_itl_s"] is not None and r["max_itl_s"] > 0 for r in long), "a longer answer lacks its gap")
+
+
 CHECKS = {f.__name__[len("check_"):]: f for f in [check_same_seed_same_stats, check_bad_input_exits_nonzero,
                                                    check_help_lists_defaults, check_config_prints_effective_values,
                                                    check_bench_reports_ceiling_and_promotions,
-                                                   check_bench_compares_per_layer, check_streamed_preset_regime]}
+                                                   check_bench_compares_per_layer, check_streamed_preset_regime,
+                                                   check_max_itl_needs_two_tokens]}
 
 if __name__ == "__main__":
     CHECKS[sys.argv[2]](sys.argv[1])
