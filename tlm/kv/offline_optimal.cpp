@@ -14,14 +14,21 @@ namespace {
 constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
 
 // A reference's key beside its index, 12 bytes (a std::pair would pad to 16): the sort below
-// holds one per reference, the largest array of the computation.
-#pragma pack(push, 4)
+// holds one per reference, the largest array of the computation. The key is kept as two 32-bit
+// halves so that the struct needs no packing; (hi, lo) orders as the key does.
 struct KeyAt {
-  uint64_t key;
-  uint32_t at;
+  uint32_t hi, lo, at;
+  KeyAt() = default;
+  KeyAt(uint64_t key, uint32_t index)
+      : hi(static_cast<uint32_t>(key >> 32)), lo(static_cast<uint32_t>(key)), at(index) {}
+  bool same_key(const KeyAt& o) const { return hi == o.hi && lo == o.lo; }
+  bool operator<(const KeyAt& o) const {
+    if (hi != o.hi) return hi < o.hi;
+    if (lo != o.lo) return lo < o.lo;
+    return at < o.at;
+  }
 };
-#pragma pack(pop)
-static_assert(sizeof(KeyAt) == 12, "KeyAt is packed");
+static_assert(sizeof(KeyAt) == 12, "KeyAt holds 12 bytes");
 
 // Belady's MIN over the dense ids: promotions, hits and the MIN schedule's demotions into `out`.
 // Its next-use array lives only while it runs.
@@ -137,14 +144,13 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
     for (unsigned share = 0; share < in_share.size(); ++share) {
       by_key.clear();
       for (size_t i = 0; i < n; ++i)
-        if (share_of(refs.key(i)) == share) by_key.push_back(KeyAt{refs.key(i), static_cast<uint32_t>(i)});
-      std::sort(by_key.begin(), by_key.end(),
-                [](const KeyAt& a, const KeyAt& b) { return a.key != b.key ? a.key < b.key : a.at < b.at; });
+        if (share_of(refs.key(i)) == share) by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
+      std::sort(by_key.begin(), by_key.end());
       const size_t m = by_key.size();
       for (size_t j = 0; j < m;) {
         const uint32_t f = by_key[j].at;
         size_t e = j;
-        for (; e < m && by_key[e].key == by_key[j].key; ++e) id[by_key[e].at] = f;  // for now: the first reference
+        for (; e < m && by_key[e].same_key(by_key[j]); ++e) id[by_key[e].at] = f;  // for now: the first reference
         j = e;
       }
     }
