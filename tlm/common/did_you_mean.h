@@ -29,10 +29,15 @@ inline size_t edit_distance(const std::string& a, const std::string& b) {
 // ends with the word after a "section." prefix (kv_budget_gib for hbm.kv_budget_gib) counts as
 // one edit away.
 inline std::string closest_name(const std::string& word, const std::vector<std::string>& candidates) {
+  // Names are short; a long word is no typo of one, and its distance to each would cost
+  // length x length (a fuzzer's megabyte key).
+  constexpr size_t kLongest = 64;
+  if (word.empty() || word.size() > kLongest) return "";
   const size_t limit = std::max<size_t>(2, word.size() / 3);
   std::string best;
   size_t best_distance = limit + 1;
   for (const std::string& c : candidates) {
+    if (c.size() > kLongest) continue;
     size_t dist = edit_distance(word, c);
     const size_t dot = c.find('.');
     if (dot != std::string::npos && word.find('.') == std::string::npos && c.substr(dot + 1) == word) dist = 1;
