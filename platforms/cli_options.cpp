@@ -65,17 +65,10 @@ void check_arguments(const po::parsed_options& parsed, const po::options_descrip
 
 void require_range(const std::string& option, double value, double min, double max, const std::string& what) {
   if (value >= min && value <= max) return;
-  // Whole numbers as whole numbers (1048576, not 1.04858e+06).
-  auto text = [](double v) {
-    std::ostringstream t;
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) t << static_cast<long long>(v);
-    else t << v;
-    return t.str();
-  };
   std::ostringstream os;
-  os << "--" << option << " " << text(value) << ": ";
+  os << "--" << option << " " << format_number(value) << ": ";
   if (!what.empty()) os << what << " ";
-  os << "must be in [" << text(min) << ", " << text(max) << "]";
+  os << "must be in [" << format_number(min) << ", " << format_number(max) << "]";
   throw UsageError(os.str());
 }
 

@@ -1,11 +1,10 @@
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "cosim/engine_model.h"
 #include "cosim/index_study.h"
 #include "platforms/cli_common.h"
 #include "platforms/commands.h"
+#include "tlm/common/text.h"
 
 namespace po = boost::program_options;
 
@@ -15,22 +14,13 @@ namespace kvtier {
 // (cosim/index_study.h), with the RTL's entry layout. Before printing, the layout formula is
 // checked against every Verilated engine build's cap_entry_bits_o: a formula that no longer
 // matches the RTL is an error, not a wrong table.
-namespace {
-// A default as a person writes it (31.8, not 31.800000000000001 as Boost prints a double).
-std::string short_number(double v) {
-  std::ostringstream os;
-  os << std::setprecision(12) << v;
-  return os.str();
-}
-}  // namespace
-
 int cmd_index_study(int argc, char** argv) {
   cosim::StudyOptions o;
   bool json = false;
   po::options_description desc("kvtier index-study options");
   desc.add_options()("help,h", "show this help")("json", po::bool_switch(&json), "print JSON instead of the table")(
       "ways", po::value<unsigned>(&o.ways)->default_value(o.ways), "ways per set")(
-      "density", po::value<double>(&o.density)->default_value(o.density, short_number(o.density))->value_name("MIB_PER_MM2"),
+      "density", po::value<double>(&o.density)->default_value(o.density, format_number(o.density))->value_name("MIB_PER_MM2"),
       "SRAM macro density, Mib per mm^2")("hbm-gib", po::value<uint64_t>(&o.hbm_gib)->default_value(o.hbm_gib),
                                           "HBM capacity the slot field addresses")(
       "tenant-bits", po::value<unsigned>(&o.tenant_bits)->default_value(o.tenant_bits), "tenant field width")(

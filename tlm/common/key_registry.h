@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tlm/common/enum_names.h"
+#include "tlm/common/text.h"
 
 namespace kvtier {
 
@@ -39,15 +40,8 @@ class KeyRegistry {
  public:
   template <typename T>
   void number(const std::string& name, T* field, double lo, double hi, const std::string& description) {
-    // Whole bounds as whole numbers (1073741824, not 1.07374e+09), others to 12 digits.
-    auto bound = [](double v) {
-      std::ostringstream os;
-      if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) os << static_cast<long long>(v);
-      else os << std::setprecision(12) << v;
-      return os.str();
-    };
     std::ostringstream range;
-    range << "[" << bound(lo) << ", " << bound(hi) << "]";
+    range << "[" << format_number(lo) << ", " << format_number(hi) << "]";
     const std::string range_text = range.str();
     keys_.push_back({name, description, range_text,
                      [=](const std::string& value, const std::string& where) {

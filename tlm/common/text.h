@@ -1,5 +1,8 @@
 #pragma once
 // Small text helpers shared by the parsers of options, --set arguments and platform keys.
+#include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <string>
 
 namespace kvtier {
@@ -9,6 +12,15 @@ inline std::string trim_spaces(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t");
   if (b == std::string::npos) return "";
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+// A number as a person writes it: a whole number whole (1073741824, not 1.07374e+09), any other
+// to 12 significant digits (0.1, not 0.10000000000000001 as Boost prints a double).
+inline std::string format_number(double v) {
+  std::ostringstream os;
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) os << static_cast<long long>(v);
+  else os << std::setprecision(12) << v;
+  return os.str();
 }
 
 }  // namespace kvtier
