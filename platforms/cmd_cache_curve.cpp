@@ -250,21 +250,17 @@ int cmd_cache_curve(int argc, char** argv) {
   return guarded("cache-curve", [&]() {
     require_output_file("json", json_path);
     params.tenant_qos = parse_tenant_qos(tenant_qos);
-    uint32_t platform_block_tokens = 0;
     if (as_run) {
       const RunWorkloadInputs inputs = run_workload_inputs(load_platform(platform, overrides), spec, load.seed);
       const bool lenient = load.trace.lenient;
-      load = inputs.load;
+      load = inputs.load;  // the platform's block size among the rest
       load.trace.lenient = lenient;
       spec = inputs.spec;
-      platform_block_tokens = load.block_tokens;
     }
     const std::string kind = spec.substr(0, spec.find(':'));
     const bool mooncake = kind == "mooncake";
-    load.block_tokens = block_tokens          ? static_cast<uint32_t>(block_tokens)
-                        : platform_block_tokens ? platform_block_tokens
-                        : mooncake              ? kMooncakeBlockTokens
-                                                : 16;
+    if (block_tokens) load.block_tokens = static_cast<uint32_t>(block_tokens);
+    else if (!as_run) load.block_tokens = mooncake ? kMooncakeBlockTokens : 16;
     const Workload w = load_workload(spec, load);
     for (const auto& example : w.skipped_examples) std::cerr << "kvtier cache-curve: skipped " << example << "\n";
     std::vector<std::optional<uint64_t>> tails;

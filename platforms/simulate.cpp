@@ -62,6 +62,7 @@ RunResult simulate(const RunOptions& options) {
   const RunWorkloadInputs inputs = run_workload_inputs(r.config, options.workload, options.seed);
   const workload::LoadOptions& load = inputs.load;
   const std::string& spec = inputs.spec;
+  r.workload_spec = spec;
   // A key given with --set that this configuration never reads changes nothing: say so.
   for (const std::string& w : unread_key_warnings(r.config, spec, keys_of_overrides(options.overrides)))
     std::cerr << "kvtier: warning: --set " << w << "\n";
@@ -111,7 +112,7 @@ RunResult simulate(const RunOptions& options) {
 }
 
 void add_run_provenance(nlohmann::ordered_json& provenance, const RunResult& result, const RunOptions& options) {
-  provenance["workload_spec"] = options.workload.empty() ? result.config.workload.spec : options.workload;
+  provenance["workload_spec"] = result.workload_spec;
   provenance["overrides"] = options.overrides;
   provenance["model"] = result.config.model_shape.name;
   // The listing without its first line, which names the file.

@@ -46,6 +46,7 @@ struct RunOptions {
 struct RunResult {
   PlatformConfig config;
   std::unique_ptr<workload::Workload> workload;
+  std::string workload_spec;           // the spec the run loaded, options included
   std::unique_ptr<Platform> platform;
   std::unique_ptr<TraceEventLog> trace;  // with RunOptions::timeline
   std::unique_ptr<std::ofstream> timeline_file;  // the timeline is streamed here while the run goes
