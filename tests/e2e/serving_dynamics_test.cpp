@@ -12,6 +12,7 @@
 //   B_tier = link raw rate x payload efficiency = 16 x 32e9/8 x 128/130 x 256/(256+24) B/s.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -105,7 +106,24 @@ void expect_invariants(const RunResult& r) {
       EXPECT_LT(q.finish_s, 0.0) << "request " << q.id;
     }
   }
+  // The ITL distribution holds every inter-token gap, the resume gap after a preemption too: no
+  // request saw a gap longer than the longest sample. Nobody is admitted before arriving.
+  double longest_sample = 0.0;
+  for (const auto& [itl, tokens] : s.itl_samples) longest_sample = std::max(longest_sample, itl);
+  for (const RequestRecord& q : s.requests) {
+    if (q.max_itl_s >= 0) {
+      EXPECT_LE(q.max_itl_s, longest_sample + 1e-12) << "request " << q.id;
+    }
+    if (q.admitted_s >= 0) {
+      EXPECT_GE(q.admitted_s, q.arrival_s) << "request " << q.id;
+    }
+  }
   const HostControlPlane& h = r.platform->host();
+  // The promotion latency's maximum is over the same promotions, from the same origin, as its
+  // percentiles.
+  const std::vector<double>& promotion = h.stats().promotion_latency_s;
+  EXPECT_EQ(h.stats().promotion_latency_max_s,
+            promotion.empty() ? 0.0 : *std::max_element(promotion.begin(), promotion.end()));
   EXPECT_LE(h.stats().peak_resident_blocks, h.budget_blocks());
   EXPECT_LE(h.ledger().max_demotions_per_block(), 1u);
   EXPECT_EQ(h.pinned_slots(), 0u);

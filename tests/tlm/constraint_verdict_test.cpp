@@ -56,7 +56,30 @@ TEST(ConstraintVerdict, CapacityIsSilentWhenItDoesNotBind) {
   Constraints k = empty_constraints();
   const std::string v = constraint_verdict(constraint_report(k, context(4)));
   EXPECT_FALSE(has(v, "CAPACITY")) << v;
-  EXPECT_TRUE(has(v, "every chunk in time")) << v;
+  EXPECT_TRUE(has(v, "no step read from the tier, so HIDING judged nothing")) << v;
+}
+
+// HIDING with nothing to judge is not a pass: no transfer and no chunk give null met fractions
+// (printed n/a), and the verdict says nothing was judged. One chunk on time and one transfer on
+// time give 1 and "every chunk in time"; one late transfer of two gives 0.5.
+TEST(ConstraintVerdict, HidingWithNothingToJudgeIsNullNotMet) {
+  Constraints none = empty_constraints();
+  const auto empty = constraint_report(none, context(4));
+  EXPECT_TRUE(empty["hiding"]["met_fraction"].is_null());
+  EXPECT_TRUE(empty["hiding"]["chunk_met_fraction"].is_null());
+  EXPECT_FALSE(has(constraint_verdict(empty), "every chunk in time")) << constraint_verdict(empty);
+  EXPECT_TRUE(has(constraint_summary(empty), "0 of 0 chunks late (met n/a")) << constraint_summary(empty);
+  EXPECT_TRUE(has(constraint_summary(empty), "0 of 0 transfers late (met n/a")) << constraint_summary(empty);
+
+  Constraints k = empty_constraints();
+  EXPECT_FALSE(k.hiding.chunk(1.0, 1.0, 0.0));                          // ready exactly at its start
+  k.hiding.transfer(0.5, 1.0, Lateness::StallsStep, false);             // 0.5 s early
+  k.hiding.transfer(1.5, 1.0, Lateness::StallsStep, false);             // 0.5 s late
+  const auto judged = constraint_report(k, context(4));
+  EXPECT_DOUBLE_EQ(judged["hiding"]["chunk_met_fraction"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(judged["hiding"]["met_fraction"].get<double>(), 0.5);
+  EXPECT_TRUE(has(constraint_verdict(judged), "every chunk in time")) << constraint_verdict(judged);
+  EXPECT_TRUE(has(constraint_summary(judged), "1 of 2 transfers late (met 0.5")) << constraint_summary(judged);
 }
 
 // SUSTAINABILITY by hand: window 0 has two steps of 10 ms compute needing 0.3 GB and 0.5 GB from

@@ -103,7 +103,7 @@ nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintC
       {"prefetch_slack_s", x.prefetch_slack_s},
       {"chunks", h.chunks()},
       {"chunks_late", h.chunks_late()},
-      {"chunk_met_fraction", h.chunk_met_fraction()},
+      {"chunk_met_fraction", h.chunks() ? nlohmann::json(h.chunk_met_fraction()) : nlohmann::json(nullptr)},
       {"chunk_lateness_p50_s", late_p50},
       {"chunk_lateness_p99_s", late_p99},
       {"chunk_lateness_max_s", late_max},
@@ -116,7 +116,7 @@ nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintC
       {"missed_delaying_request", h.missed_delaying()},
       {"streamed_transfers", h.streamed()},
       {"streamed_missed", h.streamed_missed()},
-      {"met_fraction", h.met_fraction()},
+      {"met_fraction", h.transfers() ? nlohmann::json(h.met_fraction()) : nlohmann::json(nullptr)},
       {"lateness_mean_s", h.missed() ? h.lateness_s() / h.missed() : 0.0},
       {"lateness_max_s", h.lateness_max_s()},
       {"stalled_steps", x.stalled_steps},
@@ -150,7 +150,7 @@ nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintC
 }
 
 std::string constraint_verdict(const nlohmann::ordered_json& c) {
-  // The link constraints first, told apart (DESIGN.md §6: a run where the aggregate holds but
+  // The link constraints first, told apart (a run where the aggregate holds but
   // single transfers are late must say exactly that); then what else binds, each with its size.
   const auto& s = c["sustainability"];
   const auto& h = c["hiding"];
@@ -177,7 +177,11 @@ std::string constraint_verdict(const nlohmann::ordered_json& c) {
            "), and " + late_text;
   else if (sustain > 0)
     link = "SUSTAINABILITY binds: demanded rate exceeded B_tier in " + std::to_string(sustain) + " windows (" + rates +
-           "), yet every chunk was in time";
+           (chunks + async ? "), yet every chunk was in time" : "); no step read from the tier, so HIDING judged nothing");
+  else if (chunks + async == 0)
+    // Nothing read from the tier in any step: HIDING had nothing to judge, which is not a pass.
+    link = "aggregate demand within B_tier in every window (" + rates + "); no step read from the tier, so "
+           "HIDING judged nothing";
   else
     link = "aggregate demand within B_tier in every window (" + rates + ") and every chunk in time";
   std::vector<std::string> also;
@@ -201,10 +205,20 @@ std::string constraint_verdict(const nlohmann::ordered_json& c) {
   return v;
 }
 
+namespace {
+// A met fraction is null where nothing was judged (no chunk, no transfer): printed as n/a.
+std::string fraction_or_na(const nlohmann::ordered_json& v) {
+  if (v.is_null()) return "n/a";
+  std::ostringstream os;
+  os << std::setprecision(4) << v.get<double>();
+  return os.str();
+}
+}  // namespace
+
 std::string constraint_summary(const nlohmann::ordered_json& c) {
   std::ostringstream os;
   os << std::setprecision(4);
-  os << "constraints (DESIGN.md §6), each on its own:\n";
+  os << "constraints (spec §M.4.3; docs/model.md, \"Constraints\"), each on its own:\n";
   os << "  CAPACITY        peak occupancy " << c["capacity"]["peak_occupancy"].get<double>() << ", time-weighted "
      << c["capacity"]["time_weighted_occupancy"].get<double>() << "; " << c["capacity"]["preemptions"].get<uint64_t>()
      << " preemptions; " << c["capacity"]["streamed_steps"].get<uint64_t>() << " streamed steps; violations "
@@ -220,13 +234,13 @@ std::string constraint_summary(const nlohmann::ordered_json& c) {
      << c["sustainability"]["violations"].get<uint64_t>() << " of " << c["sustainability"]["windows"].get<uint64_t>()
      << " windows of " << c["sustainability"]["window_s"].get<double>() << " s\n";
   os << "  HIDING          " << c["hiding"]["chunks_late"].get<uint64_t>() << " of " << c["hiding"]["chunks"].get<uint64_t>()
-     << " chunks late (met " << c["hiding"]["chunk_met_fraction"].get<double>() << ", lateness p50 "
+     << " chunks late (met " << fraction_or_na(c["hiding"]["chunk_met_fraction"]) << ", lateness p50 "
      << c["hiding"]["chunk_lateness_p50_s"].get<double>() << " s, p99 " << c["hiding"]["chunk_lateness_p99_s"].get<double>()
      << " s, max " << c["hiding"]["chunk_lateness_max_s"].get<double>() << " s; slack "
      << c["hiding"]["prefetch_slack_s"].get<double>() << " s); async loads late " << c["hiding"]["async_loads_late"].get<uint64_t>()
      << " of " << c["hiding"]["async_loads"].get<uint64_t>() << "\n";
   os << "                  per block: " << c["hiding"]["missed"].get<uint64_t>() << " of " << c["hiding"]["transfers"].get<uint64_t>()
-     << " transfers late (met " << c["hiding"]["met_fraction"].get<double>() << ", max "
+     << " transfers late (met " << fraction_or_na(c["hiding"]["met_fraction"]) << ", max "
      << c["hiding"]["lateness_max_s"].get<double>() << " s; stalling a step "
      << c["hiding"]["missed_stalling_step"].get<uint64_t>() << ", delaying a request "
      << c["hiding"]["missed_delaying_request"].get<uint64_t>() << "); exposed stall per token "

@@ -239,7 +239,9 @@ void Scheduler::admit(double now) {
     pending += host_.growth_slots(v.id, v.prompt_tokens);
     const bool first_admission = rec.admitted_s < 0;
     if (first_admission) {
-      rec.admitted_s = now;
+      // An arrival within 1 ns of now has arrived (the clock rounds to its tick): it is admitted
+      // no earlier than it arrived.
+      rec.admitted_s = std::max(now, rec.arrival_s);
       rec.cached_tokens = a.cached_tokens;
       rec.cached_hbm_tokens = a.cached_hbm_tokens;
       rec.loaded_tokens = a.loaded_tokens;
@@ -711,7 +713,12 @@ void Scheduler::emit(const Plan& p, const StepOutcome& o, double) {
       stats_.ttft_s.push_back(end - r.arrival_s);
       constraints_.qos.first_token(r.tenant, end - r.arrival_s);
     } else {
-      rec.max_itl_s = std::max(rec.max_itl_s, end - s.last_token_s);  // the resume gap
+      // The resume gap: the first token after a preemption is an inter-token time like any
+      // other, so it enters the ITL percentiles and the tenant's ITL attainment too.
+      const double gap = end - s.last_token_s;
+      rec.max_itl_s = std::max(rec.max_itl_s, gap);
+      stats_.itl_samples.emplace_back(gap, 1);
+      constraints_.qos.token(r.tenant, gap);
     }
     s.last_token_s = end;
     s.phase = Phase::Decode;

@@ -77,6 +77,11 @@ def label(metric, about):
 
 # ---- a run ---------------------------------------------------------------------------------
 
+def fmt_fraction(value):
+    """A met fraction is null where nothing was judged (no transfer): shown as n/a."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def percentile_sorted(values):
     xs = sorted(values)
     ys = [(i + 1) / len(xs) for i in range(len(xs))]
@@ -137,7 +142,7 @@ def plot_run(run, out, formats):
     a.set_xscale("log")
     chunk_text = (f"{h['chunks_on_time']} of {h['chunks']} chunks, " if "chunks" in h else "")
     a.set_title(f"HIDING: {chunk_text}{h['on_time']} of {h['transfers']} transfers on time "
-                f"(met {c['hiding']['met_fraction']:.3f} per block)", fontsize=9)
+                f"(met {fmt_fraction(c['hiding']['met_fraction'])} per block)", fontsize=9)
     a.set_xlabel("lateness of a missed transfer (s)")
     a.set_ylabel("missed transfers (count per bin)")
 
