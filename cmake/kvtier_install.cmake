@@ -39,9 +39,10 @@ install(TARGETS ${kvtier_libraries} kvtier_all kvtier_warnings EXPORT kvtierTarg
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT kvtierTargets NAMESPACE kvtier:: DESTINATION ${KVTIER_INSTALL_CMAKEDIR})
 
+# The command's own parts (platforms/commands/) are not a library: their headers stay out.
 foreach(area tlm workloads cosim platforms)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${area}/ DESTINATION ${KVTIER_INSTALL_INCLUDEDIR}/${area}
-          FILES_MATCHING PATTERN "*.h")
+          FILES_MATCHING PATTERN "*.h" PATTERN "commands" EXCLUDE)
 endforeach()
 # The platform files, where the include search finds them (PREFIX/share/kvtier/platforms).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/platforms/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kvtier/platforms

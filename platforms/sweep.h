@@ -1,7 +1,8 @@
 #pragma once
 // Design-space sweeps (docs/sweeps.md): the grid of a platform file's [sweep] section, the
 // points it expands to, and the merge of the points' stats.json into one table. The process
-// side (running the points locally or as a Slurm job array) is platforms/cmd_sweep.cpp.
+// side (running the points locally or as a Slurm job array) is platforms/commands/ (cmd_sweep.cpp,
+// sweep_points.h, sweep_backends.h).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>

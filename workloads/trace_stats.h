@@ -1,6 +1,6 @@
 #pragma once
 // Characterisation of a workload: size, timing, burstiness, lengths, and block reuse under an
-// unlimited cache. Plain C++; `kvtier trace-stats` prints it (platforms/cmd_trace_stats.cpp).
+// unlimited cache. Plain C++; `kvtier trace-stats` prints it (platforms/commands/cmd_trace_stats.cpp).
 #include <cstdint>
 #include <iosfwd>
 #include <string>

@@ -3,7 +3,7 @@
 
 #include "platforms/calibration.h"
 #include "platforms/cli_common.h"
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 
 namespace po = boost::program_options;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 
 namespace fs = std::filesystem;
 

@@ -19,7 +19,7 @@
 #include "cosim/rtl_data_plane.h"
 
 #include "platforms/cli_common.h"
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 
 namespace po = boost::program_options;
 

@@ -10,7 +10,7 @@
 
 #include "tlm/common/did_you_mean.h"
 
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 
 namespace {
 

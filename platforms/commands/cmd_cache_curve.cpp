@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platforms/cli_common.h"
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 #include "tlm/host/policy/cache_replay.h"
 #include "workloads/block_keys.h"
 #include "workloads/field_parse.h"

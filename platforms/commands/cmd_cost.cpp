@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "platforms/cli_common.h"
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 #include "platforms/cost_query.h"
 
 namespace po = boost::program_options;

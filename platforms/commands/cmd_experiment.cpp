@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "platforms/cli_common.h"
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include "kvdp_mutants.h"
 #include "cosim/scoreboard.h"
 #include "platforms/cli_common.h"
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 
 namespace po = boost::program_options;
 

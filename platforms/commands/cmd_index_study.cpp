@@ -3,7 +3,7 @@
 #include "cosim/engine_model.h"
 #include "cosim/index_study.h"
 #include "platforms/cli_common.h"
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 #include "tlm/common/text.h"
 
 namespace po = boost::program_options;

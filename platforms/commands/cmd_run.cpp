@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "platforms/cli_common.h"
-#include "platforms/commands.h"
+#include "platforms/commands/commands.h"
 
 namespace po = boost::program_options;
 
