@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Checks of series.json (`kvtier run --out`) against the constraint report, and of
 `kvtier plot` on a run folder and on a sweep folder: PNG and SVG written, axes labelled with
-units, bad input refused.
+units; a sweep's figures of at most 6 panels, one per metric group, lines in numeric order,
+constant metrics titled "constant", metrics with no value "n/a", heat-map cells with their
+values; bad input refused with one line and exit 1, never a traceback.
 
 Usage: plot_checks.py KVTIER CHECK
 """
+import csv
 import json
+import os
 import pathlib
+import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -28,6 +34,23 @@ def svg_texts(path):
     root = ET.parse(path).getroot()
     return [t.text or "" for t in root.iter() if t.tag.endswith("text")] + \
            ["".join(t.itertext()) for t in root.iter() if t.tag.endswith("text")]
+
+
+def svg_text_list(path):
+    """The texts of an SVG in document order (a legend's entries top to bottom)."""
+    return ["".join(t.itertext()) for t in ET.parse(path).getroot().iter() if t.tag.endswith("text")]
+
+
+def svg_panels(path):
+    """The panels of a sweep figure: the script names each one's group panelN."""
+    return [e for e in ET.parse(path).getroot().iter() if re.fullmatch(r"panel\d+", e.get("id", ""))]
+
+
+def expect_refused(p, needle, what):
+    """An error: exit 1, one line `kvtier plot: ...` naming it, no Python traceback."""
+    err = p.stderr.strip()
+    expect(p.returncode == 1 and "Traceback" not in p.stderr and len(err.splitlines()) == 1
+           and err.startswith("kvtier plot: ") and needle in err, f"{what}: exit {p.returncode}, stderr {p.stderr}")
 
 
 def one_run(kvtier, d):
@@ -77,6 +100,33 @@ def check_plot_run(kvtier):
                        "boundary KV demand per 1 s window (GB/s)", "lateness of a missed transfer (s)", "B_tier",
                        "time to first token (s)", "tenant 0"]:
             expect(needle in texts, f"dashboard.svg lacks '{needle}'")
+        # A run has one value per metric: --metrics is refused, not ignored.
+        p = run(kvtier, "plot", src, "--out", figs, "--metrics", "ttft_p99_s")
+        expect_refused(p, "--metrics selects results.csv columns of a sweep", "--metrics on a run")
+        # --out that is a file, or below one.
+        afile = pathlib.Path(d) / "afile"
+        afile.write_text("x")
+        p = run(kvtier, "plot", src, "--out", afile)
+        expect_refused(p, "is a file, not a folder", "--out a file")
+        p = run(kvtier, "plot", src, "--out", afile / "sub")
+        expect_refused(p, "cannot create the folder", "--out below a file")
+        p = run(kvtier, "plot", src, "--out", figs, "--format", "")
+        expect_refused(p, "names no format", "an empty --format")
+        # Files that are not JSON, or not as kvtier writes them.
+        for name, text, needle in [("stats.json", "{", "not JSON"), ("stats.json", "{}", "not as this kvtier writes it"),
+                                   ("series.json", "[1,", "not JSON"), ("requests.jsonl", "{\n", "not JSON")]:
+            bad = pathlib.Path(d) / "bad"
+            shutil.rmtree(bad, ignore_errors=True)
+            shutil.copytree(src, bad)
+            (bad / name).write_text(text)
+            p = run(kvtier, "plot", bad, "--out", figs)
+            expect_refused(p, needle, f"{name} = {text!r}")
+        # No matplotlib for the interpreter: a module of that name that fails to import.
+        shim = pathlib.Path(d) / "shim"
+        shim.mkdir()
+        (shim / "matplotlib.py").write_text("raise ImportError(\"No module named 'matplotlib'\")\n")
+        p = run(kvtier, "plot", src, "--out", figs, env=dict(os.environ, PYTHONPATH=str(shim)))
+        expect_refused(p, "python3-matplotlib", "no matplotlib")
 
 
 def check_plot_sweep(kvtier):
@@ -98,15 +148,76 @@ def check_plot_sweep(kvtier):
                 expect(k in texts, f"{name}.svg lacks the axis label '{k}'")
         texts = " | ".join(svg_texts(figs / "vs_link.lanes.svg"))
         expect("hbm.kv_budget_gib=1" in texts and "hbm.kv_budget_gib=4" in texts, "vs_link.lanes: no line per budget")
+        # Lines in numeric order of the other key: lanes 4, 8, 16 (not 16, 4, 8).
+        texts = svg_text_list(figs / "vs_hbm.kv_budget_gib.svg")
+        order = [texts.index(f"link.lanes={v}") if f"link.lanes={v}" in texts else -1 for v in ["4", "8", "16"]]
+        expect(-1 not in order and order == sorted(order), f"vs_hbm.kv_budget_gib: legend order {order}")
+
+        # The default: the headline metrics in groups, one figure per group, at most 6 panels each.
+        default = pathlib.Path(d) / "default"
+        p = run(kvtier, "plot", src, "--out", default)
+        expect(p.returncode == 0, p.stderr)
+        groups = ["latency", "cache", "constraints"]
+        names = [f"vs_{k}__{g}" for k in ["hbm.kv_budget_gib", "link.lanes"] for g in groups] + \
+                [f"heatmap_hbm.kv_budget_gib__link.lanes__{g}" for g in groups]
+        written = sorted(f.name for f in default.iterdir())
+        expect(written == sorted(f"{n}.{x}" for n in names for x in ["png", "svg"]), f"default figures {written}")
+        for n in names:
+            panels = svg_panels(default / f"{n}.svg")
+            expect(1 <= len(panels) <= 6, f"{n}: {len(panels)} panels")
+            w, h = png_size(default / f"{n}.png")
+            expect(800 <= w <= 2400 and 400 <= h <= 1400, f"{n}.png is {w}x{h}")
+        for n, needle in [("vs_link.lanes__latency", "ttft_p99_s (s)"), ("vs_link.lanes__cache", "hit_rate (fraction)"),
+                          ("vs_link.lanes__constraints", "hiding_met_fraction (fraction)")]:
+            expect(needle in svg_text_list(default / f"{n}.svg"), f"{n}.svg lacks '{needle}'")
+
+        # A constant metric (equal up to float rounding) and one with no value at any point, in a
+        # copy of the sweep whose results.csv says so.
+        edited = pathlib.Path(d) / "edited"
+        shutil.copytree(src, edited)
+        with open(edited / "results.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        for i, r in enumerate(rows):
+            r["promotions"] = "0.3" if i % 2 else repr(0.1 + 0.2)
+            r["hit_rate"] = ""
+        with open(edited / "results.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+        figs = pathlib.Path(d) / "edited-figs"
+        p = run(kvtier, "plot", edited, "--out", figs, "--metrics", "promotions,hit_rate,ttft_p99_s", "--format", "svg")
+        expect(p.returncode == 0, p.stderr)
+        ttft = {f"{float(r['ttft_p99_s']):.4g}" for r in rows}
+        for name in ["vs_hbm.kv_budget_gib", "vs_link.lanes", "heatmap_hbm.kv_budget_gib__link.lanes"]:
+            texts = svg_text_list(figs / f"{name}.svg")
+            expect(any("constant: 0.3" in t for t in texts), f"{name}.svg: no 'constant: 0.3'")
+            expect(sum("n/a (no value at any point)" in t for t in texts) == 1, f"{name}.svg: hit_rate not n/a")
+            noise = [t for t in texts if re.search(r"\de[-\u2212+]?\d|\u00d710", t)]
+            expect(not noise, f"{name}.svg: offset or scientific tick text {noise}")
+        # The heat map writes each cell's value.
+        texts = svg_text_list(figs / "heatmap_hbm.kv_budget_gib__link.lanes.svg")
+        missing = [v for v in ttft if v not in texts]
+        expect(not missing, f"heat map cells lack the ttft_p99_s values {missing}")
         # Errors: not a run or sweep, an unknown metric, an unknown format.
         empty = pathlib.Path(d) / "empty"
         empty.mkdir()
         for args, needle in [([empty, "--out", figs], "holds neither sweep.json"),
                              ([src, "--out", figs, "--metrics", "no_such_metric"], "'no_such_metric' is not a column"),
                              ([src, "--out", figs, "--format", "bmp"], "'bmp' is not png, svg or pdf"),
+                             ([src, "--out", figs, "--format", ","], "names no format"),
+                             ([src, "--out", figs, "--metrics", "provenance.platform"], "is not numeric"),
                              ([src], "--out")]:
             p = run(kvtier, "plot", *args)
-            expect(p.returncode != 0 and needle in p.stderr, f"{args}: exit {p.returncode}, stderr {p.stderr}")
+            expect_refused(p, needle, args)
+        # A results.csv or sweep.json that is not what kvtier writes.
+        for name, text, needle in [("results.csv", "a,b\n1,2\n", "no column 'point'"),
+                                   ("sweep.json", "{", "not JSON"), ("sweep.json", "[]", "not as this kvtier writes it")]:
+            bad = pathlib.Path(d) / "bad"
+            shutil.rmtree(bad, ignore_errors=True)
+            shutil.copytree(src, bad)
+            (bad / name).write_text(text)
+            p = run(kvtier, "plot", bad, "--out", figs)
+            expect_refused(p, needle, f"{name} = {text!r}")
 
 
 if __name__ == "__main__":

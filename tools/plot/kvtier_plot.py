@@ -6,13 +6,15 @@ dashboard.{png,svg}: the constraints over the run (CAPACITY occupancy over time,
 SUSTAINABILITY demand against B_tier per window, the HIDING lateness distribution) and the
 TTFT and ITL distributions per tenant.
 
-A sweep folder (`kvtier sweep --out DIR`: sweep.json, results.csv) gives
-vs_<key>.{png,svg}: every metric against each swept key (one line per value of the other
-keys), and with two or more keys heatmap_<key1>__<key2>.{png,svg}: every metric over the first
-two keys (mean over the other keys).
-
-Metrics are the headline metrics of stats.json (its `about` object, which also gives their
-units), or those named with --metrics.
+A sweep folder (`kvtier sweep --out DIR`: sweep.json, results.csv) gives, for each group of
+headline metrics (latency, cache, constraints; at most 6 panels a figure),
+vs_<key>__<group>.{png,svg}: each metric against each swept key (one line per value of the
+other keys, in numeric order), and with two or more keys
+heatmap_<key1>__<key2>__<group>.{png,svg}: each metric over the first two keys (mean over the
+other keys, the value written in each cell). --metrics names results.csv columns instead: one
+figure per 6 of them (vs_<key>, heatmap_<key1>__<key2>; __part<N> where there are more). A
+metric constant over the sweep is drawn flat and titled "constant: VALUE"; one with no value
+at any point says "n/a".
 """
 import argparse
 import csv
@@ -22,16 +24,27 @@ import pathlib
 import sys
 import textwrap
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, no display
-# SVG text stays text (searchable, smaller), not glyph outlines.
-matplotlib.rcParams["svg.fonttype"] = "none"
-import matplotlib.pyplot as plt  # noqa: E402
+plt = None  # matplotlib.pyplot, imported by load_matplotlib() once the arguments are checked
+SOURCE = "the folder"  # the run or sweep folder, for messages
 
 
 class PlotError(Exception):
     pass
+
+
+def load_matplotlib():
+    global plt
+    try:
+        import matplotlib
+        matplotlib.use("Agg")  # files only, no display
+        import matplotlib.pyplot
+    except ImportError as e:
+        raise PlotError(f"matplotlib is missing for {sys.executable} ({e}): install it (Debian: "
+                        f"apt-get install python3-matplotlib), or name an interpreter that has it "
+                        f"with $KVTIER_PYTHON")
+    # SVG text stays text (searchable, smaller), not glyph outlines.
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    plt = matplotlib.pyplot
 
 
 def load_json(path):
@@ -39,15 +52,30 @@ def load_json(path):
         return json.loads(pathlib.Path(path).read_text())
     except OSError as e:
         raise PlotError(f"cannot read {path}: {e.strerror}")
+    except UnicodeDecodeError:
+        raise PlotError(f"{path}: not JSON (not UTF-8 text)")
     except json.JSONDecodeError as e:
         raise PlotError(f"{path}: not JSON ({e})")
+
+
+def prepare_out(out):
+    if out.exists() and not out.is_dir():
+        raise PlotError(f"--out {out} is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise PlotError(f"cannot create the folder --out {out}: {e.strerror}")
 
 
 def save(fig, out, name, formats):
     written = []
     for fmt in formats:
         path = out / f"{name}.{fmt}"
-        fig.savefig(path, format=fmt, dpi=110, bbox_inches="tight")
+        try:
+            fig.savefig(path, format=fmt, dpi=110, bbox_inches="tight")
+        except OSError as e:
+            plt.close(fig)
+            raise PlotError(f"cannot write {path}: {e.strerror}")
         written.append(path)
     plt.close(fig)
     for p in written:
@@ -108,7 +136,7 @@ def plot_run(run, out, formats):
     c = stats["constraints"]
     w = series["window_s"]
     t = [(i + 0.5) * w for i in range(len(series["hbm_kv_occupancy"]))]
-    fig, ax = plt.subplots(2, 3, figsize=(16, 9))
+    fig, ax = plt.subplots(2, 3, figsize=(16, 9), constrained_layout=True)
     fig.suptitle("\n".join(textwrap.wrap(f"kvtier run {run}: {c.get('verdict', '')}", 180)), fontsize=9)
 
     a = ax[0][0]
@@ -141,8 +169,9 @@ def plot_run(run, out, formats):
     a.bar(edges[:-1], counts, width=[edges[i + 1] - edges[i] for i in range(len(counts))], align="edge")
     a.set_xscale("log")
     chunk_text = (f"{h['chunks_on_time']} of {h['chunks']} chunks, " if "chunks" in h else "")
-    a.set_title(f"HIDING: {chunk_text}{h['on_time']} of {h['transfers']} transfers on time "
-                f"(met {fmt_fraction(c['hiding']['met_fraction'])} per block)", fontsize=9)
+    a.set_title("\n".join(textwrap.wrap(f"HIDING: {chunk_text}{h['on_time']} of {h['transfers']} transfers on "
+                                         f"time (met {fmt_fraction(c['hiding']['met_fraction'])} per block)", 70)),
+                fontsize=9)
     a.set_xlabel("lateness of a missed transfer (s)")
     a.set_ylabel("missed transfers (count per bin)")
 
@@ -180,13 +209,30 @@ def plot_run(run, out, formats):
     a.set_xlabel("largest inter-token gap of a request (s)")
     a.set_ylabel("fraction of the tenant's requests (CDF)")
     a.legend(fontsize=8)
-    fig.tight_layout()
     save(fig, out, "dashboard", formats)
 
 
 # ---- a sweep -------------------------------------------------------------------------------
 
+# The default metrics of a sweep's figures: the headline ones, in groups of at most 6 (one
+# figure each). Those results.csv lacks (an older kvtier) are left out.
+GROUPS = [
+    ("latency", ["ttft_p50_s", "ttft_p99_s", "itl_p50_s", "itl_p99_s", "throughput_tokens_per_s",
+                 "load_wait_per_request_s"]),
+    ("cache", ["hit_rate", "hit_rate_opt", "tier_hit_rate", "promotions", "demotions", "a_traffic"]),
+    ("constraints", ["hiding_met_fraction", "chunk_met_fraction", "exposed_stall_per_token_s",
+                     "link_busy_s.downstream", "link_busy_s.upstream",
+                     "constraints.sustainability.peak_utilisation"]),
+]
+PANELS_PER_FIGURE = 6
+# Units of the default metrics that stats.json's `about` does not describe.
+EXTRA_UNITS = {"tier_hit_rate": "fraction", "constraints.sustainability.peak_utilisation": "of B_tier"}
+NA_TEXT = "n/a (no value at any point)"
+
+
 def number(text):
+    if text is None:
+        return None
     try:
         v = float(text)
     except ValueError:
@@ -194,25 +240,130 @@ def number(text):
     return v if math.isfinite(v) else None
 
 
-def plot_sweep(sweep, out, formats, wanted):
-    record = load_json(sweep / "sweep.json")
+def fmt_value(v):
+    """A value as a panel or a cell shows it: 4 significant figures."""
+    if v == 0:
+        return "0"
+    return f"{v:.4g}"
+
+
+def constant_of(values):
+    """The value of a metric equal at every point (up to float rounding), else None."""
+    if not values:
+        return None
+    lo, hi = min(values), max(values)
+    if hi - lo <= 1e-9 * max(abs(lo), abs(hi)):
+        return (lo + hi) / 2
+    return None
+
+
+def sort_key(values):
+    """Values of a key in numeric order when all are numbers (4, 8, 16), else as strings."""
+    if all(number(v) is not None for v in values):
+        return lambda v: (number(v), v)
+    return lambda v: (0, v)
+
+
+def show_na(a):
+    a.text(0.5, 0.5, NA_TEXT, ha="center", va="center", transform=a.transAxes, fontsize=8, color="0.35")
+    a.set_xticks([])
+    a.set_yticks([])
+
+
+def show_constant(a, value):
+    """A flat metric: the axis around its value, no offset or scientific notation noise."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+    d = abs(value) * 0.1 if value else 1.0
+    a.set_ylim(value - d, value + d)
+    a.yaxis.set_major_locator(FixedLocator([value - d, value, value + d]))
+    a.yaxis.set_major_formatter(FuncFormatter(lambda y, _: fmt_value(y)))
+
+
+def panel_title(a, m, about, const):
+    text = label(m, about)
+    if const is not None:
+        text += f"\nconstant: {fmt_value(const)}"
+    a.set_title(text, fontsize=8)
+
+
+def grid_axes(n, cell_w, cell_h):
+    cols = min(3, n)
+    nrows = math.ceil(n / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(cell_w * cols, cell_h * nrows + 0.6), squeeze=False,
+                             constrained_layout=True)
+    flat = [axes[i // cols][i % cols] for i in range(nrows * cols)]
+    for a in flat[n:]:
+        a.axis("off")
+    return fig, flat[:n]
+
+
+def read_results(path):
     try:
-        with open(sweep / "results.csv", newline="") as f:
+        with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
     except OSError as e:
-        raise PlotError(f"cannot read {sweep / 'results.csv'}: {e.strerror}")
+        raise PlotError(f"cannot read {path}: {e.strerror}")
+    except UnicodeDecodeError:
+        raise PlotError(f"{path}: not CSV (not UTF-8 text)")
+    except csv.Error as e:
+        raise PlotError(f"{path}: not CSV ({e})")
+    return rows
+
+
+def plot_sweep(sweep, out, formats, wanted):
+    record = load_json(sweep / "sweep.json")
+    results = sweep / "results.csv"
+    rows = read_results(results)
     grid = record["grid"]
     keys = [g["key"] for g in grid]
+    if not rows:
+        raise PlotError(f"{results}: no point, nothing to plot")
+    columns = list(rows[0].keys())
+    for k in ["point", "status"] + keys:
+        if k not in columns:
+            raise PlotError(f"{results}: no column '{k}'; is it the results.csv of this sweep.json?")
     ok = [r for r in rows if r["status"] == "ok"]
     if not ok:
-        raise PlotError(f"{sweep / 'results.csv'}: no point succeeded, nothing to plot")
-    about = load_json(sweep / "points" / f"{int(ok[0]['point']):04d}" / "stats.json").get("about", {})
-    metrics = wanted or [m for m in about if m in ok[0] and number(ok[0][m]) is not None]
-    for m in metrics:
-        if m not in rows[0]:
-            raise PlotError(f"metric '{m}' is not a column of {sweep / 'results.csv'}")
-    if not metrics:
+        raise PlotError(f"{results}: no point succeeded, nothing to plot")
+    for r in ok:
+        for g in grid:
+            if r[g["key"]] not in g["values"]:
+                raise PlotError(f"{results}: point {r['point']} has {g['key']} = {r[g['key']]!r}, "
+                                f"not a value of sweep.json's grid")
+    about_path = sweep / "points" / f"{int(ok[0]['point']):04d}" / "stats.json"
+    about = load_json(about_path).get("about", {}) if about_path.exists() else {}
+    for m, u in EXTRA_UNITS.items():
+        about.setdefault(m, u)
+
+    if wanted:
+        for m in wanted:
+            if m not in columns:
+                raise PlotError(f"metric '{m}' is not a column of {results}")
+        figures = [(f"part{i // PANELS_PER_FIGURE + 1}", wanted[i:i + PANELS_PER_FIGURE])
+                   for i in range(0, len(wanted), PANELS_PER_FIGURE)]
+        if len(figures) == 1:
+            figures = [(None, wanted)]
+    else:
+        figures = [(name, [m for m in ms if m in columns]) for name, ms in GROUPS]
+        figures = [(name, ms) for name, ms in figures if ms]
+        if not figures:  # a results.csv without any of them: the headline metrics it has
+            ms = [m for m in about if m in columns and any(number(r[m]) is not None for r in ok)]
+            figures = [(f"part{i // PANELS_PER_FIGURE + 1}", ms[i:i + PANELS_PER_FIGURE])
+                       for i in range(0, len(ms), PANELS_PER_FIGURE)]
+    if not figures:
         raise PlotError("no numeric metric to plot")
+    # Each metric's values per point; a column of text (not numbers, not empty) is refused.
+    values = {}
+    for _, ms in figures:
+        for m in ms:
+            texts = [r[m] for r in ok if r[m] not in (None, "")]
+            bad = [t for t in texts if not is_float(t)]
+            if bad:
+                raise PlotError(f"metric '{m}' of {results} is not numeric (e.g. {bad[0]!r})")
+            values[m] = [number(t) for t in texts]
+
+    failed = len(rows) - len(ok)
+    failed_note = f" ({failed} of {len(rows)} points failed, left out)" if failed else ""
 
     def key_label(g):
         d = g.get("description", "")
@@ -225,85 +376,154 @@ def plot_sweep(sweep, out, formats, wanted):
             return {v: n for v, n in zip(vals, nums)}, False
         return {v: i for i, v in enumerate(vals)}, True
 
-    cols = min(4, len(metrics))
-    nrows = math.ceil(len(metrics) / cols)
-    for ki, g in enumerate(grid):
+    def suptitle(fig, text):
+        fig.suptitle("\n".join(textwrap.wrap(text, 150)), fontsize=10)
+
+    def file_name(base, group):
+        return f"{base}__{group}" if group else base
+
+    for g in grid:
         pos, categorical = positions(g)
-        others = [k for k in keys if k != g["key"]]
-        fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 3.2 * nrows), squeeze=False)
-        fig.suptitle(f"kvtier sweep {sweep}: each metric against {g['key']}", fontsize=10)
-        for mi, m in enumerate(metrics):
-            a = axes[mi // cols][mi % cols]
-            lines = {}
-            for r in ok:
-                y = number(r[m])
-                if y is None:
+        others = [o for o in grid if o["key"] != g["key"]]
+        order = [sort_key(o["values"]) for o in others]
+        for group, ms in figures:
+            fig, axes = grid_axes(len(ms), 5.0, 3.6)
+            suptitle(fig, f"kvtier sweep {sweep}: " + (f"{group} metrics" if group else "metrics")
+                     + f" against {g['key']}{failed_note}")
+            for mi, (a, m) in enumerate(zip(axes, ms)):
+                a.set_gid(f"panel{mi}")
+                const = constant_of(values[m])
+                panel_title(a, m, about, const)
+                a.set_xlabel(key_label(g), fontsize=7)
+                a.tick_params(labelsize=7)
+                if not values[m]:
+                    show_na(a)
                     continue
-                lines.setdefault(tuple(r[k] for k in others), []).append((pos[r[g["key"]]], y))
-            for other, pts in sorted(lines.items()):
-                pts.sort()
-                name = ", ".join(f"{k}={v}" for k, v in zip(others, other)) or None
-                a.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
-            if categorical:
-                a.set_xticks(list(pos.values()), list(pos.keys()))
-            a.set_xlabel(key_label(g), fontsize=7)
-            a.set_ylabel(label(m, about), fontsize=7)
-            a.tick_params(labelsize=7)
-            if mi == 0 and others and len(lines) <= 12:
-                a.legend(fontsize=6)
-        for mi in range(len(metrics), nrows * cols):
-            axes[mi // cols][mi % cols].axis("off")
-        fig.tight_layout()
-        save(fig, out, f"vs_{g['key']}", formats)
+                lines = {}
+                for r in ok:
+                    y = number(r[m])
+                    if y is not None:
+                        lines.setdefault(tuple(r[o["key"]] for o in others), []).append((pos[r[g["key"]]], y))
+                for other in sorted(lines, key=lambda t: tuple(f(v) for f, v in zip(order, t))):
+                    pts = sorted(lines[other])
+                    name = ", ".join(f"{o['key']}={v}" for o, v in zip(others, other)) or None
+                    a.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+                if categorical:
+                    a.set_xticks(list(pos.values()), list(pos.keys()))
+                a.set_ylabel(unit_of(about, m) or m, fontsize=7)
+                if const is not None:
+                    show_constant(a, const)
+                else:
+                    a.ticklabel_format(axis="y", useOffset=False)
+            # The legend once a figure, on its first panel with lines.
+            for a in axes:
+                if others and a.get_lines() and len(a.get_lines()) <= 12:
+                    a.legend(fontsize=6)
+                    break
+            save(fig, out, file_name(f"vs_{g['key']}", group), formats)
 
     if len(grid) >= 2:
         gx, gy = grid[0], grid[1]
-        fig, axes = plt.subplots(nrows, cols, figsize=(4.4 * cols, 3.6 * nrows), squeeze=False)
         rest = keys[2:]
-        fig.suptitle(f"kvtier sweep {sweep}: metrics over {gx['key']} x {gy['key']}"
-                     + (f" (mean over {', '.join(rest)})" if rest else ""), fontsize=10)
-        for mi, m in enumerate(metrics):
-            a = axes[mi // cols][mi % cols]
-            cells = [[[] for _ in gx["values"]] for _ in gy["values"]]
-            for r in ok:
-                y = number(r[m])
-                if y is not None:
-                    cells[gy["values"].index(r[gy["key"]])][gx["values"].index(r[gx["key"]])].append(y)
-            z = [[sum(c) / len(c) if c else float("nan") for c in row] for row in cells]
-            im = a.imshow(z, origin="lower", aspect="auto", cmap="viridis")
-            a.set_xticks(range(len(gx["values"])), gx["values"])
-            a.set_yticks(range(len(gy["values"])), gy["values"])
-            a.set_xlabel(key_label(gx), fontsize=7)
-            a.set_ylabel(key_label(gy), fontsize=7)
-            a.set_title(label(m, about), fontsize=7)
-            a.tick_params(labelsize=7)
-            fig.colorbar(im, ax=a).ax.tick_params(labelsize=6)
-        for mi in range(len(metrics), nrows * cols):
-            axes[mi // cols][mi % cols].axis("off")
-        fig.tight_layout()
-        save(fig, out, f"heatmap_{gx['key']}__{gy['key']}", formats)
+        nx, ny = len(gx["values"]), len(gy["values"])
+        annotate = nx <= 16 and ny <= 16
+        cell_font = max(4, min(7, 48 / max(nx, ny)))
+        for group, ms in figures:
+            fig, axes = grid_axes(len(ms), 5.2, 4.0)
+            suptitle(fig, f"kvtier sweep {sweep}: " + (f"{group} metrics" if group else "metrics")
+                     + f" over {gx['key']} x {gy['key']}" + (f" (mean over {', '.join(rest)})" if rest else "")
+                     + failed_note)
+            for mi, (a, m) in enumerate(zip(axes, ms)):
+                a.set_gid(f"panel{mi}")
+                const = constant_of(values[m])
+                panel_title(a, m, about, const)
+                a.set_xlabel(key_label(gx), fontsize=7)
+                a.set_ylabel(key_label(gy), fontsize=7)
+                a.tick_params(labelsize=7)
+                if not values[m]:
+                    show_na(a)
+                    continue
+                cells = [[[] for _ in gx["values"]] for _ in gy["values"]]
+                for r in ok:
+                    y = number(r[m])
+                    if y is not None:
+                        cells[gy["values"].index(r[gy["key"]])][gx["values"].index(r[gx["key"]])].append(y)
+                z = [[sum(c) / len(c) if c else float("nan") for c in row] for row in cells]
+                im = a.imshow(z, origin="lower", aspect="auto", cmap="viridis")
+                a.set_xticks(range(nx), gx["values"])
+                a.set_yticks(range(ny), gy["values"])
+                if const is None:  # a constant's one colour needs no scale: the title gives it
+                    cb = fig.colorbar(im, ax=a)
+                    cb.ax.tick_params(labelsize=6)
+                    cb.formatter.set_useOffset(False)
+                if not annotate:
+                    continue
+                for yi, row in enumerate(z):
+                    for xi, v in enumerate(row):
+                        if math.isnan(v):
+                            a.text(xi, yi, "n/a", ha="center", va="center", fontsize=cell_font, color="0.5")
+                            continue
+                        r_, g_, b_, _ = im.cmap(im.norm(v))
+                        dark = 0.299 * r_ + 0.587 * g_ + 0.114 * b_ < 0.5
+                        a.text(xi, yi, fmt_value(v), ha="center", va="center", fontsize=cell_font,
+                               color="white" if dark else "black")
+            save(fig, out, file_name(f"heatmap_{gx['key']}__{gy['key']}", group), formats)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 1, like every other error
+        raise PlotError(f"{message} (usage: kvtier plot RUN_OR_SWEEP_DIR --out DIR [--format png,svg] "
+                        f"[--metrics a,b,...])")
+
+
+def is_float(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="kvtier plot", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="kvtier plot", description=__doc__.split("\n\n")[0])
     p.add_argument("dir", help="a run folder (stats.json) or a sweep folder (sweep.json)")
     p.add_argument("--out", required=True, help="folder for the figures (created if missing)")
     p.add_argument("--format", default="png,svg", help="comma-separated: png, svg, pdf")
-    p.add_argument("--metrics", default="", help="comma-separated results.csv columns (sweep); default: headline metrics")
+    p.add_argument("--metrics", default=None,
+                   help="comma-separated results.csv columns (a sweep only); default: the headline metrics "
+                        "in groups (latency, cache, constraints)")
     a = p.parse_args(argv)
-    src = pathlib.Path(a.dir)
+    global SOURCE
+    src = SOURCE = pathlib.Path(a.dir)
     out = pathlib.Path(a.out)
-    formats = [f for f in a.format.split(",") if f]
+    formats = [f.strip() for f in a.format.split(",") if f.strip()]
+    if not formats:
+        raise PlotError(f"--format '{a.format}' names no format: give png, svg or pdf (comma-separated)")
     for f in formats:
         if f not in ("png", "svg", "pdf"):
             raise PlotError(f"--format '{f}' is not png, svg or pdf")
-    out.mkdir(parents=True, exist_ok=True)
+    metrics = None
+    if a.metrics is not None:
+        metrics = [m.strip() for m in a.metrics.split(",") if m.strip()]
+        if not metrics:
+            raise PlotError(f"--metrics '{a.metrics}' names no metric")
+    if not src.is_dir():
+        raise PlotError(f"{src} is not a folder (a run's or a sweep's --out)")
     if (src / "sweep.json").exists():
-        plot_sweep(src, out, formats, [m for m in a.metrics.split(",") if m])
+        kind = "sweep"
     elif (src / "stats.json").exists():
-        plot_run(src, out, formats)
+        kind = "run"
+        if metrics is not None:
+            raise PlotError(f"--metrics selects results.csv columns of a sweep; {src} is a run, whose "
+                            f"dashboard has no metric choice")
     else:
         raise PlotError(f"{src} holds neither sweep.json (a sweep) nor stats.json (a run)")
+    prepare_out(out)
+    load_matplotlib()
+    if kind == "sweep":
+        plot_sweep(src, out, formats, metrics)
+    else:
+        plot_run(src, out, formats)
 
 
 if __name__ == "__main__":
@@ -311,4 +531,10 @@ if __name__ == "__main__":
         main(sys.argv[1:])
     except PlotError as e:
         print(f"kvtier plot: {e}", file=sys.stderr)
+        sys.exit(1)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        # A stats.json, series.json, sweep.json or results.csv that parses but lacks what kvtier
+        # writes (another version, or edited by hand).
+        print(f"kvtier plot: {SOURCE}: a file is not as this kvtier writes it ({type(e).__name__}: {e})",
+              file=sys.stderr)
         sys.exit(1)
