@@ -5,11 +5,13 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "platforms/commands/child_process.h"
 #include "platforms/commands/commands.h"
 
 namespace fs = std::filesystem;
@@ -22,9 +24,13 @@ namespace {
 std::string find_script(std::vector<std::string>& looked) {
   std::vector<fs::path> candidates;
   if (const char* env = std::getenv("KVTIER_PLOT_SCRIPT"); env && *env) candidates.push_back(env);
+  try {
+    const fs::path exe = self_executable();
+    candidates.push_back(exe.parent_path().parent_path() / "share" / "kvtier" / "kvtier_plot.py");
+  } catch (const std::runtime_error&) {
+    // No /proc: the install location is unknown; the other candidates remain.
+  }
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "kvtier" / "kvtier_plot.py");
   candidates.push_back(fs::path(KVTIER_SOURCE_DIR) / "tools" / "plot" / "kvtier_plot.py");
   for (const fs::path& p : candidates) {
     looked.push_back(p.string());
@@ -50,8 +56,11 @@ int cmd_plot(int argc, char** argv) {
       std::cout << "usage: kvtier plot RUN_OR_SWEEP_DIR --out DIR [--format png,svg] [--metrics a,b,...]\n\n"
                    "A run folder (kvtier run --out) gives dashboard.{png,svg}: CAPACITY occupancy over time,\n"
                    "SUSTAINABILITY demand against B_tier per window, the HIDING lateness distribution, TTFT and\n"
-                   "ITL per tenant. A sweep folder (kvtier sweep --out) gives vs_KEY.{png,svg} (each metric\n"
-                   "against each swept key) and heatmap_KEY1__KEY2.{png,svg} (each metric over two keys).\n"
+                   "ITL per tenant. A sweep folder (kvtier sweep --out) gives, per metric group (latency, cache,\n"
+                   "constraints; at most 6 panels a figure), vs_KEY__GROUP.{png,svg} (each metric against each\n"
+                   "swept key) and heatmap_KEY1__KEY2__GROUP.{png,svg} (each metric over two keys, values in the\n"
+                   "cells). --metrics (a sweep only) names results.csv columns instead: vs_KEY, heatmap_KEY1__KEY2\n"
+                   "(__partN past 6 metrics).\n"
                    "Needs python3 with matplotlib (Debian: python3-matplotlib); $KVTIER_PYTHON names another\n"
                    "interpreter, $KVTIER_PLOT_SCRIPT another script.\n";
       return 0;
