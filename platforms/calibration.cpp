@@ -210,11 +210,11 @@ std::vector<CalibrationRow> run_calibration() {
   const double gb10_stream = stream_bytes_per_s(gb10_a);
   const double gb10_weights = weight_bytes_per_s(gb10_a);
   add("GB10 decode KV slope, kernel A", 16.34, slope_a * kGiB * 1e3, "ms/GiB", 0.02, "M",
-      "spec Appendix L (CALIBRATION §0); model: decode steps at 16k and 32k tokens, gb10 + kernels/gb10-a");
+      "spec Appendix L; model: decode steps at 16k and 32k tokens, gb10 + kernels/gb10-a");
   add("GB10 decode KV slope, kernel B", 17.58, slope_b * kGiB * 1e3, "ms/GiB", 0.02, "M",
-      "spec Appendix L (CALIBRATION §0); model: decode steps at 16k and 32k tokens, gb10 + kernels/gb10-b");
+      "spec Appendix L; model: decode steps at 16k and 32k tokens, gb10 + kernels/gb10-b");
   add("GB10 KV read, kernel A, fraction of peak", 0.24, 1.0 / slope_a / (gb10_a.hbm.peak_bw_gbps * 1e9), "x", 0.03, "D",
-      "CALIBRATION §0: 1 GiB / 16.34 ms = 65.7 GB/s = 24 % of 273 GB/s");
+      "spec Appendix L: 1 GiB / 16.34 ms = 65.7 GB/s = 24 % of 273 GB/s");
   // 26-28 % is a range: the reference is its midpoint, the tolerance its half-width plus half a
   // point of rounding.
   add("GB10 KV read effective fraction of achievable, kernel A", 0.27, 1.0 / slope_a / gb10_stream, "x", 0.015 / 0.27,
@@ -229,8 +229,8 @@ std::vector<CalibrationRow> run_calibration() {
   // --- HBM achievable bandwidth, STREAM-like (CALIBRATION §3).
   const PlatformConfig h100 = platform("h100-pcie5-x16"), h200 = platform("h200-pcie5-x16");
   const double h100_stream = stream_bytes_per_s(h100) / 1e12, h200_stream = stream_bytes_per_s(h200) / 1e12;
-  const std::string azure_h100 = "Azure AI-benchmarking-guide ND_H100_v5_results.md (CALIBRATION §3); model: 64 KiB copy stream through the HBM target";
-  const std::string azure_h200 = "Azure AI-benchmarking-guide ND_H200_v5_results.md (CALIBRATION §3); model: 64 KiB copy stream through the HBM target";
+  const std::string azure_h100 = "Azure AI-benchmarking-guide ND_H100_v5_results.md; model: 64 KiB copy stream through the HBM target";
+  const std::string azure_h200 = "Azure AI-benchmarking-guide ND_H200_v5_results.md; model: 64 KiB copy stream through the HBM target";
   add("H100 STREAM-like copy bandwidth", 2.90, h100_stream, "TB/s", 0.03, "M", azure_h100);
   add("H100 STREAM-like triad bandwidth", 2.97, h100_stream, "TB/s", 0.03, "M", azure_h100);
   add("H200 STREAM-like copy bandwidth", 4.01, h200_stream, "TB/s", 0.03, "M", azure_h200);
@@ -239,40 +239,40 @@ std::vector<CalibrationRow> run_calibration() {
   // --- Host-issued pinned copies over PCIe 5 x16 (CALIBRATION §4): T(n) = t0 + n / B_inf.
   const uint64_t kib64 = 64 * 1024, mib5 = 5 * 1024 * 1024, mib256 = 256ull * 1024 * 1024;
   add("H100 pinned copy bandwidth, 256 MiB", 51.5, copy_bytes_per_s(h100, mib256, false) / 1e9, "GB/s", 0.02, "M",
-      "nvbandwidth H2D 51 / D2H 52 GB/s, Azure ND H100 v5 (CALIBRATION §4); model: host copy model");
+      "nvbandwidth H2D 51 / D2H 52 GB/s, Azure ND H100 v5; model: host copy model");
   add("H200 pinned copy bandwidth, 256 MiB", 53.5, copy_bytes_per_s(h200, mib256, false) / 1e9, "GB/s", 0.03, "M",
-      "nvbandwidth 52-55 GB/s, Azure ND H200 v5 (CALIBRATION §4); model: host copy model");
+      "nvbandwidth 52-55 GB/s, Azure ND H200 v5; model: host copy model");
   // References from the sheet's measured inputs: t0 = 3.5-4.0 us single, 2.3-2.5 us batched
   // (torchcomms #2195, H100) and B_inf = 51.5 GB/s (H100 nvbandwidth).
   auto sheet = [](double bytes, double t0_us) { return bytes / (t0_us * 1e-6 + bytes / 51.5e9) / 1e9; };
   add("H100 pinned copy bandwidth, 64 KiB, one call", sheet(kib64, 3.75), copy_bytes_per_s(h100, kib64, false) / 1e9,
-      "GB/s", 0.04, "D", "CALIBRATION §4: t0 3.5-4.0 us (torchcomms #2195), B_inf 51.5 GB/s; model: host copy model");
+      "GB/s", 0.04, "D", "t0 3.5-4.0 us (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
   add("H100 pinned copy bandwidth, 64 KiB, batched", sheet(kib64, 2.4), copy_bytes_per_s(h100, kib64, true) / 1e9,
-      "GB/s", 0.03, "D", "CALIBRATION §4: t0 2.3-2.5 us batched (torchcomms #2195), B_inf 51.5 GB/s; model: host copy model");
+      "GB/s", 0.03, "D", "t0 2.3-2.5 us batched (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
   add("H100 pinned copy bandwidth, 5 MiB, one call", sheet(mib5, 3.75), copy_bytes_per_s(h100, mib5, false) / 1e9, "GB/s",
-      0.02, "D", "CALIBRATION §4: t0 3.5-4.0 us, B_inf 51.5 GB/s; model: host copy model");
+      0.02, "D", "t0 3.5-4.0 us (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
   add("PCIe 5 x16 DMA write payload bandwidth, 5 MiB", 63.015 * 256 / 280, dma_write_bytes_per_s(h100) / 1e9, "GB/s",
-      0.02, "D", "CALIBRATION §1/§8.4: 63.0 GB/s x 256 / (256 + 24) B per TLP at MPS 256; model: pcie5 link, one 5 MiB DMA");
+      0.02, "D", "PCIe 5.0 x16: 63.0 GB/s after 128b/130b x 256 / (256 + 24) B per TLP at MPS 256; model: pcie5 link, one 5 MiB DMA");
 
   // --- Link ceilings from the link protocols (CALIBRATION §1, §2, §8): 64 B line streams.
   // The link presets themselves (h200-cxl2-x16, the default pair, adds only first-order-model values).
   const PlatformConfig cxl2_16 = platform("links/cxl2-x16"), cxl2_8 = platform("links/cxl2-x8");
   const PlatformConfig cxl3 = platform("links/cxl3-x16"), lopt = platform("links/cxl3-lopt-x16");
   const std::string ls = "; model: link-study stream of 64 B lines, 1024 in flight";
-  add("CXL 2.0 x16 read-only payload", 52.7, stream_gbps(cxl2_16, 1.0), "GB/s", 0.01, "D", "CALIBRATION §8.5 (MDH on)" + ls);
-  add("CXL 2.0 x16 write-only payload", 47.4, stream_gbps(cxl2_16, 0.0), "GB/s", 0.01, "D", "CALIBRATION §8.5" + ls);
+  add("CXL 2.0 x16 read-only payload", 52.7, stream_gbps(cxl2_16, 1.0), "GB/s", 0.01, "D", "68 B flits at 32 GT/s: 8 read lines per 9 flits, MDH on (CXL 2.0 §4.2)" + ls);
+  add("CXL 2.0 x16 write-only payload", 47.4, stream_gbps(cxl2_16, 0.0), "GB/s", 0.01, "D", "68 B flits: one RwD per flit, 4 lines per 5 flits (CXL 2.0 §4.2)" + ls);
   add("CXL 2.0 x16 2:1 read:write payload", 76.94, stream_gbps(cxl2_16, 2.0 / 3.0), "GB/s", 0.03, "D",
-      "CALIBRATION §8.5 optimum (the packer is greedy: no G6 + H4 reordering)" + ls);
-  add("CXL 2.0 x8 read-only payload", 26.4, stream_gbps(cxl2_8, 1.0), "GB/s", 0.01, "D", "CALIBRATION §1" + ls);
-  add("CXL 2.0 x8 write-only payload", 23.7, stream_gbps(cxl2_8, 0.0), "GB/s", 0.01, "D", "CALIBRATION §1" + ls);
+      "68 B flit-packing optimum, 8 reads + 4 writes in 9.25 flits (CXL 2.0 §4.2; the packer is greedy: no G6 + H4 reordering)" + ls);
+  add("CXL 2.0 x8 read-only payload", 26.4, stream_gbps(cxl2_8, 1.0), "GB/s", 0.01, "D", "the x16 read arithmetic at 8 lanes (CXL 2.0 §4.2)" + ls);
+  add("CXL 2.0 x8 write-only payload", 23.7, stream_gbps(cxl2_8, 0.0), "GB/s", 0.01, "D", "the x16 write arithmetic at 8 lanes (CXL 2.0 §4.2)" + ls);
   add("CXL 2.0 x8 2:1 read:write payload (Micron CZ120)", 36.0, stream_gbps(cxl2_8, 2.0 / 3.0), "GB/s", 0.05, "M",
-      "Micron CZ120, MLC 2:1 (CALIBRATION §2, §8.3)" + ls);
-  add("CXL 3.x x16 read-only payload", 108.3, stream_gbps(cxl3, 1.0), "GB/s", 0.02, "D", "CALIBRATION §8.5" + ls);
-  add("CXL 3.x x16 write-only payload", 96.0, stream_gbps(cxl3, 0.0), "GB/s", 0.01, "D", "CALIBRATION §8.5" + ls);
-  add("CXL 3.x x16 LOpt read-only payload", 105.8, stream_gbps(lopt, 1.0), "GB/s", 0.02, "D", "CALIBRATION §8.5" + ls);
+      "Micron CZ120, MLC 2:1" + ls);
+  add("CXL 3.x x16 read-only payload", 108.3, stream_gbps(cxl3, 1.0), "GB/s", 0.02, "D", "256 B flits at 64 GT/s: 44/13 read lines per flit (CXL 3.0 §4.3)" + ls);
+  add("CXL 3.x x16 write-only payload", 96.0, stream_gbps(cxl3, 0.0), "GB/s", 0.01, "D", "256 B flits: 3 write lines per flit (CXL 3.0 §4.3)" + ls);
+  add("CXL 3.x x16 LOpt read-only payload", 105.8, stream_gbps(lopt, 1.0), "GB/s", 0.02, "D", "latency-optimised 256 B flits: 13 G-slots, 3.308 read lines per flit (CXL 3.0 §4.3)" + ls);
   add_operator_profiles(rows);
   add("CXL 2.0 x8 idle 64 B load latency (CXL ASIC)", 284.9, idle_read_latency(cxl2_8.link, LinkStudyOptions{}).total_ns,
-      "ns", 0.05, "M", "lmbench lat_mem_rd, CXL-DMSim-Figs (CALIBRATION §2); model: link-study idle read, docs/link.md");
+      "ns", 0.05, "M", "lmbench lat_mem_rd, CXL ASIC, CXL-DMSim paper data (arXiv 2411.02282); model: link-study idle read, docs/link.md");
   return rows;
 }
 

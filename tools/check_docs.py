@@ -23,6 +23,8 @@ rendered) that names the command it came from and how to read the figure off its
   assert  instead of a quote: a Python expression that must be true (for a claim that is not a
           number, such as "this window holds transfers").
   block   true: the fenced code block that follows the comment must equal the command's stdout.
+  table   true: the Markdown table that follows the comment (its lines starting with "|") must
+          equal the command's stdout (a table the command prints itself, e.g. --markdown).
   fast    true: part of the subset CI runs (--fast); the rest runs on demand.
 
 Usage: tools/check_docs.py --kvtier build/platforms/kvtier [--fast] [--list] [DOC.md ...]
@@ -41,7 +43,7 @@ import tempfile
 
 MARKER = re.compile(r"<!--\s*check:\s*(\{.*?\})\s*-->", re.S)
 FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
-KNOWN = {"run", "json", "jsonl", "csv", "values", "format", "quote", "assert", "block", "fast"}
+KNOWN = {"run", "json", "jsonl", "csv", "values", "format", "quote", "assert", "block", "table", "fast"}
 
 
 def normalise(text):
@@ -63,9 +65,9 @@ class Check:
             raise ValueError(f"{self.where}: unknown marker key(s) {sorted(unknown)} (known: {sorted(KNOWN)})")
         if "run" not in spec:
             raise ValueError(f"{self.where}: a check needs \"run\"")
-        kinds = [k for k in ("quote", "assert", "block") if k in spec]
+        kinds = [k for k in ("quote", "assert", "block", "table") if k in spec]
         if len(kinds) != 1:
-            raise ValueError(f"{self.where}: a check needs exactly one of quote, assert, block (has {kinds})")
+            raise ValueError(f"{self.where}: a check needs exactly one of quote, assert, block, table (has {kinds})")
         if "quote" in spec and spec["quote"].count("{}") != len(spec.get("values", [])):
             raise ValueError(f"{self.where}: the quote has {spec['quote'].count('{}')} {{}} for "
                              f"{len(spec.get('values', []))} values")
@@ -75,6 +77,15 @@ class Check:
             if not m:
                 raise ValueError(f"{self.where}: \"block\": true needs a fenced code block right after the marker")
             self.block = m.group(1)
+        if spec.get("table"):
+            rows = []
+            for line in text_after.lstrip("\n").split("\n"):
+                if not line.startswith("|"):
+                    break
+                rows.append(line)
+            if not rows:
+                raise ValueError(f"{self.where}: \"table\": true needs a Markdown table right after the marker")
+            self.block = "\n".join(rows) + "\n"
         self.fast = bool(spec.get("fast", False))
 
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "platforms/cli_options.h"
+#include "platforms/commands/link_study_parts.h"
 #include "platforms/platform_config.h"
 #include "tlm/link/link_study.h"
 
@@ -21,102 +22,7 @@ namespace po = boost::program_options;
 
 namespace kvtier {
 
-namespace {
-
-const std::vector<std::string> kDefaultPresets = {"pcie5-x16", "cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"};
-
-struct StudyLink {
-  std::string name;   // preset or file name
-  std::string file;
-  LinkConfig link;
-};
-
-// Where link presets live: the build's source tree when known, else relative to the working
-// directory or the executable.
-std::string find_preset(const std::string& name, const char* argv0) {
-  std::vector<std::filesystem::path> dirs;
-#ifdef KVTIER_LINK_PRESET_DIR
-  dirs.emplace_back(KVTIER_LINK_PRESET_DIR);
-#endif
-  dirs.emplace_back("platforms/links");
-  const std::filesystem::path exe = std::filesystem::path(argv0).parent_path();
-  dirs.push_back(exe / "../platforms/links");
-  dirs.push_back(exe / "../../platforms/links");
-  // `cxl2-x8` or `cxl2-x8.ini`: the preset's name with or without its extension.
-  const std::string stem = std::filesystem::path(name).extension() == ".ini" ? name.substr(0, name.size() - 4) : name;
-  for (const auto& d : dirs) {
-    const auto p = d / (stem + ".ini");
-    if (std::filesystem::exists(p)) return p.string();
-  }
-  throw ConfigError("link-study: no link preset '" + name + "' (looked for " + name +
-                    ".ini in platforms/links; presets: pcie5-x16, cxl2-x8, cxl2-x16, cxl3-x16, cxl3-lopt-x16)");
-}
-
-std::vector<uint64_t> parse_sizes(const std::string& text) {
-  std::vector<uint64_t> sizes;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    size_t used = 0;
-    unsigned long long v = 0;
-    try {
-      v = std::stoull(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v == 0 || v > (1ull << 30))
-      throw ConfigError("link-study: --sizes item '" + item + "' is not a size in bytes between 1 and 1 GiB");
-    sizes.push_back(v);
-  }
-  return sizes;
-}
-
-// Published or derived references for a link (CALIBRATION.md), by the link's shape.
-struct Reference {
-  double value;
-  const char* text;
-};
-struct References {
-  Reference read_only{0, ""}, write_only{0, ""}, mix_2to1{0, ""}, idle_read_ns{0, ""};
-};
-References references_for(const LinkConfig& c) {
-  References r;
-  if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 16) {
-    r.read_only = {52.7, "52.7 GB/s (D, CALIBRATION §1/§8.5, MDH on)"};
-    r.write_only = {47.4, "47.4 GB/s (D, CALIBRATION §1/§8.5)"};
-    r.mix_2to1 = {76.2, "76.2-76.9 GB/s (D, CALIBRATION §1/§8.5)"};
-  } else if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 8) {
-    r.read_only = {26.4, "26.4 GB/s (D, CALIBRATION §1)"};
-    r.write_only = {23.7, "23.7 GB/s (D, CALIBRATION §1)"};
-    r.mix_2to1 = {36.0, "36 GB/s (M, Micron CZ120 MLC 2:1; D ceiling 38.1-38.5)"};
-  } else if (c.protocol == LinkProtocolKind::Cxl3 && c.lanes == 16) {
-    r.read_only = {108.3, "108.3 GB/s (D, CALIBRATION §8.5)"};
-    r.write_only = {96.0, "96.0 GB/s (D, CALIBRATION §8.5)"};
-    r.mix_2to1 = {156.4, "156.4 GB/s (D, CALIBRATION §8.5)"};
-  } else if (c.protocol == LinkProtocolKind::Cxl3Lopt && c.lanes == 16) {
-    r.read_only = {105.8, "105.8 GB/s (D, CALIBRATION §8.5)"};
-    r.write_only = {96.0, "96.0 GB/s (D, CALIBRATION §8.5)"};
-  } else if (c.protocol == LinkProtocolKind::Pcie5 && c.lanes == 16) {
-    r.read_only = {48.0, "48.0 GB/s (D, 64/84 x 63.0, CALIBRATION §8.5, DLLPs ignored)"};
-    r.write_only = {45.8, "45.8 GB/s (D, 64/88 x 63.0, CALIBRATION §8.5, DLLPs ignored)"};
-  }
-  if (c.protocol != LinkProtocolKind::Pcie5 && c.protocol != LinkProtocolKind::Simple) r.idle_read_ns = {284.9, "284.9 ns (M, CXL ASIC, lmbench, CALIBRATION §2)"};
-  return r;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
-
-std::string mix_name(double rf) {
-  if (rf >= 1.0) return "read-only";
-  if (rf <= 0.0) return "write-only";
-  if (std::abs(rf - 2.0 / 3.0) < 1e-3) return "2:1 read:write";
-  return "reads " + fixed(rf * 100, 0) + " %";
-}
-
-}  // namespace
+using namespace link_study;
 
 int cmd_link_study(int argc, char** argv) {
   LinkStudyOptions o;

@@ -51,6 +51,13 @@ expect(rc == 1 and "differs from the command's output" in out, f"a changed block
 rc, out = check("block_ok.md", block.replace("three", "two"))
 expect(rc == 0, f"a matching block must pass: {rc} {out}")
 
+# A Markdown table the command prints itself (no fence): a changed cell fails.
+table = '<!-- check: {"run": "printf \'| a | b |\\\\n|---|---|\\\\n| 1 | 2 |\\\\n\'", "table": true} -->\n| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n'
+rc, out = check("table_ok.md", table)
+expect(rc == 0, f"a matching table must pass: {rc} {out}")
+rc, out = check("table_stale.md", table.replace("| 1 | 2 |\n\n", "| 1 | 3 |\n\n"))
+expect(rc == 1 and "differs from the command's output" in out, f"a changed table cell must fail: {rc} {out}")
+
 # Malformed markers are refused before anything runs.
 rc, out = check("bad_json.md", '<!-- check: {"run": "true", } -->\n')
 expect(rc == 2 and "bad_json.md:1" in out and "not JSON" in out, f"a marker that is not JSON: {rc} {out}")

@@ -1,0 +1,91 @@
+#include "platforms/commands/link_study_parts.h"
+
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+
+#include "platforms/cli_options.h"
+
+namespace kvtier::link_study {
+
+// The references: D derived from the specifications' flit and TLP arithmetic, M measured
+// (docs/calibration.md, docs/link.md).
+// Where link presets live: the build's source tree when known, else relative to the working
+// directory or the executable.
+std::string find_preset(const std::string& name, const char* argv0) {
+  std::vector<std::filesystem::path> dirs;
+#ifdef KVTIER_LINK_PRESET_DIR
+  dirs.emplace_back(KVTIER_LINK_PRESET_DIR);
+#endif
+  dirs.emplace_back("platforms/links");
+  const std::filesystem::path exe = std::filesystem::path(argv0).parent_path();
+  dirs.push_back(exe / "../platforms/links");
+  dirs.push_back(exe / "../../platforms/links");
+  // `cxl2-x8` or `cxl2-x8.ini`: the preset's name with or without its extension.
+  const std::string stem = std::filesystem::path(name).extension() == ".ini" ? name.substr(0, name.size() - 4) : name;
+  for (const auto& d : dirs) {
+    const auto p = d / (stem + ".ini");
+    if (std::filesystem::exists(p)) return p.string();
+  }
+  throw ConfigError("link-study: no link preset '" + name + "' (looked for " + name +
+                    ".ini in platforms/links; presets: pcie5-x16, cxl2-x8, cxl2-x16, cxl3-x16, cxl3-lopt-x16)");
+}
+
+std::vector<uint64_t> parse_sizes(const std::string& text) {
+  std::vector<uint64_t> sizes;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    size_t used = 0;
+    unsigned long long v = 0;
+    try {
+      v = std::stoull(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v == 0 || v > (1ull << 30))
+      throw ConfigError("link-study: --sizes item '" + item + "' is not a size in bytes between 1 and 1 GiB");
+    sizes.push_back(v);
+  }
+  return sizes;
+}
+
+References references_for(const LinkConfig& c) {
+  References r;
+  if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 16) {
+    r.read_only = {52.7, "52.7 GB/s (D: 63.0 GB/s of 68 B flits, 8 read lines per 9 flits, MDH on; CXL 2.0 §4.2)"};
+    r.write_only = {47.4, "47.4 GB/s (D: one RwD per 68 B flit, 4 lines per 5 flits; CXL 2.0 §4.2)"};
+    r.mix_2to1 = {76.2, "76.2-76.9 GB/s (D: 2:1 read:write, 8 reads per 9.25 68 B flits; CXL 2.0 §4.2)"};
+  } else if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 8) {
+    r.read_only = {26.4, "26.4 GB/s (D: the x16 read arithmetic at 8 lanes; CXL 2.0 §4.2)"};
+    r.write_only = {23.7, "23.7 GB/s (D: the x16 write arithmetic at 8 lanes; CXL 2.0 §4.2)"};
+    r.mix_2to1 = {36.0, "36 GB/s (M, Micron CZ120 MLC 2:1; D ceiling 38.1-38.5)"};
+  } else if (c.protocol == LinkProtocolKind::Cxl3 && c.lanes == 16) {
+    r.read_only = {108.3, "108.3 GB/s (D: 44/13 read lines per 256 B flit at 64 GT/s; CXL 3.0 §4.3)"};
+    r.write_only = {96.0, "96.0 GB/s (D: 3 write lines per 256 B flit; CXL 3.0 §4.3)"};
+    r.mix_2to1 = {156.4, "156.4 GB/s (D: 2:1, 88/27 reads per 256 B flit; CXL 3.0 §4.3)"};
+  } else if (c.protocol == LinkProtocolKind::Cxl3Lopt && c.lanes == 16) {
+    r.read_only = {105.8, "105.8 GB/s (D: 3.308 read lines per latency-optimised 256 B flit; CXL 3.0 §4.3)"};
+    r.write_only = {96.0, "96.0 GB/s (D: 3 write lines per latency-optimised 256 B flit; CXL 3.0 §4.3)"};
+  } else if (c.protocol == LinkProtocolKind::Pcie5 && c.lanes == 16) {
+    r.read_only = {48.0, "48.0 GB/s (D: 64/84 x 63.0 GB/s, 64 B completions, DLLPs ignored)"};
+    r.write_only = {45.8, "45.8 GB/s (D: 64/88 x 63.0 GB/s, 64 B MemWr with a 4DW header, DLLPs ignored)"};
+  }
+  if (c.protocol != LinkProtocolKind::Pcie5 && c.protocol != LinkProtocolKind::Simple) r.idle_read_ns = {284.9, "284.9 ns (M: CXL ASIC, lmbench lat_mem_rd, CXL-DMSim paper data, arXiv 2411.02282)"};
+  return r;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+std::string mix_name(double rf) {
+  if (rf >= 1.0) return "read-only";
+  if (rf <= 0.0) return "write-only";
+  if (std::abs(rf - 2.0 / 3.0) < 1e-3) return "2:1 read:write";
+  return "reads " + fixed(rf * 100, 0) + " %";
+}
+
+}  // namespace kvtier::link_study

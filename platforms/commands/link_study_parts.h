@@ -1,0 +1,40 @@
+#pragma once
+// The parts of `kvtier link-study` (platforms/commands/cmd_link_study.cpp): which links it
+// studies, its option values, and the references printed beside the model's figures.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "platforms/platform_config.h"
+
+namespace kvtier::link_study {
+
+inline const std::vector<std::string> kDefaultPresets = {"pcie5-x16", "cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"};
+
+struct StudyLink {
+  std::string name;   // preset or file name
+  std::string file;
+  LinkConfig link;
+};
+
+// The file of link preset `name` (with or without .ini): the build's source tree when known,
+// else relative to the working directory or the executable. ConfigError when there is none.
+std::string find_preset(const std::string& name, const char* argv0);
+// --sizes "64,4096,...": each 1 B to 1 GiB. ConfigError naming the item otherwise.
+std::vector<uint64_t> parse_sizes(const std::string& text);
+
+// Published or derived references for a link, by the link's shape.
+struct Reference {
+  double value;
+  const char* text;
+};
+struct References {
+  Reference read_only{0, ""}, write_only{0, ""}, mix_2to1{0, ""}, idle_read_ns{0, ""};
+};
+References references_for(const LinkConfig& c);
+
+std::string fixed(double v, int digits);
+// "read-only", "write-only", "2:1 read:write" or "reads N %".
+std::string mix_name(double rf);
+
+}  // namespace kvtier::link_study
