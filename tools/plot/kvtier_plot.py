@@ -207,7 +207,8 @@ def plot_sweep(sweep, out, formats, wanted):
     if not ok:
         raise PlotError(f"{sweep / 'results.csv'}: no point succeeded, nothing to plot")
     about = load_json(sweep / "points" / f"{int(ok[0]['point']):04d}" / "stats.json").get("about", {})
-    metrics = wanted or [m for m in about if m in ok[0] and number(ok[0][m]) is not None]
+    # The top-level figures (about also describes the nested groups' keys, by dotted path).
+    metrics = wanted or [m for m in about if "." not in m and m in ok[0] and number(ok[0][m]) is not None]
     for m in metrics:
         if m not in rows[0]:
             raise PlotError(f"metric '{m}' is not a column of {sweep / 'results.csv'}")
