@@ -91,4 +91,47 @@ std::string rtl_config_mismatch(const CtrlConfig& c) {
 }
 
 }  // namespace cosim
+void DataPlane::declare_index_stats(StatGroup& g) const {
+  const ControllerStats& cs = stats();
+  g.add("sets", index().sets(), "count", "sets of the controller's block index (ctrl.index_sets)");
+  g.add("ways", index().ways(), "count", "ways per set of the block index (ctrl.index_ways)");
+  g.add("entry_bits", entry_bits(), "bits", "SRAM bits of one index entry (spec §M.2.4)");
+  g.add("footprint_mm2", footprint_mm2(), "mm2", "SRAM area of the whole index: its bits at ctrl.sram_mib_per_mm2");
+  g.add("peak_entries", cs.peak_index_entries, "count", "most valid index entries at once");
+  g.add("descriptors", cs.descriptors, "count", "descriptors the engine read from the ring and decided");
+  g.add("doorbells", cs.doorbells, "count", "doorbell writes the engine received");
+  g.add("bursts", cs.bursts, "count", "DMA bursts the engine issued (tier DRAM reads and writes, HBM writes and reads)");
+  g.add("write_once_skips", cs.write_once_skips, "count",
+        "DEMOTE commands completed without moving data because the tier already held a valid copy (write-once)");
+  g.add("queue_held_descriptors", cs.queue_held_descriptors, "count",
+        "descriptors accepted later than intake and lookup alone allow because a bounded queue downstream was full");
+  g.add("queue_held_s", cs.queue_held_s, "s", "total time those descriptors were held back");
+}
+
+void DataPlane::declare_transfer_order_stats(StatGroup& g, const CtrlConfig& config) const {
+  const ControllerStats& cs = stats();
+  g.add("transfer_order", name_of(config.transfer_order), "text",
+        "order of the transfers among a doorbell's commands (ctrl.transfer_order): ring order or earliest deadline first");
+  g.add("reordered_batches", cs.reordered_batches, "count", "doorbells whose transfers the engine ran in deadline order");
+  g.add("deferred_transfers", cs.deferred_transfers, "count",
+        "transfers held in the engine's deadline-ordered queue because the host did not wait for them (deferrable)");
+  g.add("peak_held_transfers", cs.peak_held_transfers, "count", "most transfers held in that queue at once");
+  g.add("overtaking_transfers", cs.overtaking_transfers, "count",
+        "transfers that went ahead of one held before them (an earlier deadline posted later)");
+}
+
+void DataPlane::declare_index_organisation_stats(StatGroup& g, const CtrlConfig& config) const {
+  const ControllerStats& ix = stats();
+  g.add("org", name_of(config.index_org), "text",
+        "index organisation (ctrl.index_org): the whole index in SRAM, or an SRAM cache of a table in tier DRAM");
+  g.add("cache_entries", config.index_org == IndexOrg::Cached ? config.index_cache_entries : 0u, "count",
+        "entries the SRAM cache holds with the cached organisation (ctrl.index_cache_entries); 0 otherwise");
+  g.add("cache_hits", ix.index_cache_hits, "count", "lookups the SRAM cache answered (cached organisation)");
+  g.add("cache_misses", ix.index_cache_misses, "count", "lookups that read the entry from the tier DRAM table");
+  g.add("dram_read_bytes", ix.index_dram_read_bytes, "bytes", "tier DRAM bytes read by index cache misses");
+  g.add("dram_write_bytes", ix.index_dram_write_bytes, "bytes",
+        "tier DRAM bytes written through to the table when an entry was inserted or dropped");
+  g.add("miss_time_s", ix.index_miss_s, "s", "lookup time the misses added on the command path (DRAM reads)");
+}
+
 }  // namespace kvtier

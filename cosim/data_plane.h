@@ -12,6 +12,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "tlm/common/config.h"
+#include "tlm/common/stat_group.h"
 #include "tlm/ctrl/block_index.h"
 #include "tlm/ctrl/controller.h"
 
@@ -43,6 +44,12 @@ class DataPlane {
   // The direct burst path (tlm/common/burst_target.h): the targets tier_out and host_out are
   // bound to. An implementation without one keeps its bursts on the sockets.
   virtual void set_burst_targets(BurstTarget* /*tier*/, BurstTarget* /*host*/) {}
+
+  // The engine's figures in stats.json, whichever implementation ran: the `index` group, its
+  // transfer-order part of `prefetch`, and `index_organisation`. `config` is the one it was built with.
+  void declare_index_stats(StatGroup& index) const;
+  void declare_transfer_order_stats(StatGroup& prefetch, const CtrlConfig& config) const;
+  void declare_index_organisation_stats(StatGroup& group, const CtrlConfig& config) const;
 };
 
 // An MMIO write seen at the data plane's mmio_in (ring slot or doorbell), at absolute time

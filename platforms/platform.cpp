@@ -223,7 +223,7 @@ void Platform::attach_trace(TraceEventLog* trace) {
   ctrl_->set_trace(trace);
 }
 
-nlohmann::ordered_json Platform::constraints() const {
+ConstraintContext Platform::constraint_context() const {
   const HostStats& h = host_->stats();
   const SchedStats& s = sched_->stats();
   ConstraintContext x;
@@ -244,8 +244,10 @@ nlohmann::ordered_json Platform::constraints() const {
   x.steps = s.steps;
   x.streamed_steps = s.streamed_steps;
   x.prefetch_slack_s = config_.host.prefetch_slack_us * 1e-6;
-  return constraint_report(*constraints_, x);
+  return x;
 }
+
+nlohmann::ordered_json Platform::constraints() const { return constraint_report(*constraints_, constraint_context()); }
 
 nlohmann::ordered_json Platform::series() const {
   const HostStats& h = host_->stats();
@@ -285,185 +287,90 @@ nlohmann::ordered_json Platform::series() const {
 
 std::string Platform::constraints_summary() const { return constraint_summary(constraints()); }
 
-nlohmann::ordered_json Platform::report(double wall_time_s, uint64_t seed) const {
-  nlohmann::ordered_json j;
-  nlohmann::ordered_json about;
-  for (const Metric& m : metrics(wall_time_s)) {
-    j[m.key] = m.value;
-    about[m.key] = m.unit + "; " + m.description;
-  }
+void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) const {
+  // The metrics of the printed table are stats.json's first keys, with the same unit and meaning.
+  for (const Metric& m : metrics(wall_time_s)) run.add(m.key, m.value, m.unit, m.description);
+  host_->declare_reference_stats(run);
+  sched_->declare_step_stats(run);
+  StatGroup serving = run.group("serving", "the serving loop: the scheduler's options and counts, and the control "
+                                           "plane's streamed decode residency it drove (tlm/sched, tlm/host)");
+  sched_->declare_serving_stats(serving);
+  run.add("hbm_kv_read_share", constraints_->hbm_bandwidth.kv_read_share(), "fraction",
+          "decode KV read time over the busy time of all steps (constraints.hbm_bandwidth.kv_read_share)");
+  host_->declare_total_stats(run);
+  StatGroup blocks = run.group("blocks", "the control plane's block accounting: geometry, references and their "
+                                         "outcomes, evictions and residency (tlm/host)");
+  host_->declare_block_stats(blocks);
+  StatGroup index = run.group("index", "the data-plane engine's block index and command counts (ctrl.impl: TLM model "
+                                       "or RTL engine)");
+  ctrl_->declare_index_stats(index);
+  link_->declare_stats(run);
+  StatGroup constraints = run.group("constraints", "the five constraints of spec §M.4.3 side by side, each with its "
+                                                   "definition and violations, and the verdict (tlm/constraints)");
+  declare_constraint_report(constraints, *constraints_, constraint_context());
+  StatGroup representation = run.group("representation", "tier copy formats and the bytes they moved: the control "
+                                                          "plane's choices and the engine's conversions");
+  host_->declare_representation_stats(representation, ctrl_->stats());
+  StatGroup prefetch = run.group("prefetch", "the control plane's prefetcher and the engine's transfer order");
+  host_->declare_prefetch_stats(prefetch);
+  ctrl_->declare_transfer_order_stats(prefetch, config_.ctrl);
+  StatGroup host_cpu = run.group("host_cpu", "host CPU time spent on KV movement, by activity (C3)");
+  host_->declare_cpu_stats(host_cpu, sched_->stats().end_s);
+  StatGroup index_org = run.group("index_organisation", "how the engine's index is organised and what the cached "
+                                                        "organisation cost in tier DRAM traffic");
+  ctrl_->declare_index_organisation_stats(index_org, config_.ctrl);
+  StatGroup regions = run.group("hbm_regions", "HBM capacity of one GPU of the replica by region, and the KV "
+                                               "residency against the budget");
+  declare_hbm_regions(regions);
+  StatGroup contention = run.group("hbm_contention", "HBM bandwidth shared between the steps' own reads and DMA "
+                                                     "bursts, per step (tlm/mem/hbm_contention.h)");
+  hbm_contention_->declare_stats(contention);
+  StatGroup provenance = run.group("provenance", kProvenanceMeaning);
+  provenance.add("platform", config_.source, "text", "the platform file the run loaded (or the embedded default)");
+  provenance.add("workload", workload_.source, "text", "where the workload's requests came from (trace file or "
+                                                       "synthetic generator with its parameters)");
+  provenance.add("requests_in_workload", workload_.requests.size(), "count", "requests the workload holds");
+  provenance.add("seed", seed, "integer", "random seed of the run (--seed)");
+  provenance.add("link_protocol", link_->protocol().name(), "text", "the link protocol model that ran (link.protocol)");
+}
+
+void Platform::declare_hbm_regions(StatGroup& g) const {
+  // HBM capacity by region, per GPU (the platform simulates one GPU of the replica).
   const HostStats& h = host_->stats();
   const SchedStats& s = sched_->stats();
-  j["tier_hit_rate"] = h.references ? static_cast<double>(h.tier_hits) / h.references : 0.0;
-  j["miss_rate"] = h.references ? static_cast<double>(h.misses) / h.references : 0.0;
-  j["exposed_stall_total_s"] = s.exposed_stall_s;
-  j["stalled_steps"] = s.stalled_steps;
-  j["steps"] = s.steps;
-  j["capacity_waits"] = s.capacity_waits;
-  j["serving"] = {{"kv_load", name_of(config_.sched.kv_load)},
-                  {"preemption", name_of(config_.sched.preemption)},
-                  {"decode_residency", name_of(config_.host.decode_residency)},
-                  {"oversized_prompt", name_of(config_.sched.oversized_prompt)},
-                  {"max_batched_tokens", config_.sched.max_batched_tokens},
-                  {"preemptions", s.preemptions},
-                  {"resumed", s.resumed},
-                  {"prefill_chunks", s.prefill_chunks},
-                  {"prefill_tokens", s.prefill_tokens},
-                  {"cached_prompt_tokens", s.cached_prompt_tokens},
-                  {"rejected_prompt_exceeds_kv_budget", s.rejected_prompt_too_large},
-                  {"rejected_context_outgrew_kv_budget", s.rejected_context_outgrew},
-                  {"rejected_context_window", s.rejected_context_window},
-                  {"rejected_stream_staging", s.rejected_stream_staging},
-                  {"streamed_promotion_latency_mean_s",
-                   h.streamed_promotion_latency_n ? h.streamed_promotion_latency_sum_s / h.streamed_promotion_latency_n : 0.0},
-                  {"streamed_promotion_latency_max_s", h.streamed_promotion_latency_max_s},
-                  {"max_model_len", effective_max_model_len(config_)},
-                  {"stopped_at_max_sim_s", sched_->stopped_at_time_limit()},
-                  {"load_wait_total_s", s.load_wait_s},
-                  {"streamed_steps", s.streamed_steps},
-                  {"spilled_blocks", h.spills},
-                  {"streamed_promotions", h.streamed_promotions},
-                  {"streamed_ahead", h.streamed_ahead},
-                  {"streamed_ahead_unused", h.streamed_ahead_unused},
-                  {"unstreamed_blocks", h.unstreamed},
-                  {"restored_streamed_blocks", h.restored_streamed},
-                  {"streamed_at_admission", h.streamed_at_admission},
-                  {"peak_staging_slots", h.peak_staging_slots},
-                  {"peak_decode_set", s.peak_decode_set}};
-  j["hbm_kv_read_share"] = constraints_->hbm_bandwidth.kv_read_share();
-  j["host_cpu_kv_s"] = h.host_cpu_kv_s;
-  j["promotion_latency_max_s"] = h.promotion_latency_max_s;
-  j["blocks"] = {{"block_bytes", block_bytes_},
-                 {"layer_groups", groups_},
-                 {"unique", h.unique_blocks},
-                 {"references", h.references},
-                 {"hbm_hits", h.hbm_hits},
-                 {"tier_hits", h.tier_hits},
-                 {"misses", h.misses},
-                 {"discards", h.discards},
-                 {"frees", h.frees},
-                 {"sessions_ended", h.sessions_ended},
-                 {"dropped_no_tier_space", h.dropped_no_tier_space},
-                 {"tier_evictions", h.tier_evictions},
-                 {"dropped_index_full", h.dropped_index_full},
-                 {"budget", host_->budget_blocks()},
-                 {"peak_resident", h.peak_resident_blocks},
-                 {"blocks_over_write_once_bound", host_->ledger().blocks_over_bound()}};
-  const ControllerStats& cs = ctrl_->stats();
-  j["index"] = {{"sets", ctrl_->index().sets()},
-                {"ways", ctrl_->index().ways()},
-                {"entry_bits", ctrl_->entry_bits()},
-                {"footprint_mm2", ctrl_->footprint_mm2()},
-                {"peak_entries", cs.peak_index_entries},
-                {"descriptors", cs.descriptors},
-                {"doorbells", cs.doorbells},
-                {"bursts", cs.bursts},
-                {"write_once_skips", cs.write_once_skips},
-                // Descriptors the engine's bounded queues held back, and for how long in all.
-                {"queue_held_descriptors", cs.queue_held_descriptors},
-                {"queue_held_s", cs.queue_held_s}};
-  nlohmann::ordered_json classes;
-  const LinkStats& ls = link_->stats();
-  for (size_t i = 0; i < ls.per_class.size(); ++i) {
-    const LinkClassStats& c = ls.per_class[i];
-    if (!c.messages) continue;
-    classes[to_string(static_cast<TxnClass>(i))] = {
-        {"messages", c.messages},
-        {"payload_bytes", c.payload_bytes},
-        {"wire_bytes", c.wire_bytes},
-        {"units", c.units},
-        {"wire_bytes_per_payload_byte", c.payload_bytes ? static_cast<double>(c.wire_bytes) / c.payload_bytes : 0.0},
-        {"serialisation_s", c.serialisation_s},
-        {"mean_latency_s", c.latency_s_total / c.messages}};
+  const HbmRegions r = hbm_regions(config_.hbm, cost_.weight_bytes());
+  const double kv_peak = static_cast<double>(h.peak_resident_blocks) * block_bytes_;
+  const double kv_mean = s.end_s > 0 ? h.hbm_block_seconds * block_bytes_ / s.end_s : 0.0;
+  g.add("tensor_parallel", config_.model.tensor_parallel, "count",
+        "GPUs of one tensor-parallel replica (model.tensor_parallel); the figures are one GPU's");
+  g.add("capacity_bytes", r.capacity_bytes, "bytes", "HBM capacity of one GPU (hbm.capacity_gb)");
+  g.add("weights_bytes", r.weights_bytes, "bytes", "model weights held by one GPU: the weights over tensor_parallel");
+  g.add("activation_reserve_bytes", r.activation_reserve_bytes, "bytes", "HBM reserved for activations "
+                                                                         "(hbm.activation_reserve_gib)");
+  g.add("kv_budget_bytes", r.kv_budget_bytes, "bytes", "HBM KV budget (hbm.kv_budget_gib)");
+  g.add("unallocated_bytes", r.unallocated_bytes(), "bytes",
+        "capacity left after weights, activation reserve and KV budget");
+  g.add("kv_peak_resident_bytes", kv_peak, "bytes", "most KV blocks resident at once, times the block size");
+  g.add("kv_mean_resident_bytes", kv_mean, "bytes",
+        "resident KV integrated over the run over its simulated time: the time-mean residency");
+  g.add("kv_peak_fraction_of_budget", r.kv_budget_bytes > 0 ? kv_peak / r.kv_budget_bytes : 0.0, "fraction",
+        "kv_peak_resident_bytes over kv_budget_bytes (0 with no budget)");
+  g.add("dma_write_bytes", hbm_->stats().write_bytes, "bytes", "bytes the DMA wrote into HBM (promotions)");
+  g.add("dma_read_bytes", hbm_->stats().read_bytes, "bytes", "bytes the DMA read out of HBM (demotions)");
+}
+
+void Platform::declare_protocol_checks(StatGroup& run) const {
+  if (checkers_.empty()) return;
+  TlmProtocolStats total;
+  for (const auto& c : checkers_) {
+    total.checks += c->stats().checks;
+    total.violations += c->stats().violations;
   }
-  j["link_classes"] = classes;
-  j["link_busy_s"] = {{"downstream", ls.busy_s[0]}, {"upstream", ls.busy_s[1]}};
-  j["constraints"] = constraints();
-  const auto& hf = config_.host;
-  j["representation"] = {{"tier_format", name_of(hf.tier_format)},
-                         {"recompress_format", name_of(hf.recompress_format)},
-                         {"promoted_bytes", h.promoted_bytes},
-                         {"demoted_bytes", h.demoted_bytes},
-                         {"recompressions", h.recompressions},
-                         {"recompressed_bytes", h.recompressed_bytes},
-                         {"tier_rewrites", ctrl_->stats().tier_rewrites},
-                         {"blocks_over_write_once_bound", host_->ledger().blocks_over_bound()},
-                         {"compressed_transfers", ctrl_->stats().compressed_transfers},
-                         {"compress_engine_busy_s", ctrl_->stats().compress_busy_s}};
-  j["prefetch"] = {{"horizon_steps", config_.host.prefetch_horizon_steps},
-                   {"prefetched", h.prefetched},
-                   {"used", h.prefetch_used},
-                   {"expired", h.prefetch_expired},
-                   {"lead_time_mean_s", h.prefetch_used ? nlohmann::json(h.prefetch_lead_sum_s / h.prefetch_used)
-                                                        : nlohmann::json(nullptr)},
-                   {"lead_time_min_s", h.prefetch_used ? nlohmann::json(h.prefetch_lead_min_s) : nlohmann::json(nullptr)},
-                   {"used_while_arriving", h.prefetch_lead_late},
-                   {"accuracy", h.prefetched ? nlohmann::json(static_cast<double>(h.prefetch_used) / h.prefetched)
-                                             : nlohmann::json(nullptr)},
-                   {"transfer_order", name_of(config_.ctrl.transfer_order)},
-                   {"reordered_batches", ctrl_->stats().reordered_batches},
-                   // Deadline order across doorbells: transfers held because the host did not
-                   // wait for them, the most held at once, and transfers that went ahead of one
-                   // held before them.
-                   {"deferred_transfers", ctrl_->stats().deferred_transfers},
-                   {"peak_held_transfers", ctrl_->stats().peak_held_transfers},
-                   {"overtaking_transfers", ctrl_->stats().overtaking_transfers}};
-  j["host_cpu"] = {{"dma", name_of(config_.host.dma)},
-                   {"descriptor_s", h.cpu_descriptor_s},
-                   {"doorbell_s", h.cpu_doorbell_s},
-                   {"completion_s", h.cpu_completion_s},
-                   {"copy_issue_s", h.cpu_copy_issue_s},
-                   {"host_copies", h.host_copies},
-                   {"total_s", h.host_cpu_kv_s},
-                   {"core_utilisation", s.end_s > 0 ? h.host_cpu_kv_s / s.end_s : 0.0}};
-  const ControllerStats& ix = ctrl_->stats();
-  j["index_organisation"] = {{"org", name_of(config_.ctrl.index_org)},
-                             {"cache_entries", config_.ctrl.index_org == IndexOrg::Cached ? config_.ctrl.index_cache_entries : 0u},
-                             {"cache_hits", ix.index_cache_hits},
-                             {"cache_misses", ix.index_cache_misses},
-                             {"dram_read_bytes", ix.index_dram_read_bytes},
-                             {"dram_write_bytes", ix.index_dram_write_bytes},
-                             {"miss_time_s", ix.index_miss_s}};
-  {
-    // HBM capacity by region, per GPU (the platform simulates one GPU of the replica).
-    const HbmRegions r = hbm_regions(config_.hbm, cost_.weight_bytes());
-    const double kv_peak = static_cast<double>(h.peak_resident_blocks) * block_bytes_;
-    const double kv_mean = s.end_s > 0 ? h.hbm_block_seconds * block_bytes_ / s.end_s : 0.0;
-    j["hbm_regions"] = {{"tensor_parallel", config_.model.tensor_parallel},
-                        {"capacity_bytes", r.capacity_bytes},
-                        {"weights_bytes", r.weights_bytes},
-                        {"activation_reserve_bytes", r.activation_reserve_bytes},
-                        {"kv_budget_bytes", r.kv_budget_bytes},
-                        {"unallocated_bytes", r.unallocated_bytes()},
-                        {"kv_peak_resident_bytes", kv_peak},
-                        {"kv_mean_resident_bytes", kv_mean},
-                        {"kv_peak_fraction_of_budget", r.kv_budget_bytes > 0 ? kv_peak / r.kv_budget_bytes : 0.0},
-                        {"dma_write_bytes", hbm_->stats().write_bytes},
-                        {"dma_read_bytes", hbm_->stats().read_bytes}};
-    const HbmContentionStats& c = hbm_contention_->stats();
-    j["hbm_contention"] = {{"achievable_gbps", hbm_achievable_bytes_per_s(config_.hbm) / 1e9},
-                           {"steps", c.steps},
-                           {"steps_lengthened", c.steps_lengthened},
-                           {"extension_total_s", c.extension_s},
-                           {"extension_max_s", c.max_extension_s},
-                           {"dma_bytes_in_steps", c.dma_bytes_in_steps},
-                           {"dma_bytes_over_headroom", c.dma_bytes_over_headroom}};
-  }
-  j["provenance"] = {{"platform", config_.source},
-                     {"workload", workload_.source},
-                     {"requests_in_workload", workload_.requests.size()},
-                     {"seed", seed},
-                     {"link_protocol", link_->protocol().name()}};
-  j["about"] = about;
-  if (!checkers_.empty()) {
-    TlmProtocolStats total;
-    for (const auto& c : checkers_) {
-      total.checks += c->stats().checks;
-      total.violations += c->stats().violations;
-    }
-    j["tlm_protocol"] = {{"sockets", checkers_.size()}, {"checks", total.checks}, {"violations", total.violations}};
-  }
-  return j;
+  StatGroup g = run.group("tlm_protocol", "TLM-2.0 base-protocol checkers on every socket binding "
+                                          "(sim.check_tlm_protocol; tlm/check/protocol_checker.h)");
+  g.add("sockets", checkers_.size(), "count", "socket bindings with a checker between initiator and target");
+  g.add("checks", total.checks, "count", "protocol rule evaluations over all checkers");
+  g.add("violations", total.violations, "count", "rule evaluations that failed");
 }
 
 }  // namespace kvtier

@@ -1,7 +1,7 @@
 #pragma once
 // The top module: the only place that knows the topology. It builds every component from a
-// validated PlatformConfig, binds the sockets, and turns the components' statistics into the
-// run report (stats.json and the printed summary).
+// validated PlatformConfig, binds the sockets, and walks its components in order when the run's
+// statistics are declared (stats.json, written by platforms/stats_writer.h; the printed summary).
 //
 //   Scheduler -> HostControlPlane.mmio_out -> Link.host_in ... Link.device_out -> Controller.mmio_in
 //   Controller.tier_out -> tier DRAM
@@ -15,6 +15,7 @@
 #include "platforms/platform_config.h"
 #include "tlm/check/protocol_checker.h"
 #include "tlm/common/address_router.h"
+#include "tlm/common/stat_group.h"
 #include "cosim/data_plane.h"
 #include "tlm/host/control_plane.h"
 #include "tlm/link/link.h"
@@ -35,6 +36,11 @@ struct Metric {
   std::string description;
 };
 
+// The meaning of stats.json's `provenance` group (whoever adds to it describes it the same way).
+inline constexpr const char* kProvenanceMeaning =
+    "what tells this run apart: platform file, workload, seed, link protocol, and with kvtier run the workload "
+    "spec, the --set overrides, the model and a hash of the effective configuration";
+
 class Platform : public sc_core::sc_module {
  public:
   Platform(sc_core::sc_module_name name, const PlatformConfig& config, const workload::Workload& workload);
@@ -42,8 +48,12 @@ class Platform : public sc_core::sc_module {
   bool finished() const { return sched_->done(); }
   // Every metric in report order; wall_time_s is the caller's measurement.
   std::vector<Metric> metrics(double wall_time_s) const;
-  // stats.json: the metrics as top-level keys, then breakdowns (link classes, index, provenance).
-  nlohmann::ordered_json report(double wall_time_s, uint64_t seed) const;
+  // stats.json's groups, in order: the metrics as top-level keys, then every component's figures
+  // and breakdowns (serving, blocks, index, link classes, constraints, ...), then `provenance`.
+  // Each figure is declared by the component that produces it, with its unit and meaning.
+  void declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) const;
+  // `tlm_protocol` (with sim.check_tlm_protocol only; nothing otherwise).
+  void declare_protocol_checks(StatGroup& run) const;
   // The constraint report (DESIGN.md §6): one object per constraint, each with `violations`.
   nlohmann::ordered_json constraints() const;
   // Its short printed form, for the run summary.
@@ -66,6 +76,11 @@ class Platform : public sc_core::sc_module {
   const DataPlane& controller() const { return *ctrl_; }
 
  private:
+  // What the constraint report needs beyond the constraints' own events.
+  ConstraintContext constraint_context() const;
+  // `hbm_regions`: HBM capacity by region on one GPU, and the KV residency against it.
+  void declare_hbm_regions(StatGroup& group) const;
+
   const PlatformConfig config_;
   const workload::Workload& workload_;
   const workload::ModelDescriptor& model_;

@@ -111,10 +111,11 @@ RunResult simulate(const RunOptions& options) {
   return r;
 }
 
-void add_run_provenance(nlohmann::ordered_json& provenance, const RunResult& result, const RunOptions& options) {
-  provenance["workload_spec"] = result.workload_spec;
-  provenance["overrides"] = options.overrides;
-  provenance["model"] = result.config.model_shape.name;
+void add_run_provenance(StatGroup& provenance, const RunResult& result, const RunOptions& options) {
+  provenance.add("workload_spec", result.workload_spec, "text",
+                 "the workload spec the run loaded, options included (--workload, else the platform's workload.spec)");
+  provenance.add("overrides", options.overrides, "text", "every --set section.key=value of the command line, in order");
+  provenance.add("model", result.config.model_shape.name, "text", "the served model (model.name or its config file)");
   // The listing without its first line, which names the file.
   const std::string listing = describe(result.config);
   uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64
@@ -124,7 +125,9 @@ void add_run_provenance(nlohmann::ordered_json& provenance, const RunResult& res
   }
   std::ostringstream hex;
   hex << std::hex << std::setw(16) << std::setfill('0') << h;
-  provenance["config_fnv1a64"] = hex.str();
+  provenance.add("config_fnv1a64", hex.str(), "text",
+                 "FNV-1a 64 hash (hex) of kvtier config's listing of the effective configuration without its first "
+                 "line: equal hashes, equal settings, whatever file or --set gave them");
 }
 
 std::string format_header(const RunResult& result) {

@@ -13,6 +13,7 @@
 #include "platforms/platform.h"
 #include "platforms/progress.h"
 #include "platforms/platform_config.h"
+#include "tlm/common/stat_group.h"
 #include "tlm/common/trace_event_log.h"
 #include "workloads/request.h"
 #include "workloads/workload_spec.h"
@@ -71,7 +72,7 @@ RunWorkloadInputs run_workload_inputs(const PlatformConfig& config, const std::s
 // (options included), every --set in order, the model the run served, and a hash of the
 // effective configuration (FNV-1a 64 of `kvtier config`'s listing, so equal hashes mean equal
 // settings whatever spelling or file gave them).
-void add_run_provenance(nlohmann::ordered_json& provenance, const RunResult& result, const RunOptions& options);
+void add_run_provenance(StatGroup& provenance, const RunResult& result, const RunOptions& options);
 
 // The printed summary: the header (platform and workload), then every metric with its unit and
 // meaning. format_header is the first part alone, for a command that prints it at the start.

@@ -116,6 +116,10 @@ bool is_wall_clock_metric(const std::string& dotted_name) {
   return leaf.find("wall") != std::string::npos;
 }
 
+bool is_nested_description(const std::string& dotted_name) {
+  return dotted_name.rfind("about.", 0) == 0 && dotted_name.find('.', 6) != std::string::npos;
+}
+
 std::string csv_field(const std::string& value) {
   if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
   std::string q = "\"";

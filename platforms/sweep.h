@@ -38,6 +38,11 @@ std::vector<std::pair<std::string, std::string>> flatten_scalars(const nlohmann:
 // point, not the design, so results.csv leaves them out to stay identical across runs.
 bool is_wall_clock_metric(const std::string& dotted_name);
 
+// The description of a nested stats.json key (about["blocks.tier_hits"], flattened as
+// about.blocks.tier_hits): text, not a result, and one per key, so results.csv leaves it out.
+// The top-level keys' descriptions (about.ttft_p50_s) stay columns, as they always were.
+bool is_nested_description(const std::string& dotted_name);
+
 // One field of a CSV row (RFC 4180: quoted when it holds a comma, a quote or a line break).
 std::string csv_field(const std::string& value);
 

@@ -10,6 +10,7 @@
 #include "mru_policy.h"
 #include "platforms/cli_common.h"
 #include "platforms/simulate.h"
+#include "platforms/stats_writer.h"
 #include "tlm/host/policy/cache_replay.h"
 
 namespace po = boost::program_options;
@@ -45,7 +46,7 @@ int sc_main(int argc, char** argv) {
     if (!out.empty()) {
       std::filesystem::create_directories(out);
       std::ofstream f(std::filesystem::path(out) / "stats.json");
-      f << result.platform->report(result.wall_time_s, options.seed).dump(2) << "\n";
+      f << kvtier::write_stats(*result.platform, result.wall_time_s, options.seed).dump(2) << "\n";
       if (!f) throw std::runtime_error("cannot write " + out + "/stats.json");
     }
     return 0;

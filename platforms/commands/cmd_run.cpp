@@ -5,6 +5,7 @@
 
 #include "platforms/cli_common.h"
 #include "platforms/commands/commands.h"
+#include "platforms/stats_writer.h"
 
 namespace po = boost::program_options;
 
@@ -79,8 +80,9 @@ int cmd_run(int argc, char** argv) {
       std::filesystem::create_directories(out);
       const std::string path = (std::filesystem::path(out) / "stats.json").string();
       std::ofstream f(path);
-      nlohmann::ordered_json report = result.platform->report(result.wall_time_s, options.seed);
-      add_run_provenance(report["provenance"], result, options);
+      const nlohmann::ordered_json report =
+          write_stats(*result.platform, result.wall_time_s, options.seed,
+                      [&](StatGroup& provenance) { add_run_provenance(provenance, result, options); });
       f << report.dump(2) << "\n";
       if (!f) throw std::runtime_error("cannot write " + path);
       std::cout << "\nwrote " << path << "\n";

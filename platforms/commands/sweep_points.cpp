@@ -118,7 +118,7 @@ void write_results(const std::vector<Point>& points, const std::vector<std::stri
       continue;
     }
     for (const auto& [name, value] : flatten_scalars(j)) {
-      if (is_wall_clock_metric(name)) continue;
+      if (is_wall_clock_metric(name) || is_nested_description(name)) continue;
       if (known.insert(name).second) columns.push_back(name);
       rows[p.index][name] = value;
     }

@@ -9,6 +9,7 @@
 #include "platforms/cost_query.h"
 #include "platforms/platform.h"
 #include "platforms/platform_config.h"
+#include "platforms/stats_writer.h"
 #include "tests/tlm/sc_test_main.h"
 #include "tlm/link/host_copy_model.h"
 #include "tlm/mem/hbm_contention.h"
@@ -107,7 +108,7 @@ TEST(DecodeSlope, DoublingTheKvReadPerStepAddsExactlyTheCalibratedSlope) {
     EXPECT_NEAR(added, kv_single * slope, 1e-12) << "step " << i;
     EXPECT_NEAR(added / (kv_single / kGiB) * 1e3, calibrated_ms_per_gib, 1e-6) << "step " << i;
   }
-  EXPECT_EQ(single.report(0, 1)["hbm_contention"]["steps_lengthened"], 0);
+  EXPECT_EQ(write_stats(single, 0, 1)["hbm_contention"]["steps_lengthened"], 0);
 }
 
 // The contention rule itself, with bursts reserved on the HBM target at known times.
@@ -151,7 +152,7 @@ TEST(HbmContention, PromotionTrafficLengthensAStepOnlyWhenTheHbmIsContended) {
   sc_core::sc_start();
   ASSERT_TRUE(uncontended.finished());
   ASSERT_TRUE(contended.finished());
-  const auto u = uncontended.report(0, 7), c = contended.report(0, 7);
+  const auto u = write_stats(uncontended, 0, 7), c = write_stats(contended, 0, 7);
   EXPECT_GT(u["promotions"].get<uint64_t>(), 0u);
   EXPECT_GT(u["hbm_contention"]["dma_bytes_in_steps"].get<double>(), 0.0);  // DMA really overlapped steps
   EXPECT_EQ(u["hbm_contention"]["steps_lengthened"].get<uint64_t>(), 0u);

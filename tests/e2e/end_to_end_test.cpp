@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "platforms/simulate.h"
+#include "platforms/stats_writer.h"
 #include "tests/tlm/sc_test_main.h"
 
 using namespace kvtier;
@@ -60,7 +61,7 @@ TEST(EndToEnd, DefaultPlatformSmallWorkloadInvariants) {
 
 TEST(EndToEnd, ReportHasEveryDocumentedKey) {
   RunResult r = run_small();
-  const auto j = r.platform->report(r.wall_time_s, 7);
+  const auto j = write_stats(*r.platform, r.wall_time_s, 7);
   for (const char* key :
        {"requests_completed", "tokens_generated", "sim_time_s", "hbm_byte_time_gib_s_per_request", "tier_bytes_per_token",
         "a_read", "a_traffic", "reuse_per_moved_byte", "exposed_stall_per_token_s", "hit_rate", "ttft_p50_s", "ttft_p99_s",

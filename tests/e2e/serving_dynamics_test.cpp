@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "platforms/simulate.h"
+#include "platforms/stats_writer.h"
 #include "tests/tlm/sc_test_main.h"
 
 using namespace kvtier;
@@ -558,7 +559,7 @@ TEST(ServingDynamics, AmpleLinkWithPrefetchHidesEveryTransfer) {
   const HostStats& h = r.platform->host().stats();
   EXPECT_GT(h.prefetched, 0u);  // the next-turn predictor fired
   EXPECT_GT(h.prefetch_used, 0u);
-  const auto j = r.platform->report(0, 1);
+  const auto j = write_stats(*r.platform, 0, 1);
   EXPECT_GT(j["prefetch"]["lead_time_mean_s"].get<double>(), 0.0);  // fetched ahead of the turn that read it
   expect_invariants(r);
 }

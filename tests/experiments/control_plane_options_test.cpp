@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "platforms/simulate.h"
+#include "platforms/stats_writer.h"
 #include "tests/tlm/sc_test_main.h"
 
 using namespace kvtier;
@@ -28,7 +29,7 @@ TEST(Constraints, HidingFailsWhileTheAggregateHolds) {
   // All-layer 5 MiB blocks loaded in blocking mode: the link carries far less than it could in
   // every window, yet a promotion issued when its step starts is late for layer 0 of that step.
   RunResult r = run({"sched.kv_load=blocking"});
-  const auto j = r.platform->report(r.wall_time_s, 7);
+  const auto j = write_stats(*r.platform, r.wall_time_s, 7);
   const auto& c = j["constraints"];
   for (const char* name : {"capacity", "hbm_bandwidth", "sustainability", "hiding", "qos"})
     ASSERT_TRUE(c.contains(name) && c[name].contains("violations")) << name;
@@ -68,7 +69,7 @@ TEST(Prefetch, PromotesAheadAndCountsAccuracy) {
   ASSERT_GT(h.prefetched, 0u);
   EXPECT_GT(h.prefetch_used, 0u);
   EXPECT_LE(h.prefetch_used, h.prefetched);
-  const auto j = r.platform->report(r.wall_time_s, 7);
+  const auto j = write_stats(*r.platform, r.wall_time_s, 7);
   EXPECT_DOUBLE_EQ(j["prefetch_accuracy"].get<double>(), double(h.prefetch_used) / double(h.prefetched));
   EXPECT_DOUBLE_EQ(j["prefetch"]["accuracy"].get<double>(), double(h.prefetch_used) / double(h.prefetched));
   // Every prefetched block a request read is one transfer judged for HIDING, and some arrive in
@@ -100,7 +101,7 @@ TEST(Representation, CompressedTierCopiesTradeLinkBytesForEngineTime) {
   EXPECT_EQ(h.promoted_bytes, h.promotions * (r.platform->block_bytes() / 2));
   EXPECT_GT(r.platform->controller().stats().compress_busy_s, 0.0);
   EXPECT_LE(r.platform->host().ledger().max_demotions_per_block(), 1u);  // no recompression: write-once holds
-  const auto j = r.platform->report(r.wall_time_s, 7);
+  const auto j = write_stats(*r.platform, r.wall_time_s, 7);
   const double tokens = static_cast<double>(j["tokens_generated"].get<uint64_t>());
   EXPECT_DOUBLE_EQ(j["tier_bytes_per_token"].get<double>(), double(h.promoted_bytes + h.demoted_bytes) / tokens);
 }

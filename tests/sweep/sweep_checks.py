@@ -45,10 +45,13 @@ def rows_of(path):
 
 
 def scalars(obj, prefix=""):
-    """The dotted scalars of a stats.json, as results.csv has them (no wall-clock ones)."""
+    """The dotted scalars of a stats.json, as results.csv has them (no wall-clock ones, and of
+    `about` only the top-level keys' descriptions: a nested key's is text, one per key)."""
     out = {}
     for k, v in obj.items():
         name = f"{prefix}.{k}" if prefix else k
+        if prefix == "about" and "." in k:
+            continue
         if isinstance(v, dict):
             out.update(scalars(v, name))
         elif isinstance(v, list) or "wall" in k:

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tlm/common/stat_group.h"
 #include "tlm/constraints/capacity.h"
 #include "tlm/constraints/hbm_bandwidth.h"
 #include "tlm/constraints/hiding.h"
@@ -40,6 +41,9 @@ struct ConstraintContext {
 
 // One object per constraint, each with `definition` and `violations`, then `verdict`.
 nlohmann::ordered_json constraint_report(const Constraints& c, const ConstraintContext& x);
+// The same report declared into `group` (stats.json's `constraints`), each figure with its unit
+// and meaning.
+void declare_constraint_report(StatGroup& group, const Constraints& c, const ConstraintContext& x);
 // The verdict line alone (also the report's `verdict`).
 std::string constraint_verdict(const nlohmann::ordered_json& report);
 // The printed form, one line per constraint.

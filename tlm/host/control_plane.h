@@ -23,6 +23,7 @@
 
 #include "tlm/common/config.h"
 #include "tlm/common/key_map.h"
+#include "tlm/common/stat_group.h"
 #include "tlm/common/timeline.h"
 #include "tlm/common/trace_event_log.h"
 #include "tlm/constraints/sustainability.h"
@@ -36,6 +37,8 @@
 #include "workloads/request.h"
 
 namespace kvtier {
+
+struct ControllerStats;
 
 // The control plane's counters; the prefetch counters are the prefetcher's (tlm/host/prefetcher.h).
 struct HostStats : PrefetchStats {
@@ -259,6 +262,18 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   uint64_t stored_bytes(kv::Format format) const;
 
   const HostStats& stats() const { return stats_; }
+  const HostConfig& config() const { return config_; }
+  // The control plane's figures in stats.json, each with its unit and meaning: into the run's
+  // top-level group the reference outcomes (tier_hit_rate, miss_rate) and the totals
+  // (host_cpu_kv_s, promotion_latency_max_s); the `blocks`, `prefetch` (its control-plane part)
+  // and `host_cpu` groups; and `representation`, which also takes the engine's counts.
+  // `end_s`: the run's simulated time (the scheduler's last token).
+  void declare_reference_stats(StatGroup& run) const;
+  void declare_total_stats(StatGroup& run) const;
+  void declare_block_stats(StatGroup& blocks) const;
+  void declare_representation_stats(StatGroup& representation, const ControllerStats& engine) const;
+  void declare_prefetch_stats(StatGroup& prefetch) const;
+  void declare_cpu_stats(StatGroup& host_cpu, double end_s) const;
   // The policy state of block `key` (null: none), for tests and reports.
   const kv::BlockPolicy* policy_state(uint64_t key) const { return policy_store_.find(key); }
   // Scheduler intent for the replacement policy: whether a later turn of r's session is

@@ -95,4 +95,41 @@ sc_core::sc_time Link::burst(bool is_read, uint64_t address, uint32_t length, Tx
   });
 }
 
+void Link::declare_stats(StatGroup& run) const {
+  const std::string unit = protocol_->unit_name();
+  bool any = false;
+  for (const LinkClassStats& c : stats_.per_class) any = any || c.messages;
+  if (!any) {
+    run.add("link_classes", nullptr, "group",
+            "per traffic class crossing the link (the TxnClass tag of each transaction); null: nothing crossed");
+  } else {
+    StatGroup classes = run.group("link_classes", "per traffic class crossing the link (the TxnClass tag of each "
+                                                  "transaction), only the classes that carried a transaction");
+    for (size_t i = 0; i < stats_.per_class.size(); ++i) {
+      const LinkClassStats& c = stats_.per_class[i];
+      if (!c.messages) continue;
+      StatGroup k = classes.group_as(to_string(static_cast<TxnClass>(i)), "<class>",
+                                     "one traffic class: descriptor_write, doorbell, completion_write, payload_write, "
+                                     "payload_read, mem_read, mem_write or update_policy");
+      k.add("messages", c.messages, "count",
+            "transactions of the class that crossed the link (a read with its data response, a write with its "
+            "completion if the protocol sends one, count once)");
+      k.add("payload_bytes", c.payload_bytes, "bytes", "payload carried by them, both directions (write data, read data)");
+      k.add("wire_bytes", c.wire_bytes, "bytes",
+            "bytes on the wire charged to them: payload plus framing, headers, the " + unit +
+                "s they opened and the link-level overhead (DLLPs, credit flits) they caused, before line encoding");
+      k.add("units", c.units, unit + "s", std::string("protocol units (") + unit + "s of link.protocol) the class's "
+                                              "messages opened");
+      k.add("wire_bytes_per_payload_byte", c.payload_bytes ? static_cast<double>(c.wire_bytes) / c.payload_bytes : 0.0,
+            "x", "wire_bytes over payload_bytes (0 for a class that carries no payload)");
+      k.add("serialisation_s", c.serialisation_s, "s", "wire time of all the class's messages, first bit to last bit");
+      k.add("mean_latency_s", c.latency_s_total / c.messages, "s",
+            "mean end-to-end time of a transaction: issue to the last response usable, target time included");
+    }
+  }
+  StatGroup busy = run.group("link_busy_s", "serialisation time of the link per direction, every class");
+  busy.add("downstream", stats_.busy_s[0], "s", "host -> device wire time (sum of the messages' first to last bit)");
+  busy.add("upstream", stats_.busy_s[1], "s", "device -> host wire time (sum of the messages' first to last bit)");
+}
+
 }  // namespace kvtier

@@ -13,6 +13,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "tlm/common/burst_target.h"
+#include "tlm/common/stat_group.h"
 #include "tlm/link/link_protocol.h"
 
 namespace kvtier {
@@ -47,6 +48,9 @@ class Link : public sc_core::sc_module, public BurstTarget {
 
   const LinkStats& stats() const { return stats_; }
   const LinkProtocol& protocol() const { return *protocol_; }
+  // stats.json's `link_classes` (one object per traffic class that carried a transaction) and
+  // `link_busy_s`, into the run's top-level group.
+  void declare_stats(StatGroup& run) const;
 
   // The direct burst path (burst_target.h) of upstream traffic: a device burst crosses the link
   // as one entering device_in would, then goes to `host_side` (what host_out is bound to).

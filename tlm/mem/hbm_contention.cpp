@@ -130,4 +130,18 @@ double HbmContention::extension_s(double start_s, const HbmDemand& d) {
   return ext;
 }
 
+void HbmContention::declare_stats(StatGroup& g) const {
+  g.add("achievable_gbps", achievable_bytes_per_s_ / 1e9, "GB/s",
+        "achievable HBM bandwidth A the steps and DMA share: hbm.peak_bw_gbps x hbm.achievable_fraction");
+  g.add("steps", stats_.steps, "count", "steps whose HBM demand was set against the DMA bursts in their window");
+  g.add("steps_lengthened", stats_.steps_lengthened, "count", "of those, steps the DMA traffic lengthened");
+  g.add("extension_total_s", stats_.extension_s, "s",
+        "sum over steps of the lengthening: DMA bytes beyond the phases' headroom over A");
+  g.add("extension_max_s", stats_.max_extension_s, "s", "largest lengthening of one step");
+  g.add("dma_bytes_in_steps", stats_.dma_bytes_in_steps, "bytes",
+        "promotion and demotion DMA bytes that fell inside a step's window");
+  g.add("dma_bytes_over_headroom", stats_.dma_bytes_over_headroom, "bytes",
+        "of those, bytes beyond the headroom the step's phases left of A (what lengthened steps)");
+}
+
 }  // namespace kvtier

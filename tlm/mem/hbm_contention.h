@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tlm/common/stat_group.h"
 #include "tlm/mem/hbm_demand.h"
 #include "tlm/mem/memory_target.h"
 
@@ -42,6 +43,8 @@ class HbmContention : public HbmSharing {
   double extension_s(double start_s, const HbmDemand& demand) override;
 
   const HbmContentionStats& stats() const { return stats_; }
+  // stats.json's `hbm_contention`.
+  void declare_stats(StatGroup& group) const;
 
  private:
   MemoryTarget& hbm_;

@@ -766,4 +766,65 @@ void Scheduler::intent(double end, double t_step) {
   host_.prefetch(in);
 }
 
+void Scheduler::declare_step_stats(StatGroup& run) const {
+  run.add("exposed_stall_total_s", stats_.exposed_stall_s, "s", "sum over steps of the time each stalled waiting for "
+                                                                 "tier transfers (HIDING)");
+  run.add("stalled_steps", stats_.stalled_steps, "count", "steps that stalled waiting for a transfer");
+  run.add("steps", stats_.steps, "count", "scheduler steps run");
+  run.add("capacity_waits", stats_.capacity_waits, "count",
+          "steps in which the head of the waiting queue could not be admitted for lack of KV budget");
+}
+
+void Scheduler::declare_serving_stats(StatGroup& g) const {
+  const SchedStats& s = stats_;
+  const HostStats& h = host_.stats();
+  g.add("kv_load", name_of(config_.kv_load), "text",
+        "how a request whose KV is still arriving joins the batch (sched.kv_load): async, layerwise or blocking");
+  g.add("preemption", name_of(config_.preemption), "text",
+        "what a preempted request's KV becomes (sched.preemption): swapped to the tier or recomputed");
+  g.add("decode_residency", name_of(host_.config().decode_residency), "text",
+        "whether the decode set's KV stays pinned in HBM or may stream from the tier (host.decode_residency)");
+  g.add("oversized_prompt", name_of(config_.oversized_prompt), "text",
+        "streamed residency: a prompt whose KV exceeds the whole budget is streamed or rejected (sched.oversized_prompt)");
+  g.add("max_batched_tokens", config_.max_batched_tokens, "tokens", "tokens per step (sched.max_batched_tokens)");
+  g.add("preemptions", s.preemptions, "count", "running requests preempted because KV ran out");
+  g.add("resumed", s.resumed, "count", "preempted requests that were admitted again");
+  g.add("prefill_chunks", s.prefill_chunks, "count", "prefill pieces scheduled (a prompt split over steps counts each)");
+  g.add("prefill_tokens", s.prefill_tokens, "tokens",
+        "prompt tokens computed, recomputation after a preemption included");
+  g.add("cached_prompt_tokens", s.cached_prompt_tokens, "tokens", "prompt tokens served from HBM or the tier");
+  g.add("rejected_prompt_exceeds_kv_budget", s.rejected_prompt_too_large, "count",
+        "requests rejected because the prompt's KV alone exceeds the whole budget");
+  g.add("rejected_context_outgrew_kv_budget", s.rejected_context_outgrew, "count",
+        "requests rejected because, alone in the batch, their context outgrew the budget (pinned residency)");
+  g.add("rejected_context_window", s.rejected_context_window, "count",
+        "requests rejected on arrival because prompt + output exceed max_model_len");
+  g.add("rejected_stream_staging", s.rejected_stream_staging, "count",
+        "streamed residency: requests rejected because their staging alone (2 groups a position) exceeds the budget");
+  g.add("streamed_promotion_latency_mean_s",
+        h.streamed_promotion_latency_n ? h.streamed_promotion_latency_sum_s / h.streamed_promotion_latency_n : 0.0, "s",
+        "mean latency of the per-step re-reads of streamed blocks into staging (0: none)");
+  g.add("streamed_promotion_latency_max_s", h.streamed_promotion_latency_max_s, "s",
+        "largest latency of a streamed block's re-read into staging");
+  g.add("max_model_len", config_.max_model_len, "tokens",
+        "context window a request's prompt + output may take: sched.max_model_len, or the model's "
+        "max_position_embeddings when that is 0");
+  g.add("stopped_at_max_sim_s", stopped_at_time_limit_, "bool",
+        "the run stopped because simulated time passed sim.max_sim_s with requests unfinished");
+  g.add("load_wait_total_s", s.load_wait_s, "s", "sum over requests of their waits outside the batch for KV (async load)");
+  g.add("streamed_steps", s.streamed_steps, "count", "steps that streamed decode-set blocks from the tier");
+  g.add("spilled_blocks", h.spills, "blocks", "decode-set blocks the control plane moved to the tier to make room");
+  g.add("streamed_promotions", h.streamed_promotions, "blocks", "per-step promotions of streamed blocks into staging");
+  g.add("streamed_ahead", h.streamed_ahead, "blocks", "of those, layer group 0's issued in the step before");
+  g.add("streamed_ahead_unused", h.streamed_ahead_unused, "blocks",
+        "of those, discarded unread (their reader stopped or left)");
+  g.add("unstreamed_blocks", h.unstreamed, "blocks", "streamed blocks made resident again by another reader");
+  g.add("restored_streamed_blocks", h.restored_streamed, "blocks",
+        "streamed blocks whose promotion took a slot of their own again (room again)");
+  g.add("streamed_at_admission", h.streamed_at_admission, "blocks",
+        "tier blocks a request began streaming instead of promoting at admission");
+  g.add("peak_staging_slots", h.peak_staging_slots, "blocks", "most HBM staging slots for streamed blocks at once");
+  g.add("peak_decode_set", s.peak_decode_set, "requests", "most requests decoding in one step");
+}
+
 }  // namespace kvtier

@@ -87,6 +87,11 @@ class Scheduler : public sc_core::sc_module {
             HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups, Constraints& constraints);
 
   const SchedStats& stats() const { return stats_; }
+  // The scheduler's figures in stats.json: its step counts into the run's top-level group, and the
+  // `serving` group (the serving options it ran with, its counts, and the control plane's
+  // streamed-residency counts it drove).
+  void declare_step_stats(StatGroup& run) const;
+  void declare_serving_stats(StatGroup& serving) const;
   bool done() const { return done_; }
   // The run stopped because simulated time passed sim.max_sim_s (some requests never finished).
   bool stopped_at_time_limit() const { return stopped_at_time_limit_; }

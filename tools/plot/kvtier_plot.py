@@ -347,7 +347,8 @@ def plot_sweep(sweep, out, formats, wanted):
         figures = [(name, [m for m in ms if m in columns]) for name, ms in GROUPS]
         figures = [(name, ms) for name, ms in figures if ms]
         if not figures:  # a results.csv without any of them: the headline metrics it has
-            ms = [m for m in about if m in columns and any(number(r[m]) is not None for r in ok)]
+            # (about also describes the nested groups' keys, by dotted path: top-level ones only)
+            ms = [m for m in about if "." not in m and m in columns and any(number(r[m]) is not None for r in ok)]
             figures = [(f"part{i // PANELS_PER_FIGURE + 1}", ms[i:i + PANELS_PER_FIGURE])
                        for i in range(0, len(ms), PANELS_PER_FIGURE)]
     if not figures:
