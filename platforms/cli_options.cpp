@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
@@ -70,6 +71,63 @@ void require_range(const std::string& option, double value, double min, double m
   if (!what.empty()) os << what << " ";
   os << "must be in [" << format_number(min) << ", " << format_number(max) << "]";
   throw UsageError(os.str());
+}
+
+std::vector<std::string> option_list(const std::string& option, const std::string& text) {
+  if (text.empty()) throw UsageError("--" + option + " is empty (expected a comma-separated list)");
+  std::vector<std::string> items;
+  size_t from = 0;
+  while (true) {
+    const size_t comma = text.find(',', from);
+    items.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (items.back().empty())
+      throw UsageError("--" + option + " '" + text + "': empty element (expected a comma-separated list)");
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return items;
+}
+
+uint64_t option_whole(const std::string& option, const std::string& text, uint64_t min, uint64_t max,
+                      const std::string& what) {
+  // Digits only: std::stoull alone would take "-5" as 2^64 - 5 and "7.9" as 7.
+  const bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+  unsigned long long v = 0;
+  bool ok = digits;
+  if (digits) {
+    try {
+      v = std::stoull(text);
+    } catch (const std::exception&) {
+      ok = false;  // beyond 2^64 - 1
+    }
+  }
+  if (!ok || v < min || v > max) {
+    const std::string range = max == std::numeric_limits<uint64_t>::max()
+                                  ? std::to_string(min) + " or more"
+                                  : std::to_string(min) + " to " + std::to_string(max);
+    throw UsageError("--" + option + ": '" + text + "' is not a whole number of " + what + " (" + range + ")");
+  }
+  return v;
+}
+
+std::vector<uint64_t> option_whole_list(const std::string& option, const std::string& text, uint64_t min,
+                                        uint64_t max, const std::string& what) {
+  std::vector<uint64_t> values;
+  for (const std::string& item : option_list(option, text)) values.push_back(option_whole(option, item, min, max, what));
+  return values;
+}
+
+double option_positive(const std::string& option, const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(v > 0) || !std::isfinite(v))
+    throw UsageError("--" + option + ": '" + text + "' is not a positive number");
+  return v;
 }
 
 namespace {

@@ -5,7 +5,9 @@
 // any command can use it.
 #include <boost/program_options.hpp>
 #include <stdexcept>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kvtier {
 
@@ -34,6 +36,20 @@ class UsageError : public std::invalid_argument {
 // `--option`'s value must lie in [min, max]; `what` says what the value is ("transactions per
 // stream"). Zero is refused by a min of 1 where zero means nothing.
 void require_range(const std::string& option, double value, double min, double max, const std::string& what = "");
+
+// Option values that are lists or numbers in text, parsed here once for every command: no sign
+// wrapped into 2^64, no fraction truncated, no trailing junk, zero refused where the range starts
+// above it. Each throws UsageError naming `--option`, the item and what was expected.
+//   option_list:        "a,b,c" -> its items; an empty list or an empty item is refused.
+//   option_whole:       a whole number in [min, max]; `what` names its unit ("blocks").
+//   option_whole_list:  a list of those.
+//   option_positive:    a finite number above zero.
+std::vector<std::string> option_list(const std::string& option, const std::string& text);
+uint64_t option_whole(const std::string& option, const std::string& text, uint64_t min, uint64_t max,
+                      const std::string& what);
+std::vector<uint64_t> option_whole_list(const std::string& option, const std::string& text, uint64_t min,
+                                        uint64_t max, const std::string& what);
+double option_positive(const std::string& option, const std::string& text);
 
 // Paths checked before any work, so a long run does not end in an error on its way out:
 // an output file must not be a directory and its folder must exist and be writable; an output

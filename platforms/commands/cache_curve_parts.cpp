@@ -1,7 +1,10 @@
 #include "platforms/commands/cache_curve_parts.h"
 
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <sstream>
+
+#include "platforms/cli_options.h"
 
 #include "tlm/host/policy/policy.h"
 #include "workloads/block_keys.h"
@@ -24,18 +27,10 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 std::optional<std::string> parse_sizes(const std::string& text, std::vector<uint64_t>& sizes) {
-  if (text.empty()) return "--sizes is empty (expected N1,N2,... blocks)";
-  for (const auto& item : split(text, ',')) {
-    size_t used = 0;
-    unsigned long long v = 0;
-    try {
-      v = std::stoull(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size() || item[0] == '-' || item[0] == '+' || v == 0)
-      return "--sizes: '" + item + "' is not a positive whole number of blocks";
-    sizes.push_back(v);
+  try {
+    sizes = option_whole_list("sizes", text, 1, std::numeric_limits<uint64_t>::max(), "blocks");
+  } catch (const UsageError& e) {
+    return std::string(e.what());
   }
   return std::nullopt;
 }

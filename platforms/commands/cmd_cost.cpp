@@ -1,6 +1,5 @@
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "platforms/cli_common.h"
 #include "platforms/commands/commands.h"
@@ -8,32 +7,8 @@
 
 namespace po = boost::program_options;
 
+// kvtier cost: the operator cost model's step time per operator and layer (docs/model.md).
 namespace kvtier {
-
-namespace {
-
-template <typename T>
-std::vector<T> parse_list(const std::string& option, const std::string& text) {
-  std::vector<T> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t used = 0;
-    unsigned long long v = 0;
-    try {
-      v = std::stoull(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || item[0] == '-')
-      throw ConfigError("--" + option + ": '" + item + "' is not a whole number (expected a comma-separated list)");
-    out.push_back(static_cast<T>(v));
-  }
-  if (out.empty()) throw ConfigError("--" + option + ": empty list");
-  return out;
-}
-
-}  // namespace
 
 int cmd_cost(int argc, char** argv) {
   std::string platform, tokens, tp, phase, json_path;
@@ -65,8 +40,8 @@ int cmd_cost(int argc, char** argv) {
   return guarded("cost", [&]() {
     require_output_file("json", json_path);
     CostQuery q;
-    q.tokens = parse_list<uint64_t>("tokens", tokens);
-    q.tp = parse_list<uint32_t>("tp", tp);
+    q.tokens = option_whole_list("tokens", tokens, 1, uint64_t{1} << 30, "tokens");
+    for (uint64_t w : option_whole_list("tp", tp, 1, 1024, "GPUs")) q.tp.push_back(static_cast<uint32_t>(w));
     q.context = context;
     q.prefill_chunk = chunk;
     if (phase == "decode") q.phase = CostPhase::Decode;

@@ -8,35 +8,17 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platforms/cli_options.h"
 #include "platforms/commands/child_process.h"
 
 namespace kvtier::experiment {
 namespace fs = std::filesystem;
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) throw std::invalid_argument("--" + option + " '" + text + "': empty element");
-    out.push_back(item);
-  }
-  if (out.empty()) throw std::invalid_argument("--" + option + " is empty");
-  return out;
+  return option_list(option, text);
 }
 
-double positive_number(const std::string& text, const std::string& option) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(v > 0) || !std::isfinite(v))
-    throw std::invalid_argument("--" + option + ": '" + text + "' is not a positive number");
-  return v;
-}
+double positive_number(const std::string& text, const std::string& option) { return option_positive(option, text); }
 
 // Runs every simulation, at most `jobs` at a time, each in its own process.
 void run_all(std::vector<Run>& runs, const Options& o, const fs::path& work) {

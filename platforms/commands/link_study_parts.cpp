@@ -33,21 +33,7 @@ std::string find_preset(const std::string& name, const char* argv0) {
 }
 
 std::vector<uint64_t> parse_sizes(const std::string& text) {
-  std::vector<uint64_t> sizes;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    size_t used = 0;
-    unsigned long long v = 0;
-    try {
-      v = std::stoull(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v == 0 || v > (1ull << 30))
-      throw ConfigError("link-study: --sizes item '" + item + "' is not a size in bytes between 1 and 1 GiB");
-    sizes.push_back(v);
-  }
-  return sizes;
+  return option_whole_list("sizes", text, 1, uint64_t{1} << 30, "bytes");
 }
 
 References references_for(const LinkConfig& c) {

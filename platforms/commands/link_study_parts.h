@@ -20,7 +20,7 @@ struct StudyLink {
 // The file of link preset `name` (with or without .ini): the build's source tree when known,
 // else relative to the working directory or the executable. ConfigError when there is none.
 std::string find_preset(const std::string& name, const char* argv0);
-// --sizes "64,4096,...": each 1 B to 1 GiB. ConfigError naming the item otherwise.
+// --sizes "64,4096,...": each 1 B to 1 GiB. UsageError naming the item otherwise.
 std::vector<uint64_t> parse_sizes(const std::string& text);
 
 // Published or derived references for a link, by the link's shape.

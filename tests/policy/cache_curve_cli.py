@@ -88,9 +88,9 @@ def main():
 
         for args, text in [
             (["mooncake:" + TRACE, "--sizes", "10", "--policies", "lru,random"], "unknown policy 'random'"),
-            (["mooncake:" + TRACE, "--sizes", "10,0"], "not a positive whole number"),
-            (["mooncake:" + TRACE, "--sizes", "10,x"], "not a positive whole number"),
-            (["mooncake:" + TRACE, "--sizes", "-5"], "not a positive whole number"),
+            (["mooncake:" + TRACE, "--sizes", "10,0"], "'0' is not a whole number of blocks (1 or more)"),
+            (["mooncake:" + TRACE, "--sizes", "10,x"], "'x' is not a whole number of blocks"),
+            (["mooncake:" + TRACE, "--sizes", "-5"], "'-5' is not a whole number of blocks"),
             (["mooncake:" + TRACE], "missing --sizes"),
             (["--sizes", "10"], "missing WORKLOAD"),
             (["mooncake:" + TRACE, "--sizes", "10", "--ema-alpha", "0"], "--ema-alpha"),
