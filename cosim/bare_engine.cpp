@@ -31,7 +31,8 @@ BareEngineSpeed run_bare_engine(EngineModel& engine, uint64_t cycles, uint64_t s
     d.tag = static_cast<uint16_t>(rng());
     d.tenant = static_cast<uint16_t>(rng() % 3);
     d.flags = static_cast<uint8_t>(rng() % 2);
-    d.length = static_cast<uint32_t>((rng() % 5) * p.max_burst_bytes + (rng() % 3 ? 0 : rng() % p.max_burst_bytes));
+    d.length = static_cast<uint32_t>((rng() % 5) * p.max_burst_bytes +
+                                     (rng() % 3 ? 0 : rng() % p.max_burst_bytes));
     d.hbm_addr = (rng() % (1u << 20)) * 64;
     d.tier_addr = (rng() % (1u << 20)) * 64;
     d.policy = rng();

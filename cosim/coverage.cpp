@@ -16,11 +16,16 @@ namespace {
 // skip. Impossible pairs get no bin, so full coverage is reachable.
 std::vector<std::string> legal_outcomes(Opcode op) {
   switch (op) {
-    case Opcode::NOP: return {"OK"};
-    case Opcode::DEMOTE: return {"OK", "OK+WRITE_ONCE_SKIP", "DENIED", "NO_SPACE"};
-    case Opcode::FREE: return {"OK", "MISS", "DENIED", "PINNED"};
-    case Opcode::RECOMPRESS: return {"OK+TIER_REWRITTEN", "MISS", "DENIED"};
-    default: return {"OK", "MISS", "DENIED"};
+    case Opcode::NOP:
+      return {"OK"};
+    case Opcode::DEMOTE:
+      return {"OK", "OK+WRITE_ONCE_SKIP", "DENIED", "NO_SPACE"};
+    case Opcode::FREE:
+      return {"OK", "MISS", "DENIED", "PINNED"};
+    case Opcode::RECOMPRESS:
+      return {"OK+TIER_REWRITTEN", "MISS", "DENIED"};
+    default:
+      return {"OK", "MISS", "DENIED"};
   }
 }
 
@@ -41,9 +46,10 @@ FunctionalCoverage::FunctionalCoverage(const QueueDepths& depths) : depths_(dept
       declare(std::string("opcode_status/") + cmdset::to_string(static_cast<Opcode>(op)) + "/" + o);
   declare("opcode_status/UNDEFINED/BAD_OPCODE");
   for (const char* corner :
-       {"descriptor_ring_wrap", "completion_ring_wrap", "full_set_no_space", "hazard_stall", "tenant_mismatch_denied",
-        "backpressure/desc", "backpressure/cpl", "backpressure/dma_req", "burst/max_length", "burst/short_last",
-        "burst/exact_multiple_last", "transfer/multi_burst"})
+       {"descriptor_ring_wrap", "completion_ring_wrap", "full_set_no_space", "hazard_stall",
+        "tenant_mismatch_denied", "backpressure/desc", "backpressure/cpl", "backpressure/dma_req",
+        "burst/max_length", "burst/short_last", "burst/exact_multiple_last",
+        "transfer/multi_burst"})
     declare(std::string("corner/") + corner);
   for (const auto& [queue, depth] : {std::pair<const char*, uint32_t>{"intake", depths_.intake},
                                      {"xfer", depths_.xfer},
@@ -82,9 +88,10 @@ void FunctionalCoverage::completion(uint8_t opcode, const cmdset::Completion& c)
     hit("opcode_status/UNDEFINED/" + outcome(c));
     return;
   }
-  const std::string name = std::string("opcode_status/") + cmdset::to_string(static_cast<Opcode>(opcode)) + "/" +
-                           outcome(c);
-  if (!bins_.count(name)) throw std::logic_error("functional coverage: outcome outside the command set: " + name);
+  const std::string name = std::string("opcode_status/") +
+                           cmdset::to_string(static_cast<Opcode>(opcode)) + "/" + outcome(c);
+  if (!bins_.count(name))
+    throw std::logic_error("functional coverage: outcome outside the command set: " + name);
   hit(name);
   if (c.status == Status::NO_SPACE) hit("corner/full_set_no_space");
   if (c.status == Status::DENIED) hit("corner/tenant_mismatch_denied");

@@ -15,11 +15,11 @@ namespace kvtier::cosim {
 // Internal engine state a coverage run samples each evaluated cycle (public variables of
 // the Verilated model, cosim/kvdp_cosim.vlt).
 struct EngineProbe {
-  uint32_t intake_count = 0;    // descriptors in the intake FIFO
-  uint32_t xfer_count = 0;      // transfers in the transfer queue
-  uint32_t cpl_count = 0;       // entries in the completion queue
-  uint32_t outstanding = 0;     // transfers in flight in the DMA tracker
-  bool hazard_stall = false;    // the head descriptor waits for a same-set lookup
+  uint32_t intake_count = 0;  // descriptors in the intake FIFO
+  uint32_t xfer_count = 0;    // transfers in the transfer queue
+  uint32_t cpl_count = 0;     // entries in the completion queue
+  uint32_t outstanding = 0;   // transfers in flight in the DMA tracker
+  bool hazard_stall = false;  // the head descriptor waits for a same-set lookup
 };
 
 struct QueueDepths {

@@ -6,7 +6,8 @@
 
 namespace kvtier {
 
-TlmDataPlane::TlmDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, MmioObserver observer)
+TlmDataPlane::TlmDataPlane(sc_core::sc_module_name name, const CtrlConfig& config,
+                           MmioObserver observer)
     : sc_core::sc_module(name), ctrl_("ctrl", config), observer_(std::move(observer)) {
   tap_in_.register_b_transport(this, &TlmDataPlane::tap);
   tap_out_.bind(ctrl_.mmio_in);
@@ -53,20 +54,25 @@ std::string rtl_config_mismatch(const CtrlConfig& c) {
         if (b.kind == EngineBuild::Kind::Design && b.params().sets == c.index_sets) return true;
       return false;
     }();
-    return std::string("key '") + (sets_built ? "ctrl.index_ways' = " + std::to_string(c.index_ways)
-                                              : "ctrl.index_sets' = " + std::to_string(c.index_sets)) +
-           ": no Verilated engine has the index geometry " + std::to_string(c.index_sets) + " sets x " +
-           std::to_string(c.index_ways) + " ways; built geometries (ctrl.index_sets x ctrl.index_ways): " +
-           built_geometries() + " (cosim/CMakeLists.txt, KVDP_COSIM_GEOMETRIES)";
+    return std::string("key '") +
+           (sets_built ? "ctrl.index_ways' = " + std::to_string(c.index_ways)
+                       : "ctrl.index_sets' = " + std::to_string(c.index_sets)) +
+           ": no Verilated engine has the index geometry " + std::to_string(c.index_sets) +
+           " sets x " + std::to_string(c.index_ways) +
+           " ways; built geometries (ctrl.index_sets x ctrl.index_ways): " + built_geometries() +
+           " (cosim/CMakeLists.txt, KVDP_COSIM_GEOMETRIES)";
   }
   const EngineParams& p = build->params();
   auto differs = [](const char* key, uint64_t have, const char* param, uint64_t built) {
-    return std::string("key 'ctrl.") + key + "' = " + std::to_string(have) + " but the Verilated engine was built with " +
-           param + " = " + std::to_string(built) + " (cosim/CMakeLists.txt, KVDP_COSIM_PARAMS)";
+    return std::string("key 'ctrl.") + key + "' = " + std::to_string(have) +
+           " but the Verilated engine was built with " + param + " = " + std::to_string(built) +
+           " (cosim/CMakeLists.txt, KVDP_COSIM_PARAMS)";
   };
-  if (c.key_tag_bits != p.tag_bits) return differs("key_tag_bits", c.key_tag_bits, "TagBits", p.tag_bits);
+  if (c.key_tag_bits != p.tag_bits)
+    return differs("key_tag_bits", c.key_tag_bits, "TagBits", p.tag_bits);
   if (c.index_read_cycles != p.index_read_latency)
-    return differs("index_read_cycles", c.index_read_cycles, "IndexReadLatency", p.index_read_latency);
+    return differs("index_read_cycles", c.index_read_cycles, "IndexReadLatency",
+                   p.index_read_latency);
   if (c.max_burst_bytes != p.max_burst_bytes)
     return differs("max_burst_bytes", c.max_burst_bytes, "MaxBurstBytes", p.max_burst_bytes);
   if (c.desc_queue_depth != p.desc_queue_depth)
@@ -76,7 +82,8 @@ std::string rtl_config_mismatch(const CtrlConfig& c) {
   if (c.cpl_queue_depth != p.cpl_queue_depth)
     return differs("cpl_queue_depth", c.cpl_queue_depth, "CplQueueDepth", p.cpl_queue_depth);
   if (c.max_outstanding_transfers != p.max_outstanding)
-    return differs("max_outstanding_transfers", c.max_outstanding_transfers, "MaxOutstanding", p.max_outstanding);
+    return differs("max_outstanding_transfers", c.max_outstanding_transfers, "MaxOutstanding",
+                   p.max_outstanding);
   // Behaviour the TLM model has beyond the RTL engine (tlm/ctrl/controller.h).
   if (c.transfer_order != TransferOrder::Fifo)
     return std::string("key 'ctrl.transfer_order' = ") + name_of(c.transfer_order) +
@@ -96,26 +103,35 @@ void DataPlane::declare_index_stats(StatGroup& g) const {
   g.add("sets", index().sets(), "count", "sets of the controller's block index (ctrl.index_sets)");
   g.add("ways", index().ways(), "count", "ways per set of the block index (ctrl.index_ways)");
   g.add("entry_bits", entry_bits(), "bits", "SRAM bits of one index entry (spec §M.2.4)");
-  g.add("footprint_mm2", footprint_mm2(), "mm2", "SRAM area of the whole index: its bits at ctrl.sram_mib_per_mm2");
+  g.add("footprint_mm2", footprint_mm2(), "mm2",
+        "SRAM area of the whole index: its bits at ctrl.sram_mib_per_mm2");
   g.add("peak_entries", cs.peak_index_entries, "count", "most valid index entries at once");
-  g.add("descriptors", cs.descriptors, "count", "descriptors the engine read from the ring and decided");
+  g.add("descriptors", cs.descriptors, "count",
+        "descriptors the engine read from the ring and decided");
   g.add("doorbells", cs.doorbells, "count", "doorbell writes the engine received");
-  g.add("bursts", cs.bursts, "count", "DMA bursts the engine issued (tier DRAM reads and writes, HBM writes and reads)");
+  g.add("bursts", cs.bursts, "count",
+        "DMA bursts the engine issued (tier DRAM reads and writes, HBM writes and reads)");
   g.add("write_once_skips", cs.write_once_skips, "count",
-        "DEMOTE commands completed without moving data because the tier already held a valid copy (write-once)");
+        "DEMOTE commands completed without moving data because the tier already held a valid copy "
+        "(write-once)");
   g.add("queue_held_descriptors", cs.queue_held_descriptors, "count",
-        "descriptors accepted later than intake and lookup alone allow because a bounded queue downstream was full");
+        "descriptors accepted later than intake and lookup alone allow because a bounded queue "
+        "downstream was full");
   g.add("queue_held_s", cs.queue_held_s, "s", "total time those descriptors were held back");
 }
 
 void DataPlane::declare_transfer_order_stats(StatGroup& g, const CtrlConfig& config) const {
   const ControllerStats& cs = stats();
   g.add("transfer_order", name_of(config.transfer_order), "text",
-        "order of the transfers among a doorbell's commands (ctrl.transfer_order): ring order or earliest deadline first");
-  g.add("reordered_batches", cs.reordered_batches, "count", "doorbells whose transfers the engine ran in deadline order");
+        "order of the transfers among a doorbell's commands (ctrl.transfer_order): ring order or "
+        "earliest deadline first");
+  g.add("reordered_batches", cs.reordered_batches, "count",
+        "doorbells whose transfers the engine ran in deadline order");
   g.add("deferred_transfers", cs.deferred_transfers, "count",
-        "transfers held in the engine's deadline-ordered queue because the host did not wait for them (deferrable)");
-  g.add("peak_held_transfers", cs.peak_held_transfers, "count", "most transfers held in that queue at once");
+        "transfers held in the engine's deadline-ordered queue because the host did not wait for "
+        "them (deferrable)");
+  g.add("peak_held_transfers", cs.peak_held_transfers, "count",
+        "most transfers held in that queue at once");
   g.add("overtaking_transfers", cs.overtaking_transfers, "count",
         "transfers that went ahead of one held before them (an earlier deadline posted later)");
 }
@@ -123,15 +139,22 @@ void DataPlane::declare_transfer_order_stats(StatGroup& g, const CtrlConfig& con
 void DataPlane::declare_index_organisation_stats(StatGroup& g, const CtrlConfig& config) const {
   const ControllerStats& ix = stats();
   g.add("org", name_of(config.index_org), "text",
-        "index organisation (ctrl.index_org): the whole index in SRAM, or an SRAM cache of a table in tier DRAM");
-  g.add("cache_entries", config.index_org == IndexOrg::Cached ? config.index_cache_entries : 0u, "count",
-        "entries the SRAM cache holds with the cached organisation (ctrl.index_cache_entries); 0 otherwise");
-  g.add("cache_hits", ix.index_cache_hits, "count", "lookups the SRAM cache answered (cached organisation)");
-  g.add("cache_misses", ix.index_cache_misses, "count", "lookups that read the entry from the tier DRAM table");
-  g.add("dram_read_bytes", ix.index_dram_read_bytes, "bytes", "tier DRAM bytes read by index cache misses");
+        "index organisation (ctrl.index_org): the whole index in SRAM, or an SRAM cache of a table "
+        "in tier DRAM");
+  g.add("cache_entries", config.index_org == IndexOrg::Cached ? config.index_cache_entries : 0u,
+        "count",
+        "entries the SRAM cache holds with the cached organisation (ctrl.index_cache_entries); 0 "
+        "otherwise");
+  g.add("cache_hits", ix.index_cache_hits, "count",
+        "lookups the SRAM cache answered (cached organisation)");
+  g.add("cache_misses", ix.index_cache_misses, "count",
+        "lookups that read the entry from the tier DRAM table");
+  g.add("dram_read_bytes", ix.index_dram_read_bytes, "bytes",
+        "tier DRAM bytes read by index cache misses");
   g.add("dram_write_bytes", ix.index_dram_write_bytes, "bytes",
         "tier DRAM bytes written through to the table when an entry was inserted or dropped");
-  g.add("miss_time_s", ix.index_miss_s, "s", "lookup time the misses added on the command path (DRAM reads)");
+  g.add("miss_time_s", ix.index_miss_s, "s",
+        "lookup time the misses added on the command path (DRAM reads)");
 }
 
 }  // namespace kvtier

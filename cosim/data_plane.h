@@ -46,7 +46,8 @@ class DataPlane {
   virtual void set_burst_targets(BurstTarget* /*tier*/, BurstTarget* /*host*/) {}
 
   // The engine's figures in stats.json, whichever implementation ran: the `index` group, its
-  // transfer-order part of `prefetch`, and `index_organisation`. `config` is the one it was built with.
+  // transfer-order part of `prefetch`, and `index_organisation`. `config` is the one it was built
+  // with.
   void declare_index_stats(StatGroup& index) const;
   void declare_transfer_order_stats(StatGroup& prefetch, const CtrlConfig& config) const;
   void declare_index_organisation_stats(StatGroup& group, const CtrlConfig& config) const;
@@ -54,13 +55,15 @@ class DataPlane {
 
 // An MMIO write seen at the data plane's mmio_in (ring slot or doorbell), at absolute time
 // `at`. Used to record the host's descriptor stream.
-using MmioObserver = std::function<void(const tlm::tlm_generic_payload& trans, const sc_core::sc_time& at)>;
+using MmioObserver =
+    std::function<void(const tlm::tlm_generic_payload& trans, const sc_core::sc_time& at)>;
 
 // The TLM reference controller as a DataPlane; with an observer, every MMIO write is shown
 // to it before the controller sees it.
 class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
  public:
-  TlmDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, MmioObserver observer = nullptr);
+  TlmDataPlane(sc_core::sc_module_name name, const CtrlConfig& config,
+               MmioObserver observer = nullptr);
 
   tlm::tlm_target_socket<>& mmio_in() override;
   tlm::tlm_initiator_socket<>& tier_out() override { return ctrl_.tier_out; }
@@ -75,7 +78,9 @@ class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
   void set_trace(TraceEventLog* trace) override { ctrl_.set_trace(trace); }
   void wait_for(uint16_t tag, const sc_core::sc_time& at) override { ctrl_.resolve(tag, at); }
   void wait_for_all() override { ctrl_.resolve_all(); }
-  void set_burst_targets(BurstTarget* tier, BurstTarget* host) override { ctrl_.set_burst_targets(tier, host); }
+  void set_burst_targets(BurstTarget* tier, BurstTarget* host) override {
+    ctrl_.set_burst_targets(tier, host);
+  }
   const DataPlaneController& controller() const { return ctrl_; }
 
  private:

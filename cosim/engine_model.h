@@ -15,12 +15,13 @@ namespace kvtier::cosim {
 
 // Compile-time parameters of a Verilated engine (its -G overrides).
 struct EngineParams {
-  uint32_t sets, ways, tag_bits, tenant_bits, tier_addr_bits, tier_addr_lsb, hbm_slot_bits, hbm_slot_lsb,
-      length_bits, policy_bits, index_read_latency, desc_queue_depth, xfer_queue_depth, cpl_queue_depth,
-      max_burst_bytes, max_outstanding, counter_bits;
+  uint32_t sets, ways, tag_bits, tenant_bits, tier_addr_bits, tier_addr_lsb, hbm_slot_bits,
+      hbm_slot_lsb, length_bits, policy_bits, index_read_latency, desc_queue_depth,
+      xfer_queue_depth, cpl_queue_depth, max_burst_bytes, max_outstanding, counter_bits;
   // Index entry width: the C++ twin of kvdp_pkg::entry_bits().
   uint32_t entry_bits() const {
-    return 1 + tag_bits + tenant_bits + 3 + hbm_slot_bits + tier_addr_bits + length_bits + 2 + 8 + 16 + policy_bits;
+    return 1 + tag_bits + tenant_bits + 3 + hbm_slot_bits + tier_addr_bits + length_bits + 2 + 8 +
+           16 + policy_bits;
   }
 };
 
@@ -95,15 +96,15 @@ class EngineModel {
 
 // How one engine instance runs (all chosen at run time, none needs another build).
 struct EngineOptions {
-  std::string trace_path;   // non-empty: dump every signal into that FST file
+  std::string trace_path;  // non-empty: dump every signal into that FST file
   // Only engine cycles in [trace_start_cycle, trace_end_cycle) are dumped (the others skip
   // the dump call), so a long run's waveform can be limited to the stretch of interest.
   uint64_t trace_start_cycle = 0;
   uint64_t trace_end_cycle = UINT64_MAX;
-  bool assertions = true;   // evaluate the RTL's concurrent assertions
-  uint32_t mutant = 0;      // mutant build only: the mutant's id (kMutants); 0 = the design
-  bool x_random = false;    // unreset flops start random (+verilator+rand+reset+2), not 0
-  uint64_t x_seed = 1;      // seed of that randomisation
+  bool assertions = true;     // evaluate the RTL's concurrent assertions
+  uint32_t mutant = 0;        // mutant build only: the mutant's id (kMutants); 0 = the design
+  bool x_random = false;      // unreset flops start random (+verilator+rand+reset+2), not 0
+  uint64_t x_seed = 1;        // seed of that randomisation
   std::string coverage_path;  // coverage build only: where final() writes line/toggle coverage
 };
 
@@ -115,7 +116,8 @@ struct EngineBuild {
   std::unique_ptr<EngineModel> (*make)(const EngineOptions&);
   enum class Kind { Design, Mutants, Coverage } kind;
   // Mutants: built from rtl/mutants' sources, mutant selected by EngineOptions::mutant.
-  // Coverage: the 16384 x 4 geometry (platforms/h200-cxl2-x16-pinned.ini) with Verilator's line and toggle coverage compiled in.
+  // Coverage: the 16384 x 4 geometry (platforms/h200-cxl2-x16-pinned.ini) with Verilator's line and
+  // toggle coverage compiled in.
 };
 const std::vector<EngineBuild>& engine_builds();
 
@@ -131,7 +133,8 @@ std::unique_ptr<EngineModel> make_rtl_engine(const EngineOptions& options);
 const EngineParams& rtl_engine_params();
 // The build whose geometry is sets x ways; std::invalid_argument naming every built
 // geometry when there is none.
-std::unique_ptr<EngineModel> make_rtl_engine_for(uint32_t sets, uint32_t ways, const EngineOptions& options);
+std::unique_ptr<EngineModel> make_rtl_engine_for(uint32_t sets, uint32_t ways,
+                                                 const EngineOptions& options);
 const EngineBuild* find_engine_build(uint32_t sets, uint32_t ways);
 // "16384x4, 4096x8, ..." of the non-mutant builds.
 std::string built_geometries();

@@ -38,11 +38,13 @@ std::unique_ptr<EngineModel> make_rtl_engine(const std::string& trace_path) {
   return make_rtl_engine(o);
 }
 
-std::unique_ptr<EngineModel> make_rtl_engine_for(uint32_t sets, uint32_t ways, const EngineOptions& options) {
+std::unique_ptr<EngineModel> make_rtl_engine_for(uint32_t sets, uint32_t ways,
+                                                 const EngineOptions& options) {
   const EngineBuild* b = find_engine_build(sets, ways);
   if (!b)
-    throw std::invalid_argument("no Verilated engine with index geometry " + std::to_string(sets) + " sets x " +
-                                std::to_string(ways) + " ways; built geometries (sets x ways): " + built_geometries() +
+    throw std::invalid_argument("no Verilated engine with index geometry " + std::to_string(sets) +
+                                " sets x " + std::to_string(ways) +
+                                " ways; built geometries (sets x ways): " + built_geometries() +
                                 " (cosim/CMakeLists.txt, KVDP_COSIM_GEOMETRIES)");
   return b->make(options);
 }

@@ -15,16 +15,16 @@ inline constexpr unsigned kOpcodeBuckets = 11;
 // Field widths of one index entry (fixed ones match kvdp_pkg: FormatBits, QosBits, PrioBits,
 // EntryFlagBits) and the geometry parameters of the engine.
 struct IndexGeometry {
-  unsigned sets{256};           // power of two
+  unsigned sets{256};  // power of two
   unsigned ways{4};
-  unsigned tag_bits{56};        // key bits above the set bits kept as tag
+  unsigned tag_bits{56};  // key bits above the set bits kept as tag
   unsigned tenant_bits{16};
   unsigned tier_addr_bits{32};  // tier address kept as tier_addr >> tier_addr_lsb
   unsigned tier_addr_lsb{16};
-  unsigned hbm_slot_bits{20};   // HBM slot kept as hbm_addr >> hbm_slot_lsb
+  unsigned hbm_slot_bits{20};  // HBM slot kept as hbm_addr >> hbm_slot_lsb
   unsigned hbm_slot_lsb{16};
   unsigned length_bits{32};
-  unsigned policy_bits{16};     // low bits of the descriptor's policy word
+  unsigned policy_bits{16};  // low bits of the descriptor's policy word
 };
 
 inline constexpr unsigned kEntryFormatBits = 2;

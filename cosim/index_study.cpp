@@ -5,7 +5,8 @@
 namespace kvtier::cosim {
 
 std::vector<StudyBlock> default_study_blocks() {
-  return {{"16 tok x 80 layers", 16 * 320 * uint64_t{1024}}, {"16 tok x 1 layer", 16 * 4 * uint64_t{1024}}};
+  return {{"16 tok x 80 layers", 16 * 320 * uint64_t{1024}},
+          {"16 tok x 1 layer", 16 * 4 * uint64_t{1024}}};
 }
 
 std::vector<uint64_t> default_study_tiers_gib() { return {64, 128, 256, 512, 1024, 2048}; }
@@ -42,21 +43,25 @@ std::string study_table(const StudyOptions& o, const std::vector<StudyRow>& rows
   std::string out;
   char line[256];
   std::snprintf(line, sizeof line,
-                "kvdp index footprint, full organisation, %u ways, %.1f Mib/mm^2 (TSMC N5 HD macro, vendor figure), "
+                "kvdp index footprint, full organisation, %u ways, %.1f Mib/mm^2 (TSMC N5 HD "
+                "macro, vendor figure), "
                 "HBM %llu GiB\n",
                 o.ways, o.density, (unsigned long long)o.hbm_gib);
   out += line;
-  std::snprintf(line, sizeof line, "%8s %10s %9s %8s %4s %4s %5s %4s %4s %4s %6s %9s %12s %10s %8s\n", "tier_GiB",
-                "block_B", "blocks", "sets", "ways", "tag", "tier", "hbm", "len", "pol", "entry", "entries", "sram_bits",
-                "KiB", "mm2");
+  std::snprintf(line, sizeof line,
+                "%8s %10s %9s %8s %4s %4s %5s %4s %4s %4s %6s %9s %12s %10s %8s\n", "tier_GiB",
+                "block_B", "blocks", "sets", "ways", "tag", "tier", "hbm", "len", "pol", "entry",
+                "entries", "sram_bits", "KiB", "mm2");
   out += line;
   for (const StudyRow& r : rows) {
-    std::snprintf(line, sizeof line, "%8llu %10llu %9llu %8u %4u %4u %5u %4u %4u %4u %6u %9llu %12llu %10.1f %8.4f\n",
-                  (unsigned long long)r.tier_gib, (unsigned long long)r.block.bytes, (unsigned long long)r.blocks,
-                  r.geometry.sets, r.geometry.ways, r.geometry.tag_bits, r.geometry.tier_addr_bits,
-                  r.geometry.hbm_slot_bits, r.geometry.length_bits, r.geometry.policy_bits, r.footprint.entry_bits,
-                  (unsigned long long)r.footprint.entries, (unsigned long long)r.footprint.total_bits, r.footprint.kib,
-                  r.footprint.area_mm2);
+    std::snprintf(
+        line, sizeof line,
+        "%8llu %10llu %9llu %8u %4u %4u %5u %4u %4u %4u %6u %9llu %12llu %10.1f %8.4f\n",
+        (unsigned long long)r.tier_gib, (unsigned long long)r.block.bytes,
+        (unsigned long long)r.blocks, r.geometry.sets, r.geometry.ways, r.geometry.tag_bits,
+        r.geometry.tier_addr_bits, r.geometry.hbm_slot_bits, r.geometry.length_bits,
+        r.geometry.policy_bits, r.footprint.entry_bits, (unsigned long long)r.footprint.entries,
+        (unsigned long long)r.footprint.total_bits, r.footprint.kib, r.footprint.area_mm2);
     out += line;
   }
   return out;

@@ -12,13 +12,15 @@ namespace kvtier::cosim {
 using cmdset::Opcode;
 using cmdset::Status;
 
-RtlDataPlane::RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, std::unique_ptr<EngineModel> engine,
-                           Mode mode, const Backpressure& backpressure)
+RtlDataPlane::RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& config,
+                           std::unique_ptr<EngineModel> engine, Mode mode,
+                           const Backpressure& backpressure)
     : sc_core::sc_module(name),
       config_(config),
       cycle_(sc_core::sc_time(1e3 / config.clock_mhz, sc_core::SC_NS)),
-      entry_bits_(config.key_tag_bits + config.tenant_bits + config.tier_addr_bits + config.hbm_slot_bits +
-                  config.length_bits + config.policy_bits + config.mechanism_bits),
+      entry_bits_(config.key_tag_bits + config.tenant_bits + config.tier_addr_bits +
+                  config.hbm_slot_bits + config.length_bits + config.policy_bits +
+                  config.mechanism_bits),
       mode_(mode),
       engine_(std::move(engine)),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
@@ -51,7 +53,8 @@ double RtlDataPlane::footprint_kib() const {
 }
 
 double RtlDataPlane::footprint_mm2() const {
-  const double mib = static_cast<double>(config_.index_sets) * config_.index_ways * entry_bits_ / (1024.0 * 1024.0);
+  const double mib = static_cast<double>(config_.index_sets) * config_.index_ways * entry_bits_ /
+                     (1024.0 * 1024.0);
   return mib / config_.sram_mib_per_mm2;
 }
 
@@ -63,7 +66,8 @@ void RtlDataPlane::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay
     return;
   }
   if (addr >= addr::kRingBase && addr - addr::kRingBase + len <= ring_.size()) {
-    std::copy_n(trans.get_data_ptr(), len, ring_.begin() + static_cast<std::ptrdiff_t>(addr - addr::kRingBase));
+    std::copy_n(trans.get_data_ptr(), len,
+                ring_.begin() + static_cast<std::ptrdiff_t>(addr - addr::kRingBase));
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
@@ -86,8 +90,8 @@ void RtlDataPlane::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay
   const bool was_empty = to_offer_.empty();
   while (head_ != db.tail) {
     Pending p;
-    std::copy_n(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes], cmdset::kDescriptorBytes,
-                p.bytes.begin());
+    std::copy_n(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes],
+                cmdset::kDescriptorBytes, p.bytes.begin());
     p.arrival_cycle = arrival;
     to_offer_.push_back(p);
     const uint8_t op = p.bytes[cmdset::kDescriptorOpcodeOffset];
@@ -138,9 +142,10 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
     engine_->set_trace_cycle(now_);
     engine_->evaluate(in, out);
     if (out.cycle != now_)
-      SC_REPORT_FATAL("kvtier/rtl", ("engine cycle counter " + std::to_string(out.cycle) +
-                                     " disagrees with the transactors' cycle " + std::to_string(now_))
-                                        .c_str());
+      SC_REPORT_FATAL("kvtier/rtl",
+                      ("engine cycle counter " + std::to_string(out.cycle) +
+                       " disagrees with the transactors' cycle " + std::to_string(now_))
+                          .c_str());
 
     // Handshakes at the coming edge.
     if (in.desc_valid && out.desc_ready) {
@@ -149,7 +154,8 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       ++submitted_;
       intake_free_ = now_ + 1;
       if (!to_offer_.empty())
-        offer_at_ = std::max(to_offer_.front().arrival_cycle, intake_free_) + config_.intake_cycles - 1;
+        offer_at_ =
+            std::max(to_offer_.front().arrival_cycle, intake_free_) + config_.intake_cycles - 1;
     }
     if (out.commit) {
       if (out.commit_xfer) transfer_owner_.push_back(committed_);
@@ -168,11 +174,12 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
         coverage_->burst(out.dma_req_length, out.dma_req_last, engine_->params().max_burst_bytes);
     }
     if (out.dma_req_valid && in.dma_req_ready) {
-      deferred_.push_back(Burst{transfer_seq_, out.dma_req_id, out.dma_req_dir, out.dma_req_length, out.dma_req_src,
-                                out.dma_req_dst, now_, out.dma_req_last});
+      deferred_.push_back(Burst{transfer_seq_, out.dma_req_id, out.dma_req_dir, out.dma_req_length,
+                                out.dma_req_src, out.dma_req_dst, now_, out.dma_req_last});
       if (out.dma_req_last) ++transfer_seq_;
       ++stats_.bursts;
-      if (out.dma_req_dir == static_cast<uint32_t>(DmaDir::TierToHbm)) stats_.bytes_to_hbm += out.dma_req_length;
+      if (out.dma_req_dir == static_cast<uint32_t>(DmaDir::TierToHbm))
+        stats_.bytes_to_hbm += out.dma_req_length;
       else stats_.bytes_to_tier += out.dma_req_length;
     }
     if (out.cpl_valid && in.cpl_ready) {
@@ -212,9 +219,10 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
   // In a platform run a failed RTL assertion is a model error; the co-simulation bench counts
   // them and carries on to find the first functional difference.
   if (mode_ == Mode::Drain && engine_->assertion_failures() > 0)
-    SC_REPORT_ERROR("kvtier/rtl", (std::to_string(engine_->assertion_failures()) +
-                                   " RTL assertion(s) failed; see the kvdp assertion messages above")
-                                      .c_str());
+    SC_REPORT_ERROR("kvtier/rtl",
+                    (std::to_string(engine_->assertion_failures()) +
+                     " RTL assertion(s) failed; see the kvdp assertion messages above")
+                        .c_str());
 }
 
 void RtlDataPlane::issue_ready_bursts() {
@@ -236,31 +244,38 @@ void RtlDataPlane::issue(const Burst& b) {
   // As the TLM model: the burst takes the DMA engine that frees up first and keeps it busy
   // while it streams; then the read and the write go out through the sockets.
   const double engine_bytes_per_s = config_.dma_engine_gbps * 1e9;
-  auto engine = std::min_element(engines_.begin(), engines_.end(),
-                                 [](const Timeline& x, const Timeline& y) { return x.busy_until() < y.busy_until(); });
-  const sc_core::sc_time start = engine->reserve(b.handshake_cycle * cycle_, seconds(b.length / engine_bytes_per_s));
+  auto engine = std::min_element(
+      engines_.begin(), engines_.end(),
+      [](const Timeline& x, const Timeline& y) { return x.busy_until() < y.busy_until(); });
+  const sc_core::sc_time start =
+      engine->reserve(b.handshake_cycle * cycle_, seconds(b.length / engine_bytes_per_s));
   sc_core::sc_time end;
   uint8_t* data = burst_buffer_.data();
   switch (static_cast<DmaDir>(b.dir)) {
     case DmaDir::TierToHbm: {
-      const auto read = transact(tier_out_socket, tlm::TLM_READ_COMMAND, b.src, data, b.length, TxnClass::PayloadRead, start);
-      end = transact(host_out_socket, tlm::TLM_WRITE_COMMAND, addr::kHbmBase + b.dst, data, b.length,
-                     TxnClass::PayloadWrite, read);
+      const auto read = transact(tier_out_socket, tlm::TLM_READ_COMMAND, b.src, data, b.length,
+                                 TxnClass::PayloadRead, start);
+      end = transact(host_out_socket, tlm::TLM_WRITE_COMMAND, addr::kHbmBase + b.dst, data,
+                     b.length, TxnClass::PayloadWrite, read);
       break;
     }
     case DmaDir::HbmToTier: {
-      const auto read = transact(host_out_socket, tlm::TLM_READ_COMMAND, addr::kHbmBase + b.src, data, b.length,
-                                 TxnClass::PayloadRead, start);
-      end = transact(tier_out_socket, tlm::TLM_WRITE_COMMAND, b.dst, data, b.length, TxnClass::PayloadWrite, read);
+      const auto read = transact(host_out_socket, tlm::TLM_READ_COMMAND, addr::kHbmBase + b.src,
+                                 data, b.length, TxnClass::PayloadRead, start);
+      end = transact(tier_out_socket, tlm::TLM_WRITE_COMMAND, b.dst, data, b.length,
+                     TxnClass::PayloadWrite, read);
       break;
     }
     case DmaDir::TierToTier: {
-      const auto read = transact(tier_out_socket, tlm::TLM_READ_COMMAND, b.src, data, b.length, TxnClass::PayloadRead, start);
-      end = transact(tier_out_socket, tlm::TLM_WRITE_COMMAND, b.dst, data, b.length, TxnClass::PayloadWrite, read);
+      const auto read = transact(tier_out_socket, tlm::TLM_READ_COMMAND, b.src, data, b.length,
+                                 TxnClass::PayloadRead, start);
+      end = transact(tier_out_socket, tlm::TLM_WRITE_COMMAND, b.dst, data, b.length,
+                     TxnClass::PayloadWrite, read);
       break;
     }
     default:
-      SC_REPORT_FATAL("kvtier/rtl", ("burst with undefined direction " + std::to_string(b.dir)).c_str());
+      SC_REPORT_FATAL("kvtier/rtl",
+                      ("burst with undefined direction " + std::to_string(b.dir)).c_str());
   }
   const uint64_t due = std::max({to_cycles_ceil(end), b.handshake_cycle + 1, now_ + 1});
   done_.push(Done{due, done_seq_++, b.id});
@@ -276,10 +291,10 @@ void RtlDataPlane::on_completion(const EngineOutputs& out) {
   if (c.flags & static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP)) ++stats_.write_once_skips;
   if (c.flags & static_cast<uint8_t>(cmdset::CplFlag::TIER_REWRITTEN)) ++stats_.tier_rewrites;
   if (c.status == Status::OK) {
-    if (op == static_cast<uint8_t>(Opcode::DEMOTE) && !(c.flags & static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP)))
+    if (op == static_cast<uint8_t>(Opcode::DEMOTE) &&
+        !(c.flags & static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP)))
       stats_.peak_index_entries = std::max(stats_.peak_index_entries, ++index_entries_);
-    else if (op == static_cast<uint8_t>(Opcode::FREE) && index_entries_ > 0)
-      --index_entries_;
+    else if (op == static_cast<uint8_t>(Opcode::FREE) && index_entries_ > 0) --index_entries_;
   }
   // The completion transactor formats and posts it ctrl.completion_cycles later.
   const sc_core::sc_time at = (now_ + config_.completion_cycles) * cycle_;
@@ -291,8 +306,9 @@ void RtlDataPlane::on_completion(const EngineOutputs& out) {
     if (slot == config_.ring_entries - 1) coverage_->hit("corner/completion_ring_wrap");
   }
   ++posted_;
-  transact(host_out_socket, tlm::TLM_WRITE_COMMAND, addr::kCompletionRing + slot * cmdset::kCompletionBytes, bytes,
-           cmdset::kCompletionBytes, TxnClass::CompletionWrite, at);
+  transact(host_out_socket, tlm::TLM_WRITE_COMMAND,
+           addr::kCompletionRing + slot * cmdset::kCompletionBytes, bytes, cmdset::kCompletionBytes,
+           TxnClass::CompletionWrite, at);
 }
 
 const BlockIndex& RtlDataPlane::index() const {

@@ -60,9 +60,9 @@ struct Backpressure {
 
 // What the transactors saw, for functional coverage.
 struct PortActivity {
-  uint64_t cpl_stalls = 0;       // cycles with cpl_valid_o high and cpl_ready_i low
-  uint64_t dma_req_stalls = 0;   // cycles with dma_req_valid_o high and dma_req_ready_i low
-  uint64_t desc_stalls = 0;      // cycles a descriptor was offered and the engine refused it
+  uint64_t cpl_stalls = 0;          // cycles with cpl_valid_o high and cpl_ready_i low
+  uint64_t dma_req_stalls = 0;      // cycles with dma_req_valid_o high and dma_req_ready_i low
+  uint64_t desc_stalls = 0;         // cycles a descriptor was offered and the engine refused it
   uint64_t max_bursts_at_once = 0;  // largest number of handshaked bursts not yet done
 };
 
@@ -74,8 +74,9 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   tlm_utils::simple_initiator_socket<RtlDataPlane> tier_out_socket{"tier_out"};
   tlm_utils::simple_initiator_socket<RtlDataPlane> host_out_socket{"host_out"};
 
-  RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& config, std::unique_ptr<EngineModel> engine,
-               Mode mode = Mode::Drain, const Backpressure& backpressure = {});
+  RtlDataPlane(sc_core::sc_module_name name, const CtrlConfig& config,
+               std::unique_ptr<EngineModel> engine, Mode mode = Mode::Drain,
+               const Backpressure& backpressure = {});
   ~RtlDataPlane() override;
 
   tlm::tlm_target_socket<>& mmio_in() override { return mmio_in_socket; }
@@ -149,13 +150,13 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   std::vector<uint8_t> ring_;
   uint32_t head_ = 0;
 
-  uint64_t now_ = 0;                  // engine cycle about to be evaluated
-  std::deque<Pending> to_offer_;      // announced, not yet handed to desc_*
-  uint64_t offer_at_ = 0;             // earliest cycle the front of to_offer_ may be offered
-  uint64_t intake_free_ = 0;          // descriptor front end busy until this cycle
-  uint64_t submitted_ = 0;            // descriptors handed to the engine
+  uint64_t now_ = 0;              // engine cycle about to be evaluated
+  std::deque<Pending> to_offer_;  // announced, not yet handed to desc_*
+  uint64_t offer_at_ = 0;         // earliest cycle the front of to_offer_ may be offered
+  uint64_t intake_free_ = 0;      // descriptor front end busy until this cycle
+  uint64_t submitted_ = 0;        // descriptors handed to the engine
   uint64_t committed_ = 0;
-  uint64_t posted_ = 0;               // completions written to host memory
+  uint64_t posted_ = 0;                  // completions written to host memory
   std::deque<uint64_t> transfer_owner_;  // descriptor index of each transfer not yet issued
   uint64_t owner_base_ = 0;              // transfer sequence number of transfer_owner_.front()
   uint64_t transfer_seq_ = 0;            // transfer the next handshaked burst belongs to

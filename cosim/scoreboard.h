@@ -7,10 +7,11 @@
 // to both at the same simulated time, either from a generated Stimulus or recorded in a
 // platform run (set_mmio_observer) and replayed after it. The replay is a sequence of plain
 // b_transport calls with annotated times (no SystemC process advances time meanwhile), so
-// the lazily clocked RTL side can always issue its transactions at their own times. Each side records the transactions its data plane issues
-// (tier reads and writes, HBM reads and writes, completion writes) in issue order; the
-// transactions between two completion writes belong to the second one's descriptor, because
-// both models issue a descriptor's bursts after every earlier completion.
+// the lazily clocked RTL side can always issue its transactions at their own times. Each side
+// records the transactions its data plane issues (tier reads and writes, HBM reads and writes,
+// completion writes) in issue order; the transactions between two completion writes belong to the
+// second one's descriptor, because both models issue a descriptor's bursts after every earlier
+// completion.
 //
 // The scoreboard compares, descriptor by descriptor, as soon as both sides have completed
 // it: completion order (the i-th completion carries descriptor i's tag), status, flags,
@@ -79,9 +80,10 @@ struct Distribution {
 };
 
 struct TimingReport {
-  Distribution issue_diff, lookup_diff;          // RTL - TLM, cycles
+  Distribution issue_diff, lookup_diff;  // RTL - TLM, cycles
   Distribution tlm_issue, rtl_issue, tlm_lookup, rtl_lookup;
-  Distribution transfer_diff, completion_diff;   // informational: ts_transfer_done, completion post cycle
+  Distribution transfer_diff,
+      completion_diff;  // informational: ts_transfer_done, completion post cycle
 };
 
 // One MMIO write as the data plane received it.
@@ -94,18 +96,18 @@ std::vector<MmioWrite> to_mmio_writes(const Stimulus& s, uint32_t ring_entries);
 
 struct CosimResult {
   bool mismatch = false;
-  std::string mismatch_report;   // the first difference, both sides' view, simulated time
+  std::string mismatch_report;       // the first difference, both sides' view, simulated time
   uint64_t mismatch_descriptor = 0;  // index of the first differing descriptor (with mismatch)
-  std::string mismatch_field;    // what differs there ("status differs", "flags differ", ...)
-  bool index_mismatch = false;   // the difference is in the final index contents
+  std::string mismatch_field;        // what differs there ("status differs", "flags differ", ...)
+  bool index_mismatch = false;       // the difference is in the final index contents
   // The TLM reference's completions, in descriptor order: lets a test derive independently
   // where a given engine bug must first show (the first WRITE_ONCE_SKIP, DENIED, ...).
   std::vector<cmdset::Completion> reference_completions;
   std::vector<cmdset::Descriptor> stream;  // every descriptor announced, in ring order
-  uint64_t descriptors = 0;      // descriptors announced to both sides
-  uint64_t compared = 0;         // descriptors compared
+  uint64_t descriptors = 0;                // descriptors announced to both sides
+  uint64_t compared = 0;                   // descriptors compared
   uint64_t doorbells = 0;
-  uint64_t index_entries = 0;    // valid entries compared at the end
+  uint64_t index_entries = 0;  // valid entries compared at the end
   TimingReport timing;
   uint64_t tolerance_cycles = 0;
   bool timing_ok = true;
@@ -117,7 +119,8 @@ struct CosimResult {
 
 class CosimBench : public sc_core::sc_module {
  public:
-  CosimBench(sc_core::sc_module_name name, const BenchConfig& config, std::unique_ptr<EngineModel> engine);
+  CosimBench(sc_core::sc_module_name name, const BenchConfig& config,
+             std::unique_ptr<EngineModel> engine);
   ~CosimBench() override;
 
   // An MMIO observer for set_mmio_observer(): records a platform run's stream.
@@ -162,7 +165,8 @@ class CosimBench : public sc_core::sc_module {
 
 // The whole `kvtier cosim --random` flow in one call (one elaboration per process).
 CosimResult run_random_cosim(const BenchConfig& config, uint64_t count, uint64_t seed,
-                             std::unique_ptr<EngineModel> engine, FunctionalCoverage* coverage = nullptr);
+                             std::unique_ptr<EngineModel> engine,
+                             FunctionalCoverage* coverage = nullptr);
 // Human-readable result; `verbose` adds both sides' latency distributions.
 std::string format_result(const CosimResult& r);
 

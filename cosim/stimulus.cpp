@@ -14,7 +14,9 @@ uint64_t Stimulus::descriptors() const {
 Stimulus random_stimulus(uint64_t count, uint64_t seed, const CtrlConfig& ctrl, uint64_t hbm_bytes,
                          uint64_t tier_bytes, double link_bytes_per_s) {
   std::mt19937_64 rng(seed);
-  auto uniform = [&](uint64_t lo, uint64_t hi) { return std::uniform_int_distribution<uint64_t>(lo, hi)(rng); };
+  auto uniform = [&](uint64_t lo, uint64_t hi) {
+    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
+  };
   auto chance = [&](double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < p; };
 
   uint32_t set_bits = 0;
@@ -49,8 +51,9 @@ Stimulus random_stimulus(uint64_t count, uint64_t seed, const CtrlConfig& ctrl, 
 
   Stimulus s;
   // After the index has cleared itself (one cycle per set after reset), with a margin.
-  sc_core::sc_time t = std::max(sc_core::sc_time(20, sc_core::SC_US),
-                                sc_core::sc_time((ctrl.index_sets + 1024.0) / ctrl.clock_mhz, sc_core::SC_US));
+  sc_core::sc_time t =
+      std::max(sc_core::sc_time(20, sc_core::SC_US),
+               sc_core::sc_time((ctrl.index_sets + 1024.0) / ctrl.clock_mhz, sc_core::SC_US));
   uint16_t tag = 0;
   const uint64_t max_batch = std::min<uint64_t>(48, ctrl.ring_entries - 1);
   uint64_t made = 0;
@@ -61,7 +64,8 @@ Stimulus random_stimulus(uint64_t count, uint64_t seed, const CtrlConfig& ctrl, 
     for (uint64_t i = 0; i < n; ++i) {
       cmdset::Descriptor d;
       const int op = opcode_dist(rng);
-      d.opcode = op <= 9 ? static_cast<cmdset::Opcode>(op) : static_cast<cmdset::Opcode>(uniform(10, 255));
+      d.opcode =
+          op <= 9 ? static_cast<cmdset::Opcode>(op) : static_cast<cmdset::Opcode>(uniform(10, 255));
       d.key = random_key();
       d.tag = tag++;
       d.tenant = static_cast<uint16_t>(chance(0.85) ? 1 : uniform(2, 3));
@@ -89,7 +93,9 @@ Stimulus random_stimulus(uint64_t count, uint64_t seed, const CtrlConfig& ctrl, 
     const int gap = static_cast<int>(uniform(0, 9));
     const double link_s = bytes / link_bytes_per_s;
     if (gap == 0) t += sc_core::sc_time(static_cast<double>(uniform(0, 200)), sc_core::SC_NS);
-    else if (gap < 9) t += sc_core::sc_time(link_s * (0.3 + 1.3 * static_cast<double>(uniform(0, 1000)) / 1000.0), sc_core::SC_SEC);
+    else if (gap < 9)
+      t += sc_core::sc_time(link_s * (0.3 + 1.3 * static_cast<double>(uniform(0, 1000)) / 1000.0),
+                            sc_core::SC_SEC);
     else t += sc_core::sc_time(static_cast<double>(uniform(20, 200)), sc_core::SC_US);
   }
   return s;

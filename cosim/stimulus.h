@@ -10,7 +10,7 @@
 namespace kvtier::cosim {
 
 struct DoorbellBatch {
-  sc_core::sc_time at;                       // when the host posts the batch
+  sc_core::sc_time at;  // when the host posts the batch
   std::vector<cmdset::Descriptor> descriptors;
 };
 

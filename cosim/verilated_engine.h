@@ -45,7 +45,8 @@ class VerilatedEngine final : public EngineModel {
     args_.push_back("+kvdp_mutant=" + std::to_string(options.mutant));
     if (options.x_random) {
       args_.push_back("+verilator+rand+reset+2");
-      args_.push_back("+verilator+seed+" + std::to_string(options.x_seed == 0 ? 1 : options.x_seed));
+      args_.push_back("+verilator+seed+" +
+                      std::to_string(options.x_seed == 0 ? 1 : options.x_seed));
     }
     std::vector<const char*> argv;
     for (const std::string& a : args_) argv.push_back(a.c_str());
@@ -59,15 +60,16 @@ class VerilatedEngine final : public EngineModel {
       // Verilator's FST writer says nothing when it cannot create the file: the run would end
       // with exit status 0 and no waveform.
       if (!fst_->isOpen())
-        throw std::runtime_error("cannot write the waveform '" + options.trace_path +
-                                 "' (its folder must exist and be writable, and it must not be a directory)");
+        throw std::runtime_error(
+            "cannot write the waveform '" + options.trace_path +
+            "' (its folder must exist and be writable, and it must not be a directory)");
     }
     const std::string top = std::string(model_->hierName()) + ".kvdp_engine";
     cycle_q_ = static_cast<uint64_t*>(public_var(top, "cycle_q", sizeof(uint64_t)));
     const uint32_t entry_bytes = ((params_.entry_bits() + 31) / 32) * 4;
     for (uint32_t w = 0; w < params_.ways; ++w)
-      way_mem_.push_back(static_cast<const uint32_t*>(
-          public_var(top + ".u_index.g_way[" + std::to_string(w) + "].u_sram", "mem_q", entry_bytes)));
+      way_mem_.push_back(static_cast<const uint32_t*>(public_var(
+          top + ".u_index.g_way[" + std::to_string(w) + "].u_sram", "mem_q", entry_bytes)));
     way_stride_ = entry_bytes / 4;
     intake_count_ = small_var(top + ".u_intake", "count_q");
     xfer_count_ = small_var(top + ".u_dma.u_queue", "count_q");
@@ -120,7 +122,8 @@ class VerilatedEngine final : public EngineModel {
     if (in.desc_valid) {
       for (unsigned w = 0; w < cmdset::kDescriptorBytes / 4; ++w) {
         const uint8_t* b = &in.desc[4 * w];
-        m.desc_i[w] = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+        m.desc_i[w] =
+            uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
       }
     }
     m.cpl_ready_i = in.cpl_ready;
@@ -161,8 +164,11 @@ class VerilatedEngine final : public EngineModel {
       // Cycles may be skipped only while nothing but the counter would change: the check
       // the engine's ports cannot express, counted with the RTL's own assertion failures.
       if (!quiet_) {
-        std::fprintf(stderr, "[cycle %llu] kvdp assertion EngineSkipOnlyWhenQuiet (transactor skipped %llu cycles of an active engine)\n",
-                     static_cast<unsigned long long>(*cycle_q_), static_cast<unsigned long long>(cycle_skip));
+        std::fprintf(stderr,
+                     "[cycle %llu] kvdp assertion EngineSkipOnlyWhenQuiet (transactor skipped %llu "
+                     "cycles of an active engine)\n",
+                     static_cast<unsigned long long>(*cycle_q_),
+                     static_cast<unsigned long long>(cycle_skip));
         ctx_->errorCountInc();
       }
       *cycle_q_ += cycle_skip;
@@ -177,7 +183,9 @@ class VerilatedEngine final : public EngineModel {
 
   void read_set(uint32_t set, std::vector<RawEntry>& ways) override {
     const EngineParams& p = params_;
-    if (set >= p.sets) throw std::out_of_range("read_set: set " + std::to_string(set) + " of " + std::to_string(p.sets));
+    if (set >= p.sets)
+      throw std::out_of_range("read_set: set " + std::to_string(set) + " of " +
+                              std::to_string(p.sets));
     ways.assign(p.ways, RawEntry{});
     for (uint32_t w = 0; w < p.ways; ++w) {
       const uint32_t* word = way_mem_[w] + static_cast<size_t>(set) * way_stride_;
@@ -244,15 +252,18 @@ class VerilatedEngine final : public EngineModel {
     const VerilatedScope* sc = ctx_->scopeFind(scope.c_str());
     const VerilatedVar* v = sc ? sc->varFind(name) : nullptr;
     if (!v || v->entSize() > 4)
-      throw std::runtime_error(std::string(variant_) + ": no public variable " + scope + "." + name +
-                               " of at most 32 bits (cosim/kvdp_cosim.vlt)");
+      throw std::runtime_error(std::string(variant_) + ": no public variable " + scope + "." +
+                               name + " of at most 32 bits (cosim/kvdp_cosim.vlt)");
     return SmallVar{v->datap(), v->entSize()};
   }
   static uint32_t read_small(const SmallVar& v) {
     switch (v.bytes) {
-      case 1: return *static_cast<const uint8_t*>(v.data);
-      case 2: return *static_cast<const uint16_t*>(v.data);
-      default: return *static_cast<const uint32_t*>(v.data);
+      case 1:
+        return *static_cast<const uint8_t*>(v.data);
+      case 2:
+        return *static_cast<const uint16_t*>(v.data);
+      default:
+        return *static_cast<const uint32_t*>(v.data);
     }
   }
   uint64_t time_ = 0;
@@ -270,8 +281,8 @@ class VerilatedEngine final : public EngineModel {
     const VerilatedScope* sc = ctx_->scopeFind(scope.c_str());
     const VerilatedVar* v = sc ? sc->varFind(name) : nullptr;
     if (!v)
-      throw std::runtime_error(std::string(variant_) + ": no public variable " + scope + "." + name +
-                               " (is cosim/kvdp_cosim.vlt in the Verilator arguments?)");
+      throw std::runtime_error(std::string(variant_) + ": no public variable " + scope + "." +
+                               name + " (is cosim/kvdp_cosim.vlt in the Verilator arguments?)");
     if (v->entSize() != element_bytes)
       throw std::runtime_error(std::string(variant_) + ": " + scope + "." + name + " has " +
                                std::to_string(v->entSize()) + "-byte elements, expected " +

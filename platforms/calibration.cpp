@@ -24,7 +24,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 PlatformConfig platform(const std::string& pair, const std::string& kernel = "") {
   std::string text = "include = " + pair + ".ini\n";
   if (!kernel.empty()) text += "include = kernels/" + kernel + ".ini\n";
-  return load_embedded_platform_text(text, "calibrate: " + pair + (kernel.empty() ? "" : " + " + kernel));
+  return load_embedded_platform_text(text,
+                                     "calibrate: " + pair + (kernel.empty() ? "" : " + " + kernel));
 }
 
 DecodeCostModel cost_model(const PlatformConfig& c) {
@@ -58,8 +59,9 @@ double stream_bytes_per_s(const PlatformConfig& c) {
   const uint64_t burst = 65536, bursts = 4096;
   sc_core::sc_time end = sc_core::SC_ZERO_TIME;
   for (uint64_t i = 0; i < bursts; ++i) {
-    hbm->reserve(sc_core::SC_ZERO_TIME, burst);                       // read the source
-    end = hbm->reserve(sc_core::SC_ZERO_TIME, burst) + seconds(burst / hbm->bytes_per_s());  // write the copy
+    hbm->reserve(sc_core::SC_ZERO_TIME, burst);  // read the source
+    end = hbm->reserve(sc_core::SC_ZERO_TIME, burst) +
+          seconds(burst / hbm->bytes_per_s());  // write the copy
   }
   return 2.0 * burst * bursts / end.to_seconds();
 }
@@ -70,7 +72,8 @@ double copy_bytes_per_s(const PlatformConfig& c, uint64_t bytes, bool batched) {
 
 double dma_write_bytes_per_s(const PlatformConfig& c) {
   for (const TransferCost& t : transfer_costs(c.link, LinkStudyOptions{}))
-    if (t.what.find("DMA write") != std::string::npos) return t.payload_bytes / (t.serialisation_ns * 1e-9);
+    if (t.what.find("DMA write") != std::string::npos)
+      return t.payload_bytes / (t.serialisation_ns * 1e-9);
   return 0.0;
 }
 
@@ -82,7 +85,8 @@ double stream_gbps(const PlatformConfig& c, double read_fraction) {
 std::vector<std::map<std::string, std::string>> profile_table(const std::string& name) {
   const auto& tables = embedded_profile_tables();
   const auto it = tables.find(name);
-  if (it == tables.end()) throw ConfigError("calibrate: profile table '" + name + "' is not embedded");
+  if (it == tables.end())
+    throw ConfigError("calibrate: profile table '" + name + "' is not embedded");
   std::istringstream in(it->second);
   std::vector<std::string> header;
   std::vector<std::map<std::string, std::string>> rows;
@@ -101,8 +105,9 @@ std::vector<std::map<std::string, std::string>> profile_table(const std::string&
       continue;
     }
     const std::vector<std::string> f = split(line);
-    if (f.size() != header.size()) throw ConfigError(name + ": a row has " + std::to_string(f.size()) + " fields, not " +
-                                                     std::to_string(header.size()));
+    if (f.size() != header.size())
+      throw ConfigError(name + ": a row has " + std::to_string(f.size()) + " fields, not " +
+                        std::to_string(header.size()));
     std::map<std::string, std::string> row;
     for (size_t i = 0; i < f.size(); ++i) row[header[i]] = f[i];
     rows.push_back(std::move(row));
@@ -137,39 +142,61 @@ namespace {
 // worst |error| of each profile against the goals 10 % and 25 %, and figures at 16 tokens (per TP)
 // and 4,096 tokens (TP 1). All-reduce: the median |error| per GPU count.
 void add_operator_profiles(std::vector<CalibrationRow>& rows) {
-  const std::string src = "microsoft/vidur measured profile (platforms/profiles/SOURCE.txt); model: kvtier cost ";
-  std::map<std::pair<std::string, std::string>, std::vector<std::map<std::string, std::string>>> profiles;
-  for (auto& r : profile_table("profiles/vidur_linear.csv")) profiles[{r.at("gpu"), r.at("model")}].push_back(r);
+  const std::string src =
+      "microsoft/vidur measured profile (platforms/profiles/SOURCE.txt); model: kvtier cost ";
+  std::map<std::pair<std::string, std::string>, std::vector<std::map<std::string, std::string>>>
+      profiles;
+  for (auto& r : profile_table("profiles/vidur_linear.csv"))
+    profiles[{r.at("gpu"), r.at("model")}].push_back(r);
   for (const auto& [key, points] : profiles) {
     const auto& [gpu, model] = key;
     // bf16 weights as measured; loaded at TP 8 so that any model fits, each row sets its own TP.
     const PlatformConfig c = load_embedded_platform_text(
         "include = gpus/" + gpu + ".ini\n", "calibrate: gpus/" + gpu + " + " + model,
-        {"model.config=workloads/models/" + model + ".json", "model.weight_dtype_bytes=2", "model.tensor_parallel=8",
-         "sched.cost_model=operators"});
+        {"model.config=workloads/models/" + model + ".json", "model.weight_dtype_bytes=2",
+         "model.tensor_parallel=8", "sched.cost_model=operators"});
     const std::string label = gpu_label(gpu) + " " + model;
     std::vector<double> errors;
     for (const auto& p : points) {
       const uint32_t tp = static_cast<uint32_t>(std::stoul(p.at("tp")));
       const uint64_t tokens = std::stoull(p.at("tokens"));
-      const double measured = (std::stod(p.at("attn_pre_proj_ms")) + std::stod(p.at("attn_post_proj_ms")) +
-                               std::stod(p.at("mlp_up_proj_ms")) + std::stod(p.at("mlp_down_proj_ms"))) * 1e-3;
+      const double measured =
+          (std::stod(p.at("attn_pre_proj_ms")) + std::stod(p.at("attn_post_proj_ms")) +
+           std::stod(p.at("mlp_up_proj_ms")) + std::stod(p.at("mlp_down_proj_ms"))) *
+          1e-3;
       const double predicted = cost_row(c, tokens, tp).cost.layer.linear_s();
       errors.push_back(std::fabs(predicted - measured) / measured);
       if (tokens == 16 || (tokens == 4096 && tp == 1)) {
-        CalibrationRow r{label + " linear ops/layer, " + std::to_string(tokens) + " tok, TP " + std::to_string(tp),
-                         measured * 1e3, predicted * 1e3, "ms", 0.25, "M", src + "--tokens " + std::to_string(tokens) +
-                         " --tp " + std::to_string(tp) + ": linear_s"};
+        CalibrationRow r{label + " linear ops/layer, " + std::to_string(tokens) + " tok, TP " +
+                             std::to_string(tp),
+                         measured * 1e3,
+                         predicted * 1e3,
+                         "ms",
+                         0.25,
+                         "M",
+                         src + "--tokens " + std::to_string(tokens) + " --tp " +
+                             std::to_string(tp) + ": linear_s"};
         rows.push_back(r);
       }
     }
-    CalibrationRow med{label + " linear ops: median abs error, " + std::to_string(errors.size()) + " points",
-                       0.10, median(errors), "x", 0.0, "M", src + "tokens 1-4096, TP 1-8; goal: at most 10 %"};
+    CalibrationRow med{
+        label + " linear ops: median abs error, " + std::to_string(errors.size()) + " points",
+        0.10,
+        median(errors),
+        "x",
+        0.0,
+        "M",
+        src + "tokens 1-4096, TP 1-8; goal: at most 10 %"};
     med.at_most = true;
     rows.push_back(med);
-    CalibrationRow worst{label + " linear ops: worst abs error, " + std::to_string(errors.size()) + " points",
-                         0.25, *std::max_element(errors.begin(), errors.end()), "x", 0.0, "M",
-                         src + "tokens 1-4096, TP 1-8; goal: at most 25 %"};
+    CalibrationRow worst{
+        label + " linear ops: worst abs error, " + std::to_string(errors.size()) + " points",
+        0.25,
+        *std::max_element(errors.begin(), errors.end()),
+        "x",
+        0.0,
+        "M",
+        src + "tokens 1-4096, TP 1-8; goal: at most 25 %"};
     worst.at_most = true;
     rows.push_back(worst);
   }
@@ -180,15 +207,22 @@ void add_operator_profiles(std::vector<CalibrationRow>& rows) {
         {std::stod(r.at("bytes")), std::stod(r.at("median_ms")) * 1e-3});
   for (const auto& [key, points] : curves) {
     const auto& [gpu, n] = key;
-    PlatformConfig c = load_embedded_platform_text("include = gpus/" + gpu + ".ini\n", "calibrate: gpus/" + gpu,
-                                                   {"model.tensor_parallel=" + std::to_string(n)});
+    PlatformConfig c =
+        load_embedded_platform_text("include = gpus/" + gpu + ".ini\n", "calibrate: gpus/" + gpu,
+                                    {"model.tensor_parallel=" + std::to_string(n)});
     const OperatorCostModel ops(c.model_shape, c.model, c.hbm, c.gpu);
     std::vector<double> errors;
-    for (const auto& [bytes, measured] : points) errors.push_back(std::fabs(ops.allreduce_s(bytes) - measured) / measured);
-    CalibrationRow med{gpu_label(gpu) + " all-reduce, " + std::to_string(n) + " GPUs: median abs error, " +
-                           std::to_string(points.size()) + " sizes",
-                       0.25, median(errors), "x", 0.0, "M",
-                       "microsoft/vidur DGX all-reduce (platforms/profiles/SOURCE.txt), 4 KiB-128 MiB; goal: at most 25 %"};
+    for (const auto& [bytes, measured] : points)
+      errors.push_back(std::fabs(ops.allreduce_s(bytes) - measured) / measured);
+    CalibrationRow med{gpu_label(gpu) + " all-reduce, " + std::to_string(n) +
+                           " GPUs: median abs error, " + std::to_string(points.size()) + " sizes",
+                       0.25,
+                       median(errors),
+                       "x",
+                       0.0,
+                       "M",
+                       "microsoft/vidur DGX all-reduce (platforms/profiles/SOURCE.txt), 4 KiB-128 "
+                       "MiB; goal: at most 25 %"};
     med.at_most = true;
     rows.push_back(med);
   }
@@ -198,9 +232,10 @@ void add_operator_profiles(std::vector<CalibrationRow>& rows) {
 
 std::vector<CalibrationRow> run_calibration() {
   std::vector<CalibrationRow> rows;
-  auto add = [&](std::string name, double reference, double model, std::string unit, double tolerance, std::string klass,
-                 std::string source) {
-    rows.push_back({std::move(name), reference, model, std::move(unit), tolerance, std::move(klass), std::move(source)});
+  auto add = [&](std::string name, double reference, double model, std::string unit,
+                 double tolerance, std::string klass, std::string source) {
+    rows.push_back({std::move(name), reference, model, std::move(unit), tolerance, std::move(klass),
+                    std::move(source)});
   };
 
   // --- Decode on GB10 (spec Appendix L): two kernels, two bandwidths.
@@ -213,24 +248,34 @@ std::vector<CalibrationRow> run_calibration() {
       "spec Appendix L; model: decode steps at 16k and 32k tokens, gb10 + kernels/gb10-a");
   add("GB10 decode KV slope, kernel B", 17.58, slope_b * kGiB * 1e3, "ms/GiB", 0.02, "M",
       "spec Appendix L; model: decode steps at 16k and 32k tokens, gb10 + kernels/gb10-b");
-  add("GB10 KV read, kernel A, fraction of peak", 0.24, 1.0 / slope_a / (gb10_a.hbm.peak_bw_gbps * 1e9), "x", 0.03, "D",
+  add("GB10 KV read, kernel A, fraction of peak", 0.24,
+      1.0 / slope_a / (gb10_a.hbm.peak_bw_gbps * 1e9), "x", 0.03, "D",
       "spec Appendix L: 1 GiB / 16.34 ms = 65.7 GB/s = 24 % of 273 GB/s");
   // 26-28 % is a range: the reference is its midpoint, the tolerance its half-width plus half a
   // point of rounding.
-  add("GB10 KV read effective fraction of achievable, kernel A", 0.27, 1.0 / slope_a / gb10_stream, "x", 0.015 / 0.27,
-      "M", "spec Appendix L: 26-28 % of achievable; model: KV slope / HBM stream bandwidth");
-  add("GB10 KV read effective fraction of achievable, kernel B", 0.27, 1.0 / slope_b / gb10_stream, "x", 0.015 / 0.27,
-      "M", "spec Appendix L: 26-28 % of achievable; model: KV slope / HBM stream bandwidth");
-  add("GB10 weight read effective fraction of achievable", 0.87, gb10_weights / gb10_stream, "x", 0.005 / 0.87, "M",
+  add("GB10 KV read effective fraction of achievable, kernel A", 0.27, 1.0 / slope_a / gb10_stream,
+      "x", 0.015 / 0.27, "M",
+      "spec Appendix L: 26-28 % of achievable; model: KV slope / HBM stream bandwidth");
+  add("GB10 KV read effective fraction of achievable, kernel B", 0.27, 1.0 / slope_b / gb10_stream,
+      "x", 0.015 / 0.27, "M",
+      "spec Appendix L: 26-28 % of achievable; model: KV slope / HBM stream bandwidth");
+  add("GB10 weight read effective fraction of achievable", 0.87, gb10_weights / gb10_stream, "x",
+      0.005 / 0.87, "M",
       "spec Appendix L: 87 %; model: step time at FP8 vs bf16 weights / HBM stream bandwidth");
-  add("GB10 weights:KV effective-path ratio (kernel B, 26 %)", 3.4, gb10_weights * slope_b, "x", 0.05, "M/D",
+  add("GB10 weights:KV effective-path ratio (kernel B, 26 %)", 3.4, gb10_weights * slope_b, "x",
+      0.05, "M/D",
       "spec §M.4.4/§M.6: ~3.4x (87 % / 26 % = 3.35); model: weight bandwidth / KV bandwidth");
 
   // --- HBM achievable bandwidth, STREAM-like (CALIBRATION §3).
   const PlatformConfig h100 = platform("h100-pcie5-x16"), h200 = platform("h200-pcie5-x16");
-  const double h100_stream = stream_bytes_per_s(h100) / 1e12, h200_stream = stream_bytes_per_s(h200) / 1e12;
-  const std::string azure_h100 = "Azure AI-benchmarking-guide ND_H100_v5_results.md; model: 64 KiB copy stream through the HBM target";
-  const std::string azure_h200 = "Azure AI-benchmarking-guide ND_H200_v5_results.md; model: 64 KiB copy stream through the HBM target";
+  const double h100_stream = stream_bytes_per_s(h100) / 1e12,
+               h200_stream = stream_bytes_per_s(h200) / 1e12;
+  const std::string azure_h100 =
+      "Azure AI-benchmarking-guide ND_H100_v5_results.md; model: 64 KiB copy stream through the "
+      "HBM target";
+  const std::string azure_h200 =
+      "Azure AI-benchmarking-guide ND_H200_v5_results.md; model: 64 KiB copy stream through the "
+      "HBM target";
   add("H100 STREAM-like copy bandwidth", 2.90, h100_stream, "TB/s", 0.03, "M", azure_h100);
   add("H100 STREAM-like triad bandwidth", 2.97, h100_stream, "TB/s", 0.03, "M", azure_h100);
   add("H200 STREAM-like copy bandwidth", 4.01, h200_stream, "TB/s", 0.03, "M", azure_h200);
@@ -238,41 +283,63 @@ std::vector<CalibrationRow> run_calibration() {
 
   // --- Host-issued pinned copies over PCIe 5 x16 (CALIBRATION §4): T(n) = t0 + n / B_inf.
   const uint64_t kib64 = 64 * 1024, mib5 = 5 * 1024 * 1024, mib256 = 256ull * 1024 * 1024;
-  add("H100 pinned copy bandwidth, 256 MiB", 51.5, copy_bytes_per_s(h100, mib256, false) / 1e9, "GB/s", 0.02, "M",
+  add("H100 pinned copy bandwidth, 256 MiB", 51.5, copy_bytes_per_s(h100, mib256, false) / 1e9,
+      "GB/s", 0.02, "M",
       "nvbandwidth H2D 51 / D2H 52 GB/s, Azure ND H100 v5; model: host copy model");
-  add("H200 pinned copy bandwidth, 256 MiB", 53.5, copy_bytes_per_s(h200, mib256, false) / 1e9, "GB/s", 0.03, "M",
-      "nvbandwidth 52-55 GB/s, Azure ND H200 v5; model: host copy model");
+  add("H200 pinned copy bandwidth, 256 MiB", 53.5, copy_bytes_per_s(h200, mib256, false) / 1e9,
+      "GB/s", 0.03, "M", "nvbandwidth 52-55 GB/s, Azure ND H200 v5; model: host copy model");
   // References from the sheet's measured inputs: t0 = 3.5-4.0 us single, 2.3-2.5 us batched
   // (torchcomms #2195, H100) and B_inf = 51.5 GB/s (H100 nvbandwidth).
-  auto sheet = [](double bytes, double t0_us) { return bytes / (t0_us * 1e-6 + bytes / 51.5e9) / 1e9; };
-  add("H100 pinned copy bandwidth, 64 KiB, one call", sheet(kib64, 3.75), copy_bytes_per_s(h100, kib64, false) / 1e9,
-      "GB/s", 0.04, "D", "t0 3.5-4.0 us (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
-  add("H100 pinned copy bandwidth, 64 KiB, batched", sheet(kib64, 2.4), copy_bytes_per_s(h100, kib64, true) / 1e9,
-      "GB/s", 0.03, "D", "t0 2.3-2.5 us batched (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
-  add("H100 pinned copy bandwidth, 5 MiB, one call", sheet(mib5, 3.75), copy_bytes_per_s(h100, mib5, false) / 1e9, "GB/s",
-      0.02, "D", "t0 3.5-4.0 us (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
-  add("PCIe 5 x16 DMA write payload bandwidth, 5 MiB", 63.015 * 256 / 280, dma_write_bytes_per_s(h100) / 1e9, "GB/s",
-      0.02, "D", "PCIe 5.0 x16: 63.0 GB/s after 128b/130b x 256 / (256 + 24) B per TLP at MPS 256; model: pcie5 link, one 5 MiB DMA");
+  auto sheet = [](double bytes, double t0_us) {
+    return bytes / (t0_us * 1e-6 + bytes / 51.5e9) / 1e9;
+  };
+  add("H100 pinned copy bandwidth, 64 KiB, one call", sheet(kib64, 3.75),
+      copy_bytes_per_s(h100, kib64, false) / 1e9, "GB/s", 0.04, "D",
+      "t0 3.5-4.0 us (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
+  add("H100 pinned copy bandwidth, 64 KiB, batched", sheet(kib64, 2.4),
+      copy_bytes_per_s(h100, kib64, true) / 1e9, "GB/s", 0.03, "D",
+      "t0 2.3-2.5 us batched (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy "
+      "model");
+  add("H100 pinned copy bandwidth, 5 MiB, one call", sheet(mib5, 3.75),
+      copy_bytes_per_s(h100, mib5, false) / 1e9, "GB/s", 0.02, "D",
+      "t0 3.5-4.0 us (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
+  add("PCIe 5 x16 DMA write payload bandwidth, 5 MiB", 63.015 * 256 / 280,
+      dma_write_bytes_per_s(h100) / 1e9, "GB/s", 0.02, "D",
+      "PCIe 5.0 x16: 63.0 GB/s after 128b/130b x 256 / (256 + 24) B per TLP at MPS 256; model: "
+      "pcie5 link, one 5 MiB DMA");
 
   // --- Link ceilings from the link protocols (CALIBRATION §1, §2, §8): 64 B line streams.
-  // The link presets themselves (h200-cxl2-x16, the default pair, adds only first-order-model values).
+  // The link presets themselves (h200-cxl2-x16, the default pair, adds only first-order-model
+  // values).
   const PlatformConfig cxl2_16 = platform("links/cxl2-x16"), cxl2_8 = platform("links/cxl2-x8");
   const PlatformConfig cxl3 = platform("links/cxl3-x16"), lopt = platform("links/cxl3-lopt-x16");
   const std::string ls = "; model: link-study stream of 64 B lines, 1024 in flight";
-  add("CXL 2.0 x16 read-only payload", 52.7, stream_gbps(cxl2_16, 1.0), "GB/s", 0.01, "D", "68 B flits at 32 GT/s: 8 read lines per 9 flits, MDH on (CXL 2.0 §4.2)" + ls);
-  add("CXL 2.0 x16 write-only payload", 47.4, stream_gbps(cxl2_16, 0.0), "GB/s", 0.01, "D", "68 B flits: one RwD per flit, 4 lines per 5 flits (CXL 2.0 §4.2)" + ls);
-  add("CXL 2.0 x16 2:1 read:write payload", 76.94, stream_gbps(cxl2_16, 2.0 / 3.0), "GB/s", 0.03, "D",
-      "68 B flit-packing optimum, 8 reads + 4 writes in 9.25 flits (CXL 2.0 §4.2; the packer is greedy: no G6 + H4 reordering)" + ls);
-  add("CXL 2.0 x8 read-only payload", 26.4, stream_gbps(cxl2_8, 1.0), "GB/s", 0.01, "D", "the x16 read arithmetic at 8 lanes (CXL 2.0 §4.2)" + ls);
-  add("CXL 2.0 x8 write-only payload", 23.7, stream_gbps(cxl2_8, 0.0), "GB/s", 0.01, "D", "the x16 write arithmetic at 8 lanes (CXL 2.0 §4.2)" + ls);
-  add("CXL 2.0 x8 2:1 read:write payload (Micron CZ120)", 36.0, stream_gbps(cxl2_8, 2.0 / 3.0), "GB/s", 0.05, "M",
-      "Micron CZ120, MLC 2:1" + ls);
-  add("CXL 3.x x16 read-only payload", 108.3, stream_gbps(cxl3, 1.0), "GB/s", 0.02, "D", "256 B flits at 64 GT/s: 44/13 read lines per flit (CXL 3.0 §4.3)" + ls);
-  add("CXL 3.x x16 write-only payload", 96.0, stream_gbps(cxl3, 0.0), "GB/s", 0.01, "D", "256 B flits: 3 write lines per flit (CXL 3.0 §4.3)" + ls);
-  add("CXL 3.x x16 LOpt read-only payload", 105.8, stream_gbps(lopt, 1.0), "GB/s", 0.02, "D", "latency-optimised 256 B flits: 13 G-slots, 3.308 read lines per flit (CXL 3.0 §4.3)" + ls);
+  add("CXL 2.0 x16 read-only payload", 52.7, stream_gbps(cxl2_16, 1.0), "GB/s", 0.01, "D",
+      "68 B flits at 32 GT/s: 8 read lines per 9 flits, MDH on (CXL 2.0 §4.2)" + ls);
+  add("CXL 2.0 x16 write-only payload", 47.4, stream_gbps(cxl2_16, 0.0), "GB/s", 0.01, "D",
+      "68 B flits: one RwD per flit, 4 lines per 5 flits (CXL 2.0 §4.2)" + ls);
+  add("CXL 2.0 x16 2:1 read:write payload", 76.94, stream_gbps(cxl2_16, 2.0 / 3.0), "GB/s", 0.03,
+      "D",
+      "68 B flit-packing optimum, 8 reads + 4 writes in 9.25 flits (CXL 2.0 §4.2; the packer is "
+      "greedy: no G6 + H4 reordering)" +
+          ls);
+  add("CXL 2.0 x8 read-only payload", 26.4, stream_gbps(cxl2_8, 1.0), "GB/s", 0.01, "D",
+      "the x16 read arithmetic at 8 lanes (CXL 2.0 §4.2)" + ls);
+  add("CXL 2.0 x8 write-only payload", 23.7, stream_gbps(cxl2_8, 0.0), "GB/s", 0.01, "D",
+      "the x16 write arithmetic at 8 lanes (CXL 2.0 §4.2)" + ls);
+  add("CXL 2.0 x8 2:1 read:write payload (Micron CZ120)", 36.0, stream_gbps(cxl2_8, 2.0 / 3.0),
+      "GB/s", 0.05, "M", "Micron CZ120, MLC 2:1" + ls);
+  add("CXL 3.x x16 read-only payload", 108.3, stream_gbps(cxl3, 1.0), "GB/s", 0.02, "D",
+      "256 B flits at 64 GT/s: 44/13 read lines per flit (CXL 3.0 §4.3)" + ls);
+  add("CXL 3.x x16 write-only payload", 96.0, stream_gbps(cxl3, 0.0), "GB/s", 0.01, "D",
+      "256 B flits: 3 write lines per flit (CXL 3.0 §4.3)" + ls);
+  add("CXL 3.x x16 LOpt read-only payload", 105.8, stream_gbps(lopt, 1.0), "GB/s", 0.02, "D",
+      "latency-optimised 256 B flits: 13 G-slots, 3.308 read lines per flit (CXL 3.0 §4.3)" + ls);
   add_operator_profiles(rows);
-  add("CXL 2.0 x8 idle 64 B load latency (CXL ASIC)", 284.9, idle_read_latency(cxl2_8.link, LinkStudyOptions{}).total_ns,
-      "ns", 0.05, "M", "lmbench lat_mem_rd, CXL ASIC, CXL-DMSim paper data (arXiv 2411.02282); model: link-study idle read, docs/link.md");
+  add("CXL 2.0 x8 idle 64 B load latency (CXL ASIC)", 284.9,
+      idle_read_latency(cxl2_8.link, LinkStudyOptions{}).total_ns, "ns", 0.05, "M",
+      "lmbench lat_mem_rd, CXL ASIC, CXL-DMSim paper data (arXiv 2411.02282); model: link-study "
+      "idle read, docs/link.md");
   return rows;
 }
 
@@ -304,7 +371,8 @@ std::string number(double v) {
 
 std::string percent(double v, bool sign) {
   std::ostringstream os;
-  os << std::fixed << std::setprecision(2) << (sign ? std::showpos : std::noshowpos) << v * 100 << " %";
+  os << std::fixed << std::setprecision(2) << (sign ? std::showpos : std::noshowpos) << v * 100
+     << " %";
   return os.str();
 }
 
@@ -312,16 +380,21 @@ std::string percent(double v, bool sign) {
 
 std::string format_calibration(const std::vector<CalibrationRow>& rows) {
   std::ostringstream os;
-  os << std::left << std::setw(56) << "figure" << std::right << std::setw(10) << "reference" << std::setw(10) << "model"
-     << "  " << std::left << std::setw(7) << "unit" << std::right << std::setw(10) << "deviation" << std::setw(10)
-     << "tolerance" << "  " << std::left << std::setw(6) << "class" << std::setw(5) << "ok" << "source\n";
+  os << std::left << std::setw(56) << "figure" << std::right << std::setw(10) << "reference"
+     << std::setw(10) << "model"
+     << "  " << std::left << std::setw(7) << "unit" << std::right << std::setw(10) << "deviation"
+     << std::setw(10) << "tolerance"
+     << "  " << std::left << std::setw(6) << "class" << std::setw(5) << "ok"
+     << "source\n";
   size_t bad = 0;
   for (const CalibrationRow& r : rows) {
     bad += !r.ok();
-    os << std::left << std::setw(56) << r.name << std::right << std::setw(10) << number(r.reference) << std::setw(10)
-       << number(r.model) << "  " << std::left << std::setw(7) << r.unit << std::right << std::setw(10)
-       << percent(r.deviation(), true) << std::setw(10) << (r.at_most ? std::string("at most") : "±" + percent(r.tolerance, false)) << "  " << std::left
-       << std::setw(6) << r.klass << std::setw(5) << (r.ok() ? "ok" : "FAIL") << r.source << "\n";
+    os << std::left << std::setw(56) << r.name << std::right << std::setw(10) << number(r.reference)
+       << std::setw(10) << number(r.model) << "  " << std::left << std::setw(7) << r.unit
+       << std::right << std::setw(10) << percent(r.deviation(), true) << std::setw(10)
+       << (r.at_most ? std::string("at most") : "±" + percent(r.tolerance, false)) << "  "
+       << std::left << std::setw(6) << r.klass << std::setw(5) << (r.ok() ? "ok" : "FAIL")
+       << r.source << "\n";
   }
   os << "\n" << rows.size() - bad << " of " << rows.size() << " figures within tolerance\n";
   return os.str();
@@ -332,9 +405,10 @@ std::string calibration_markdown(const std::vector<CalibrationRow>& rows) {
   os << "| figure | reference | model | unit | deviation | tolerance | class | ok | source |\n"
      << "|---|---:|---:|---|---:|---:|---|---|---|\n";
   for (const CalibrationRow& r : rows)
-    os << "| " << r.name << " | " << number(r.reference) << " | " << number(r.model) << " | " << r.unit << " | "
-       << percent(r.deviation(), true) << " | " << (r.at_most ? std::string("at most") : "±" + percent(r.tolerance, false)) << " | " << r.klass << " | "
-       << (r.ok() ? "ok" : "FAIL") << " | " << r.source << " |\n";
+    os << "| " << r.name << " | " << number(r.reference) << " | " << number(r.model) << " | "
+       << r.unit << " | " << percent(r.deviation(), true) << " | "
+       << (r.at_most ? std::string("at most") : "±" + percent(r.tolerance, false)) << " | "
+       << r.klass << " | " << (r.ok() ? "ok" : "FAIL") << " | " << r.source << " |\n";
   return os.str();
 }
 

@@ -15,8 +15,8 @@ struct CalibrationRow {
   double reference = 0.0;
   double model = 0.0;
   std::string unit;
-  double tolerance = 0.0;    // allowed |deviation|, a fraction of the reference
-  std::string klass;         // M measured, V vendor/spec, D derived (of the reference)
+  double tolerance = 0.0;  // allowed |deviation|, a fraction of the reference
+  std::string klass;       // M measured, V vendor/spec, D derived (of the reference)
   std::string source;
   // An upper bound rather than a figure to match: ok when model <= reference (an error metric
   // against its goal, e.g. a median |error| of at most 10 %).
@@ -28,7 +28,8 @@ struct CalibrationRow {
 // Runs every calibration measurement. Throws ConfigError if a platform file does not load.
 std::vector<CalibrationRow> run_calibration();
 
-// {"rows": [{"name", "reference", "model", "unit", "deviation", "tolerance", "class", "source", "ok"}]}
+// {"rows": [{"name", "reference", "model", "unit", "deviation", "tolerance", "class", "source",
+// "ok"}]}
 nlohmann::ordered_json calibration_json(const std::vector<CalibrationRow>& rows);
 // Fixed-width text table, and the same as a Markdown table (docs/calibration.md).
 std::string format_calibration(const std::vector<CalibrationRow>& rows);

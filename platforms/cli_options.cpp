@@ -46,8 +46,8 @@ void check_arguments(const po::parsed_options& parsed, const po::options_descrip
     const po::option_description* d = desc.find_nothrow(o.string_key, false);
     if (!d) continue;
     const po::value_semantic* s = d->semantic().get();
-    const bool is_unsigned = is_unsigned_target<unsigned char, unsigned short, unsigned int, unsigned long,
-                                                unsigned long long>(s);
+    const bool is_unsigned = is_unsigned_target<unsigned char, unsigned short, unsigned int,
+                                                unsigned long, unsigned long long>(s);
     const bool is_float = is_float_target<float, double>(s);
     if (!is_unsigned && !is_float) continue;
     for (const std::string& raw : o.value) {
@@ -64,7 +64,8 @@ void check_arguments(const po::parsed_options& parsed, const po::options_descrip
   }
 }
 
-void require_range(const std::string& option, double value, double min, double max, const std::string& what) {
+void require_range(const std::string& option, double value, double min, double max,
+                   const std::string& what) {
   if (value >= min && value <= max) return;
   std::ostringstream os;
   os << "--" << option << " " << format_number(value) << ": ";
@@ -79,19 +80,22 @@ std::vector<std::string> option_list(const std::string& option, const std::strin
   size_t from = 0;
   while (true) {
     const size_t comma = text.find(',', from);
-    items.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    items.push_back(
+        text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
     if (items.back().empty())
-      throw UsageError("--" + option + " '" + text + "': empty element (expected a comma-separated list)");
+      throw UsageError("--" + option + " '" + text +
+                       "': empty element (expected a comma-separated list)");
     if (comma == std::string::npos) break;
     from = comma + 1;
   }
   return items;
 }
 
-uint64_t option_whole(const std::string& option, const std::string& text, uint64_t min, uint64_t max,
-                      const std::string& what) {
+uint64_t option_whole(const std::string& option, const std::string& text, uint64_t min,
+                      uint64_t max, const std::string& what) {
   // Digits only: std::stoull alone would take "-5" as 2^64 - 5 and "7.9" as 7.
-  const bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+  const bool digits = !text.empty() && text.size() <= 20 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
   unsigned long long v = 0;
   bool ok = digits;
   if (digits) {
@@ -105,15 +109,17 @@ uint64_t option_whole(const std::string& option, const std::string& text, uint64
     const std::string range = max == std::numeric_limits<uint64_t>::max()
                                   ? std::to_string(min) + " or more"
                                   : std::to_string(min) + " to " + std::to_string(max);
-    throw UsageError("--" + option + ": '" + text + "' is not a whole number of " + what + " (" + range + ")");
+    throw UsageError("--" + option + ": '" + text + "' is not a whole number of " + what + " (" +
+                     range + ")");
   }
   return v;
 }
 
-std::vector<uint64_t> option_whole_list(const std::string& option, const std::string& text, uint64_t min,
-                                        uint64_t max, const std::string& what) {
+std::vector<uint64_t> option_whole_list(const std::string& option, const std::string& text,
+                                        uint64_t min, uint64_t max, const std::string& what) {
   std::vector<uint64_t> values;
-  for (const std::string& item : option_list(option, text)) values.push_back(option_whole(option, item, min, max, what));
+  for (const std::string& item : option_list(option, text))
+    values.push_back(option_whole(option, item, min, max, what));
   return values;
 }
 
@@ -154,10 +160,12 @@ void require_output_file(const std::string& option, const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path p(path);
-  if (fs::is_directory(p, ec)) throw UsageError("--" + option + " " + path + ": is a directory, not a file");
+  if (fs::is_directory(p, ec))
+    throw UsageError("--" + option + " " + path + ": is a directory, not a file");
   const fs::path folder = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec))
-    throw UsageError("--" + option + " " + path + ": folder '" + folder.string() + "' does not exist");
+    throw UsageError("--" + option + " " + path + ": folder '" + folder.string() +
+                     "' does not exist");
   if (!can_write(p)) throw UsageError("--" + option + " " + path + ": cannot be written");
 }
 
@@ -175,11 +183,14 @@ void require_output_dir(const std::string& option, const std::string& path) {
   if (!fs::is_directory(up, ec))
     throw UsageError("--" + option + " " + path + ": '" + up.string() + "' is not a directory");
   const fs::path probe = up / (".kvtier-write-probe-" + std::to_string(::getpid()));
-  if (!can_write(probe)) throw UsageError("--" + option + " " + path + ": folder '" + up.string() + "' cannot be written");
+  if (!can_write(probe))
+    throw UsageError("--" + option + " " + path + ": folder '" + up.string() +
+                     "' cannot be written");
 }
 
-int parse_command_line(int argc, char** argv, const po::options_description& desc, po::variables_map& vm,
-                       const std::string& usage_line, const std::string& epilogue,
+int parse_command_line(int argc, char** argv, const po::options_description& desc,
+                       po::variables_map& vm, const std::string& usage_line,
+                       const std::string& epilogue,
                        const po::positional_options_description* positional) {
   try {
     po::command_line_parser parser(argc, argv);
@@ -196,8 +207,8 @@ int parse_command_line(int argc, char** argv, const po::options_description& des
   } catch (const po::unknown_option& e) {
     std::vector<std::string> names;
     for (const auto& d : desc.options()) names.push_back("--" + d->long_name());
-    std::cerr << "kvtier " << argv[0] << ": " << e.what() << did_you_mean(e.get_option_name(), names)
-              << "\nusage: " << usage_line << "\n";
+    std::cerr << "kvtier " << argv[0] << ": " << e.what()
+              << did_you_mean(e.get_option_name(), names) << "\nusage: " << usage_line << "\n";
     return 2;
   } catch (const po::error& e) {
     std::cerr << "kvtier " << argv[0] << ": " << e.what() << "\nusage: " << usage_line << "\n";

@@ -15,10 +15,11 @@ namespace kvtier {
 // non-zero status (2) after printing a usage error. Every command parses through here, so every
 // command refuses alike (check_arguments): an argument no option or positional slot takes, a
 // negative number for an unsigned option, a number that is not finite.
-int parse_command_line(int argc, char** argv, const boost::program_options::options_description& desc,
-                       boost::program_options::variables_map& vm, const std::string& usage_line,
-                       const std::string& epilogue = "",
-                       const boost::program_options::positional_options_description* positional = nullptr);
+int parse_command_line(
+    int argc, char** argv, const boost::program_options::options_description& desc,
+    boost::program_options::variables_map& vm, const std::string& usage_line,
+    const std::string& epilogue = "",
+    const boost::program_options::positional_options_description* positional = nullptr);
 
 // The checks parse_command_line applies to what Boost parsed, before values are stored: Boost
 // drops a positional argument that no slot takes, and reads "-5" into an unsigned option as
@@ -35,7 +36,8 @@ class UsageError : public std::invalid_argument {
 
 // `--option`'s value must lie in [min, max]; `what` says what the value is ("transactions per
 // stream"). Zero is refused by a min of 1 where zero means nothing.
-void require_range(const std::string& option, double value, double min, double max, const std::string& what = "");
+void require_range(const std::string& option, double value, double min, double max,
+                   const std::string& what = "");
 
 // Option values that are lists or numbers in text, parsed here once for every command: no sign
 // wrapped into 2^64, no fraction truncated, no trailing junk, zero refused where the range starts
@@ -45,10 +47,10 @@ void require_range(const std::string& option, double value, double min, double m
 //   option_whole_list:  a list of those.
 //   option_positive:    a finite number above zero.
 std::vector<std::string> option_list(const std::string& option, const std::string& text);
-uint64_t option_whole(const std::string& option, const std::string& text, uint64_t min, uint64_t max,
-                      const std::string& what);
-std::vector<uint64_t> option_whole_list(const std::string& option, const std::string& text, uint64_t min,
-                                        uint64_t max, const std::string& what);
+uint64_t option_whole(const std::string& option, const std::string& text, uint64_t min,
+                      uint64_t max, const std::string& what);
+std::vector<uint64_t> option_whole_list(const std::string& option, const std::string& text,
+                                        uint64_t min, uint64_t max, const std::string& what);
 double option_positive(const std::string& option, const std::string& text);
 
 // Paths checked before any work, so a long run does not end in an error on its way out:

@@ -14,20 +14,22 @@ namespace kvtier {
 enum class CostPhase { Decode, Prefill };
 
 struct CostQuery {
-  std::vector<uint64_t> tokens;    // decode: requests in the decode set; prefill: prompt tokens
-  std::vector<uint32_t> tp;        // tensor-parallel widths (model.tensor_parallel)
-  uint64_t context = 0;            // decode: tokens of KV each request attends to; prefill: cached tokens before the prompt
+  std::vector<uint64_t> tokens;  // decode: requests in the decode set; prefill: prompt tokens
+  std::vector<uint32_t> tp;      // tensor-parallel widths (model.tensor_parallel)
+  uint64_t context =
+      0;  // decode: tokens of KV each request attends to; prefill: cached tokens before the prompt
   CostPhase phase = CostPhase::Decode;
-  uint64_t prefill_chunk = 0;      // decode only: one prefill chunk of this many tokens joins the batch (mixed)
+  uint64_t prefill_chunk =
+      0;  // decode only: one prefill chunk of this many tokens joins the batch (mixed)
 };
 
 struct CostRow {
-  uint64_t tokens = 0;             // rows through every linear operator (decode + prefill tokens)
+  uint64_t tokens = 0;  // rows through every linear operator (decode + prefill tokens)
   uint32_t tp = 1;
   uint64_t context = 0;
   StepBatch batch;
   StepCost cost;
-  double step_s = 0;               // DecodeCostModel::step(...).total_s(): the scheduler's step time
+  double step_s = 0;  // DecodeCostModel::step(...).total_s(): the scheduler's step time
   // Whether the batch fits one GPU's HBM at this width: weights / tp + the batch's KV / tp +
   // hbm.activation_reserve_gib against hbm.capacity_gb (bytes).
   double weights_bytes = 0, kv_bytes = 0, reserve_bytes = 0;
@@ -42,7 +44,8 @@ std::vector<CostRow> cost_rows(const PlatformConfig& platform, const CostQuery& 
 CostRow cost_row(const PlatformConfig& platform, uint64_t tokens, uint32_t tp, uint64_t context = 0,
                  CostPhase phase = CostPhase::Decode, uint64_t prefill_chunk = 0);
 
-// {"model", "platform", "rows": [{"tokens", "tp", "context", "linear_s", "attention_s", "allreduce_s",
+// {"model", "platform", "rows": [{"tokens", "tp", "context", "linear_s", "attention_s",
+// "allreduce_s",
 //  "other_s", "layer_s", "lm_head_s", "step_s", "ops": {...}}]}
 nlohmann::ordered_json cost_json(const PlatformConfig& platform, const std::vector<CostRow>& rows);
 std::string format_cost(const PlatformConfig& platform, const std::vector<CostRow>& rows);

@@ -16,7 +16,8 @@ std::string key_read_when(const std::string& key);
 
 // For each key in `set_keys` (the keys --set gave) that `config` does not read, with
 // `workload_spec` the workload the run simulates: "KEY is not read: READ-WHEN; here MODE".
-std::vector<std::string> unread_key_warnings(const PlatformConfig& config, const std::string& workload_spec,
+std::vector<std::string> unread_key_warnings(const PlatformConfig& config,
+                                             const std::string& workload_spec,
                                              const std::vector<std::string>& set_keys);
 
 // Every key the table gives a mode (tests check each is a declared key).

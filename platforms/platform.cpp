@@ -21,10 +21,12 @@ uint32_t layer_groups(const PlatformConfig& c, const workload::ModelDescriptor& 
 
 uint64_t block_bytes(const PlatformConfig& c, const workload::ModelDescriptor& m) {
   // One GPU of a tensor-parallel replica holds 1/N of every token's KV (its share of the KV heads).
-  return m.kv_bytes_per_token(c.model.kv_dtype_bytes) / c.model.tensor_parallel / layer_groups(c, m) * c.host.block_tokens;
+  return m.kv_bytes_per_token(c.model.kv_dtype_bytes) / c.model.tensor_parallel /
+         layer_groups(c, m) * c.host.block_tokens;
 }
 
-Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, const workload::Workload& workload)
+Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
+                   const workload::Workload& workload)
     : sc_core::sc_module(name),
       config_(config),
       workload_(workload),
@@ -44,27 +46,34 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
   // KV lives in HBM after the weights and the activation reserve.
   const uint64_t kv_base = static_cast<uint64_t>(std::ceil(cost_.weight_bytes())) +
                            static_cast<uint64_t>(config.hbm.activation_reserve_gib * kGiB);
-  const uint64_t budget_blocks = static_cast<uint64_t>(config.hbm.kv_budget_gib * kGiB) / block_bytes_;
-  const uint64_t tier_blocks = static_cast<uint64_t>(config.tier.capacity_gib * kGiB) / block_bytes_;
+  const uint64_t budget_blocks =
+      static_cast<uint64_t>(config.hbm.kv_budget_gib * kGiB) / block_bytes_;
+  const uint64_t tier_blocks =
+      static_cast<uint64_t>(config.tier.capacity_gib * kGiB) / block_bytes_;
   HostConfig host_config = config.host;  // the tier-copy formats are the compression engine's
   host_config.fp8_bytes_ratio = config.ctrl.fp8_bytes_ratio;
   host_config.int4_bytes_ratio = config.ctrl.int4_bytes_ratio;
   constraints_ = std::make_unique<Constraints>(
-      kv::parse_qos_targets(config.sched.tenant_qos, {config.sched.ttft_target_s, config.sched.itl_target_s}),
+      kv::parse_qos_targets(config.sched.tenant_qos,
+                            {config.sched.ttft_target_s, config.sched.itl_target_s}),
       config.sched.qos_goal, config.host.sustain_window_s);
-  host_ = std::make_unique<HostControlPlane>("host", host_config, config.ctrl.ring_entries, block_bytes_, budget_blocks,
-                                             groups_, kv_base, tier_blocks, ctrl_->cycle().to_seconds());
+  host_ = std::make_unique<HostControlPlane>("host", host_config, config.ctrl.ring_entries,
+                                             block_bytes_, budget_blocks, groups_, kv_base,
+                                             tier_blocks, ctrl_->cycle().to_seconds());
   host_->set_host_copy_time([copy = HostCopyModel(config.host_copy)](uint64_t bytes, bool batched) {
     return copy.copy_time_s(bytes, batched);
   });
   host_->report_demand_to(constraints_->sustainability);
-  host_->set_completion_waiter({[this](uint16_t tag, double at_s) { ctrl_->wait_for(tag, seconds(at_s)); },
-                                [this]() { ctrl_->wait_for_all(); }});
+  host_->set_completion_waiter(
+      {[this](uint16_t tag, double at_s) { ctrl_->wait_for(tag, seconds(at_s)); },
+       [this]() { ctrl_->wait_for_all(); }});
   SchedConfig sched_config = config.sched;
   sched_config.max_model_len = effective_max_model_len(config);
   sched_config.max_sim_s = config.sim.max_sim_s;
-  sched_ = std::make_unique<Scheduler>("sched", sched_config, workload, *host_, cost_, groups_, *constraints_);
-  // The stream budget uses the link's raw rate (its payload efficiency is known only after the run).
+  sched_ = std::make_unique<Scheduler>("sched", sched_config, workload, *host_, cost_, groups_,
+                                       *constraints_);
+  // The stream budget uses the link's raw rate (its payload efficiency is known only after the
+  // run).
   sched_->set_stream_bandwidth(std::min(config.link.bytes_per_s(), config.tier.bw_gbps * 1e9));
 
   // Every binding, through a protocol checker when sim.check_tlm_protocol is set. The host
@@ -75,7 +84,8 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
       initiator.bind(target);
       return;
     }
-    checkers_.push_back(std::make_unique<TlmProtocolChecker>(("check_" + std::to_string(checkers_.size())).c_str(), name));
+    checkers_.push_back(std::make_unique<TlmProtocolChecker>(
+        ("check_" + std::to_string(checkers_.size())).c_str(), name));
     initiator.bind(checkers_.back()->in);
     checkers_.back()->out.bind(target);
   };
@@ -86,7 +96,8 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config, c
   connect(link_->host_out, host_bus_->in, "link.host_out -> host_bus.in");
   // DMA bursts take the direct path along the same bindings (ctrl.burst_path = direct), unless
   // the protocol checkers are to see every transaction.
-  const bool direct_bursts = config.ctrl.burst_path == BurstPath::Direct && !config.sim.check_tlm_protocol;
+  const bool direct_bursts =
+      config.ctrl.burst_path == BurstPath::Direct && !config.sim.check_tlm_protocol;
   host_bus_->add_window(addr::kHbmBase, hbm_->capacity_bytes(), hbm_.get());
   connect(host_bus_->out, hbm_->in, "host_bus.out -> hbm.in");
   if (direct_bursts) {
@@ -106,7 +117,9 @@ uint64_t Platform::boundary_transactions() const {
 void Platform::write_requests(std::ostream& os) const {
   for (const RequestRecord& r : sched_->stats().requests) {
     nlohmann::ordered_json j;
-    auto time = [](double t) -> nlohmann::json { return t < 0 ? nlohmann::json(nullptr) : nlohmann::json(t); };
+    auto time = [](double t) -> nlohmann::json {
+      return t < 0 ? nlohmann::json(nullptr) : nlohmann::json(t);
+    };
     j["id"] = r.id;
     j["tenant"] = r.tenant;
     j["session"] = r.session;
@@ -129,7 +142,8 @@ void Platform::write_requests(std::ostream& os) const {
     j["load_wait_s"] = r.load_wait_s;
     j["stall_s"] = r.stall_s;
     // A gap needs two tokens: a request rejected or done after one token has none (null, not 0).
-    j["max_itl_s"] = r.generated_tokens >= 2 ? nlohmann::json(r.max_itl_s) : nlohmann::json(nullptr);
+    j["max_itl_s"] =
+        r.generated_tokens >= 2 ? nlohmann::json(r.max_itl_s) : nlohmann::json(nullptr);
     j["rejected"] = r.rejected.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.rejected);
     os << j.dump() << "\n";
   }
@@ -149,53 +163,80 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
   const LinkStats& ls = link_->stats();
   const double promotions = static_cast<double>(h.promotions);
   return {
-      {"requests_completed", s.requests_completed, "requests", "requests that generated all their output tokens"},
+      {"requests_completed", s.requests_completed, "requests",
+       "requests that generated all their output tokens"},
       {"requests_rejected", s.requests_rejected, "requests",
-       "requests that can never run: prompt + output beyond the context window, prompt KV beyond the whole budget (or, "
-       "streamed, its staging), or (pinned residency) a context that outgrew it (serving.rejected_*)"},
-      {"preemptions", s.preemptions, "preemptions", "running requests preempted because KV ran out (sched.preemption)"},
+       "requests that can never run: prompt + output beyond the context window, prompt KV beyond "
+       "the whole budget (or, "
+       "streamed, its staging), or (pinned residency) a context that outgrew it "
+       "(serving.rejected_*)"},
+      {"preemptions", s.preemptions, "preemptions",
+       "running requests preempted because KV ran out (sched.preemption)"},
       {"tokens_generated", s.tokens_generated, "tokens", "output tokens generated"},
       {"sim_time_s", s.end_s, "s", "simulated time at the last token"},
-      {"hbm_byte_time_gib_s_per_request", ratio(h.hbm_block_seconds * block_bytes_ / kGiB, completed), "GiB*s",
+      {"hbm_byte_time_gib_s_per_request",
+       ratio(h.hbm_block_seconds * block_bytes_ / kGiB, completed), "GiB*s",
        "HBM KV residency integrated over time, per completed request (spec §M.4.4 first term)"},
-      {"tier_bytes_per_token", ratio(static_cast<double>(h.promoted_bytes + h.demoted_bytes), tokens), "B/token",
-       "promotion + demotion payload bytes (as stored: compressed copies count their own size) per generated token "
+      {"tier_bytes_per_token",
+       ratio(static_cast<double>(h.promoted_bytes + h.demoted_bytes), tokens), "B/token",
+       "promotion + demotion payload bytes (as stored: compressed copies count their own size) per "
+       "generated token "
        "(spec §M.4.4 second term)"},
-      {"a_read", ratio(promotions, unique), "x", "promoted bytes per unique required byte (spec §M.5.1)"},
-      {"a_traffic", ratio(moved_blocks, unique), "x", "promoted + demoted bytes per unique required byte (spec §M.5.1)"},
+      {"a_read", ratio(promotions, unique), "x",
+       "promoted bytes per unique required byte (spec §M.5.1)"},
+      {"a_traffic", ratio(moved_blocks, unique), "x",
+       "promoted + demoted bytes per unique required byte (spec §M.5.1)"},
       {"a_read_opt", ratio(static_cast<double>(host_->offline_optimal().promotions), unique), "x",
-       "a_read of the offline-optimal placement of this run's reference string at the same budget (docs/policies.md)"},
-      {"a_traffic_opt", ratio(static_cast<double>(host_->offline_optimal().traffic_lower_bound()), unique), "x",
-       "lower bound on a_traffic of any placement of this run's reference string at the same budget (docs/policies.md)"},
+       "a_read of the offline-optimal placement of this run's reference string at the same budget "
+       "(docs/policies.md)"},
+      {"a_traffic_opt",
+       ratio(static_cast<double>(host_->offline_optimal().traffic_lower_bound()), unique), "x",
+       "lower bound on a_traffic of any placement of this run's reference string at the same "
+       "budget (docs/policies.md)"},
       {"reuse_per_moved_byte", ratio(s.kv_read_bytes, moved_blocks * block_bytes_), "x",
-       "attention KV bytes read from HBM per byte moved across the tier boundary (spec §M.5.2); null: nothing moved"},
+       "attention KV bytes read from HBM per byte moved across the tier boundary (spec §M.5.2); "
+       "null: nothing moved"},
       {"exposed_stall_per_token_s", ratio(s.stall_token_s, tokens), "s/token",
        "mean stall in the step that produced a token, waiting for transfers (HIDING)"},
       {"hiding_met_fraction",
        ratio(static_cast<double>(constraints_->hiding.transfers() - constraints_->hiding.missed()),
              static_cast<double>(constraints_->hiding.transfers())),
-       "fraction", "HIDING per block: transfers usable by the start of the layer group that reads them"},
-      {"chunk_met_fraction", ratio(static_cast<double>(constraints_->hiding.chunks() - constraints_->hiding.chunks_late()),
-                                   static_cast<double>(constraints_->hiding.chunks())),
-       "fraction", "HIDING per chunk (spec §M.4.3): layer-group reads of a step whose tier data was usable by the "
-       "group's planned start (no stall in the step) plus host.prefetch_slack_us; null: no group read from the tier"},
+       "fraction",
+       "HIDING per block: transfers usable by the start of the layer group that reads them"},
+      {"chunk_met_fraction",
+       ratio(
+           static_cast<double>(constraints_->hiding.chunks() - constraints_->hiding.chunks_late()),
+           static_cast<double>(constraints_->hiding.chunks())),
+       "fraction",
+       "HIDING per chunk (spec §M.4.3): layer-group reads of a step whose tier data was usable by "
+       "the "
+       "group's planned start (no stall in the step) plus host.prefetch_slack_us; null: no group "
+       "read from the tier"},
       {"load_wait_per_request_s", ratio(s.load_wait_s, completed), "s",
        "mean time a request waited outside the batch for its KV to arrive (sched.kv_load = async)"},
-      {"hit_rate", ratio(static_cast<double>(h.hbm_hits), static_cast<double>(h.references)), "fraction",
-       "prompt block references found resident in HBM"},
+      {"hit_rate", ratio(static_cast<double>(h.hbm_hits), static_cast<double>(h.references)),
+       "fraction", "prompt block references found resident in HBM"},
       {"hit_rate_opt",
-       ratio(static_cast<double>(host_->offline_optimal().counted_hits), static_cast<double>(h.references)), "fraction",
-       "hit_rate of the offline-optimal placement (Belady's MIN) of the same references at the same budget"},
+       ratio(static_cast<double>(host_->offline_optimal().counted_hits),
+             static_cast<double>(h.references)),
+       "fraction",
+       "hit_rate of the offline-optimal placement (Belady's MIN) of the same references at the "
+       "same budget"},
       {"ttft_p50_s", kv::percentile(s.ttft_s, 50), "s", "time to first token, median"},
       {"ttft_p99_s", kv::percentile(s.ttft_s, 99), "s", "time to first token, 99th percentile"},
-      {"itl_p50_s", kv::weighted_percentile(s.itl_samples, 50), "s", "inter-token latency, median over tokens"},
-      {"itl_p99_s", kv::weighted_percentile(s.itl_samples, 99), "s", "inter-token latency, 99th percentile over tokens"},
-      {"throughput_tokens_per_s", ratio(tokens, s.end_s), "tokens/s", "generated tokens per simulated second"},
+      {"itl_p50_s", kv::weighted_percentile(s.itl_samples, 50), "s",
+       "inter-token latency, median over tokens"},
+      {"itl_p99_s", kv::weighted_percentile(s.itl_samples, 99), "s",
+       "inter-token latency, 99th percentile over tokens"},
+      {"throughput_tokens_per_s", ratio(tokens, s.end_s), "tokens/s",
+       "generated tokens per simulated second"},
       {"promotions", h.promotions, "blocks", "tier -> HBM block transfers completed"},
       {"demotions", h.demotions, "blocks", "HBM -> tier block transfers completed"},
-      {"link_wire_bytes_per_payload_byte", ratio(static_cast<double>(ls.wire_bytes()), static_cast<double>(ls.payload_bytes())),
-       "x", "all bytes on the link per payload byte, every transaction class"},
-      {"index_footprint_kib", ctrl_->footprint_kib(), "KiB", "controller SRAM index: sets x ways x entry bits"},
+      {"link_wire_bytes_per_payload_byte",
+       ratio(static_cast<double>(ls.wire_bytes()), static_cast<double>(ls.payload_bytes())), "x",
+       "all bytes on the link per payload byte, every transaction class"},
+      {"index_footprint_kib", ctrl_->footprint_kib(), "KiB",
+       "controller SRAM index: sets x ways x entry bits"},
       {"promotion_latency_queue_s", ratio(h.promotion_queue_s, promotions), "s",
        "mean promotion time from descriptor posted to accepted by the controller (C2)"},
       {"promotion_latency_lookup_s", ratio(h.promotion_lookup_s, promotions), "s",
@@ -204,11 +245,15 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
        "mean promotion time moving the payload (C2)"},
       {"max_demotions_per_block", host_->ledger().max_demotions_per_block(), "demotions",
        "largest demotion count of any block; write-once bounds it by 1 (spec §M.1)"},
-      {"prefetch_accuracy", ratio(static_cast<double>(h.prefetch_used), static_cast<double>(h.prefetched)), "fraction",
-       "prefetched blocks a request read / blocks prefetched (spec §M.5.3); null: nothing prefetched"},
+      {"prefetch_accuracy",
+       ratio(static_cast<double>(h.prefetch_used), static_cast<double>(h.prefetched)), "fraction",
+       "prefetched blocks a request read / blocks prefetched (spec §M.5.3); null: nothing "
+       "prefetched"},
       {"promotion_latency_p50_s", kv::percentile(h.promotion_latency_s, 50), "s",
-       "promotion latency, median: from the control plane's decision until the block is usable, admission, prefetch "
-       "and restored promotions (streamed decode-set re-reads: serving.streamed_promotion_latency_*) (C1)"},
+       "promotion latency, median: from the control plane's decision until the block is usable, "
+       "admission, prefetch "
+       "and restored promotions (streamed decode-set re-reads: "
+       "serving.streamed_promotion_latency_*) (C1)"},
       {"promotion_latency_p99_s", kv::percentile(h.promotion_latency_s, 99), "s",
        "promotion latency, 99th percentile, the same promotions (C1)"},
       {"host_cpu_kv_per_token_s", ratio(h.host_cpu_kv_s, tokens), "s/token",
@@ -236,8 +281,10 @@ ConstraintContext Platform::constraint_context() const {
   // the payload efficiency its payload transactions achieved in this run, and the tier DRAM.
   const LinkStats& ls = link_->stats();
   const LinkClassStats& pw = ls.per_class[static_cast<size_t>(TxnClass::PayloadWrite)];
-  const double payload_efficiency = pw.wire_bytes ? static_cast<double>(pw.payload_bytes) / pw.wire_bytes : 1.0;
-  x.b_tier_bytes_per_s = std::min(config_.link.bytes_per_s() * payload_efficiency, config_.tier.bw_gbps * 1e9);
+  const double payload_efficiency =
+      pw.wire_bytes ? static_cast<double>(pw.payload_bytes) / pw.wire_bytes : 1.0;
+  x.b_tier_bytes_per_s =
+      std::min(config_.link.bytes_per_s() * payload_efficiency, config_.tier.bw_gbps * 1e9);
   x.tokens = static_cast<double>(s.tokens_generated);
   x.stall_token_s = s.stall_token_s;
   x.stalled_steps = s.stalled_steps;
@@ -247,7 +294,9 @@ ConstraintContext Platform::constraint_context() const {
   return x;
 }
 
-nlohmann::ordered_json Platform::constraints() const { return constraint_report(*constraints_, constraint_context()); }
+nlohmann::ordered_json Platform::constraints() const {
+  return constraint_report(*constraints_, constraint_context());
+}
 
 nlohmann::ordered_json Platform::series() const {
   const HostStats& h = host_->stats();
@@ -256,18 +305,23 @@ nlohmann::ordered_json Platform::series() const {
   const size_t windows = c["sustainability"]["windows"].get<size_t>();
   const double w = d.window_s();
   const double budget = static_cast<double>(host_->budget_blocks());
-  nlohmann::ordered_json occupancy = nlohmann::ordered_json::array(), to_hbm = nlohmann::ordered_json::array(),
-                         to_tier = nlohmann::ordered_json::array(), demanded = nlohmann::ordered_json::array();
+  nlohmann::ordered_json occupancy = nlohmann::ordered_json::array(),
+                         to_hbm = nlohmann::ordered_json::array(),
+                         to_tier = nlohmann::ordered_json::array(),
+                         demanded = nlohmann::ordered_json::array();
   for (size_t i = 0; i < windows; ++i) {
-    const double block_s = i < h.hbm_block_seconds_per_window.size() ? h.hbm_block_seconds_per_window[i] : 0.0;
+    const double block_s =
+        i < h.hbm_block_seconds_per_window.size() ? h.hbm_block_seconds_per_window[i] : 0.0;
     occupancy.push_back(budget > 0 ? block_s / w / budget : 0.0);
     to_hbm.push_back(d.rate(DemandDirection::ToHbm, i));
     to_tier.push_back(d.rate(DemandDirection::ToTier, i));
     demanded.push_back(d.demanded_rate(i));
   }
   const HidingConstraint& hiding = constraints_->hiding;
-  nlohmann::ordered_json edges = nlohmann::ordered_json::array(), counts = nlohmann::ordered_json::array();
-  for (int b = 0; b <= HidingConstraint::kLateBins; ++b) edges.push_back(HidingConstraint::lateness_bin_edge(b));
+  nlohmann::ordered_json edges = nlohmann::ordered_json::array(),
+                         counts = nlohmann::ordered_json::array();
+  for (int b = 0; b <= HidingConstraint::kLateBins; ++b)
+    edges.push_back(HidingConstraint::lateness_bin_edge(b));
   for (uint64_t n : hiding.lateness_bins()) counts.push_back(n);
   nlohmann::ordered_json j;
   j["window_s"] = w;
@@ -292,46 +346,65 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
   for (const Metric& m : metrics(wall_time_s)) run.add(m.key, m.value, m.unit, m.description);
   host_->declare_reference_stats(run);
   sched_->declare_step_stats(run);
-  StatGroup serving = run.group("serving", "the serving loop: the scheduler's options and counts, and the control "
-                                           "plane's streamed decode residency it drove (tlm/sched, tlm/host)");
+  StatGroup serving =
+      run.group("serving",
+                "the serving loop: the scheduler's options and counts, and the control "
+                "plane's streamed decode residency it drove (tlm/sched, tlm/host)");
   sched_->declare_serving_stats(serving);
   run.add("hbm_kv_read_share", constraints_->hbm_bandwidth.kv_read_share(), "fraction",
-          "decode KV read time over the busy time of all steps (constraints.hbm_bandwidth.kv_read_share)");
+          "decode KV read time over the busy time of all steps "
+          "(constraints.hbm_bandwidth.kv_read_share)");
   host_->declare_total_stats(run);
-  StatGroup blocks = run.group("blocks", "the control plane's block accounting: geometry, references and their "
-                                         "outcomes, evictions and residency (tlm/host)");
+  StatGroup blocks =
+      run.group("blocks",
+                "the control plane's block accounting: geometry, references and their "
+                "outcomes, evictions and residency (tlm/host)");
   host_->declare_block_stats(blocks);
-  StatGroup index = run.group("index", "the data-plane engine's block index and command counts (ctrl.impl: TLM model "
-                                       "or RTL engine)");
+  StatGroup index =
+      run.group("index",
+                "the data-plane engine's block index and command counts (ctrl.impl: TLM model "
+                "or RTL engine)");
   ctrl_->declare_index_stats(index);
   link_->declare_stats(run);
-  StatGroup constraints = run.group("constraints", "the five constraints of spec §M.4.3 side by side, each with its "
-                                                   "definition and violations, and the verdict (tlm/constraints)");
+  StatGroup constraints =
+      run.group("constraints",
+                "the five constraints of spec §M.4.3 side by side, each with its "
+                "definition and violations, and the verdict (tlm/constraints)");
   declare_constraint_report(constraints, *constraints_, constraint_context());
-  StatGroup representation = run.group("representation", "tier copy formats and the bytes they moved: the control "
-                                                          "plane's choices and the engine's conversions");
+  StatGroup representation = run.group("representation",
+                                       "tier copy formats and the bytes they moved: the control "
+                                       "plane's choices and the engine's conversions");
   host_->declare_representation_stats(representation, ctrl_->stats());
-  StatGroup prefetch = run.group("prefetch", "the control plane's prefetcher and the engine's transfer order");
+  StatGroup prefetch =
+      run.group("prefetch", "the control plane's prefetcher and the engine's transfer order");
   host_->declare_prefetch_stats(prefetch);
   ctrl_->declare_transfer_order_stats(prefetch, config_.ctrl);
-  StatGroup host_cpu = run.group("host_cpu", "host CPU time spent on KV movement, by activity (C3)");
+  StatGroup host_cpu =
+      run.group("host_cpu", "host CPU time spent on KV movement, by activity (C3)");
   host_->declare_cpu_stats(host_cpu, sched_->stats().end_s);
-  StatGroup index_org = run.group("index_organisation", "how the engine's index is organised and what the cached "
-                                                        "organisation cost in tier DRAM traffic");
+  StatGroup index_org = run.group("index_organisation",
+                                  "how the engine's index is organised and what the cached "
+                                  "organisation cost in tier DRAM traffic");
   ctrl_->declare_index_organisation_stats(index_org, config_.ctrl);
-  StatGroup regions = run.group("hbm_regions", "HBM capacity of one GPU of the replica by region, and the KV "
-                                               "residency against the budget");
+  StatGroup regions = run.group("hbm_regions",
+                                "HBM capacity of one GPU of the replica by region, and the KV "
+                                "residency against the budget");
   declare_hbm_regions(regions);
-  StatGroup contention = run.group("hbm_contention", "HBM bandwidth shared between the steps' own reads and DMA "
-                                                     "bursts, per step (tlm/mem/hbm_contention.h)");
+  StatGroup contention = run.group("hbm_contention",
+                                   "HBM bandwidth shared between the steps' own reads and DMA "
+                                   "bursts, per step (tlm/mem/hbm_contention.h)");
   hbm_contention_->declare_stats(contention);
   StatGroup provenance = run.group("provenance", kProvenanceMeaning);
-  provenance.add("platform", config_.source, "text", "the platform file the run loaded (or the embedded default)");
-  provenance.add("workload", workload_.source, "text", "where the workload's requests came from (trace file or "
-                                                       "synthetic generator with its parameters)");
-  provenance.add("requests_in_workload", workload_.requests.size(), "count", "requests the workload holds");
+  provenance.add("platform", config_.source, "text",
+                 "the platform file the run loaded (or the embedded default)");
+  provenance.add("workload", workload_.source, "text",
+                 "where the workload's requests came from (trace file or "
+                 "synthetic generator with its parameters)");
+  provenance.add("requests_in_workload", workload_.requests.size(), "count",
+                 "requests the workload holds");
   provenance.add("seed", seed, "integer", "random seed of the run (--seed)");
-  provenance.add("link_protocol", link_->protocol().name(), "text", "the link protocol model that ran (link.protocol)");
+  provenance.add("link_protocol", link_->protocol().name(), "text",
+                 "the link protocol model that ran (link.protocol)");
 }
 
 void Platform::declare_hbm_regions(StatGroup& g) const {
@@ -344,19 +417,24 @@ void Platform::declare_hbm_regions(StatGroup& g) const {
   g.add("tensor_parallel", config_.model.tensor_parallel, "count",
         "GPUs of one tensor-parallel replica (model.tensor_parallel); the figures are one GPU's");
   g.add("capacity_bytes", r.capacity_bytes, "bytes", "HBM capacity of one GPU (hbm.capacity_gb)");
-  g.add("weights_bytes", r.weights_bytes, "bytes", "model weights held by one GPU: the weights over tensor_parallel");
-  g.add("activation_reserve_bytes", r.activation_reserve_bytes, "bytes", "HBM reserved for activations "
-                                                                         "(hbm.activation_reserve_gib)");
+  g.add("weights_bytes", r.weights_bytes, "bytes",
+        "model weights held by one GPU: the weights over tensor_parallel");
+  g.add("activation_reserve_bytes", r.activation_reserve_bytes, "bytes",
+        "HBM reserved for activations "
+        "(hbm.activation_reserve_gib)");
   g.add("kv_budget_bytes", r.kv_budget_bytes, "bytes", "HBM KV budget (hbm.kv_budget_gib)");
   g.add("unallocated_bytes", r.unallocated_bytes(), "bytes",
         "capacity left after weights, activation reserve and KV budget");
-  g.add("kv_peak_resident_bytes", kv_peak, "bytes", "most KV blocks resident at once, times the block size");
+  g.add("kv_peak_resident_bytes", kv_peak, "bytes",
+        "most KV blocks resident at once, times the block size");
   g.add("kv_mean_resident_bytes", kv_mean, "bytes",
         "resident KV integrated over the run over its simulated time: the time-mean residency");
-  g.add("kv_peak_fraction_of_budget", r.kv_budget_bytes > 0 ? kv_peak / r.kv_budget_bytes : 0.0, "fraction",
-        "kv_peak_resident_bytes over kv_budget_bytes (0 with no budget)");
-  g.add("dma_write_bytes", hbm_->stats().write_bytes, "bytes", "bytes the DMA wrote into HBM (promotions)");
-  g.add("dma_read_bytes", hbm_->stats().read_bytes, "bytes", "bytes the DMA read out of HBM (demotions)");
+  g.add("kv_peak_fraction_of_budget", r.kv_budget_bytes > 0 ? kv_peak / r.kv_budget_bytes : 0.0,
+        "fraction", "kv_peak_resident_bytes over kv_budget_bytes (0 with no budget)");
+  g.add("dma_write_bytes", hbm_->stats().write_bytes, "bytes",
+        "bytes the DMA wrote into HBM (promotions)");
+  g.add("dma_read_bytes", hbm_->stats().read_bytes, "bytes",
+        "bytes the DMA read out of HBM (demotions)");
 }
 
 void Platform::declare_protocol_checks(StatGroup& run) const {
@@ -366,9 +444,11 @@ void Platform::declare_protocol_checks(StatGroup& run) const {
     total.checks += c->stats().checks;
     total.violations += c->stats().violations;
   }
-  StatGroup g = run.group("tlm_protocol", "TLM-2.0 base-protocol checkers on every socket binding "
-                                          "(sim.check_tlm_protocol; tlm/check/protocol_checker.h)");
-  g.add("sockets", checkers_.size(), "count", "socket bindings with a checker between initiator and target");
+  StatGroup g = run.group("tlm_protocol",
+                          "TLM-2.0 base-protocol checkers on every socket binding "
+                          "(sim.check_tlm_protocol; tlm/check/protocol_checker.h)");
+  g.add("sockets", checkers_.size(), "count",
+        "socket bindings with a checker between initiator and target");
   g.add("checks", total.checks, "count", "protocol rule evaluations over all checkers");
   g.add("violations", total.violations, "count", "rule evaluations that failed");
 }

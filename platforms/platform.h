@@ -3,9 +3,9 @@
 // validated PlatformConfig, binds the sockets, and walks its components in order when the run's
 // statistics are declared (stats.json, written by platforms/stats_writer.h; the printed summary).
 //
-//   Scheduler -> HostControlPlane.mmio_out -> Link.host_in ... Link.device_out -> Controller.mmio_in
-//   Controller.tier_out -> tier DRAM
-//   Controller.host_out -> Link.device_in ... Link.host_out -> host bus -> HBM | host memory (completions)
+//   Scheduler -> HostControlPlane.mmio_out -> Link.host_in ... Link.device_out ->
+//   Controller.mmio_in Controller.tier_out -> tier DRAM Controller.host_out -> Link.device_in ...
+//   Link.host_out -> host bus -> HBM | host memory (completions)
 #include <memory>
 #include <ostream>
 #include <nlohmann/json.hpp>
@@ -38,12 +38,14 @@ struct Metric {
 
 // The meaning of stats.json's `provenance` group (whoever adds to it describes it the same way).
 inline constexpr const char* kProvenanceMeaning =
-    "what tells this run apart: platform file, workload, seed, link protocol, and with kvtier run the workload "
+    "what tells this run apart: platform file, workload, seed, link protocol, and with kvtier run "
+    "the workload "
     "spec, the --set overrides, the model and a hash of the effective configuration";
 
 class Platform : public sc_core::sc_module {
  public:
-  Platform(sc_core::sc_module_name name, const PlatformConfig& config, const workload::Workload& workload);
+  Platform(sc_core::sc_module_name name, const PlatformConfig& config,
+           const workload::Workload& workload);
 
   bool finished() const { return sched_->done(); }
   // Every metric in report order; wall_time_s is the caller's measurement.

@@ -28,10 +28,12 @@ namespace {
 // platform loader owns only [sim], the simulation options that are not modelled hardware.
 void declare_sim_keys(KeyRegistry& r, SimConfig& c) {
   r.flag("sim.check_tlm_protocol", &c.check_tlm_protocol,
-         "put a TLM-2.0 base-protocol checker on every socket binding (tlm/check); a violation is an error "
+         "put a TLM-2.0 base-protocol checker on every socket binding (tlm/check); a violation is "
+         "an error "
          "naming the socket and rule; stats.json gets tlm_protocol");
   r.number("sim.max_sim_s", &c.max_sim_s, 0, 1e12,
-           "a run whose simulated time passes this many seconds stops with an error and writes what it has (0: no "
+           "a run whose simulated time passes this many seconds stops with an error and writes "
+           "what it has (0: no "
            "limit); default a week, 24 x the full Mooncake trace's queue on one GPU");
 }
 
@@ -53,8 +55,10 @@ KeyRegistry declare_all(PlatformConfig& c) {
 
 po::options_description boost_schema(const KeyRegistry& registry) {
   po::options_description desc;
-  desc.add_options()("include", po::value<std::vector<std::string>>()->composing(), "file to include");
-  for (const Key& k : registry.keys()) desc.add_options()(k.name.c_str(), po::value<std::string>(), k.description.c_str());
+  desc.add_options()("include", po::value<std::vector<std::string>>()->composing(),
+                     "file to include");
+  for (const Key& k : registry.keys())
+    desc.add_options()(k.name.c_str(), po::value<std::string>(), k.description.c_str());
   return desc;
 }
 
@@ -90,7 +94,8 @@ std::string without_sweep_section(const std::string& text) {
     const auto first = line.find_first_not_of(" \t");
     if (first != std::string::npos && line[first] == '[') {
       const auto close = line.find(']', first);
-      std::string section = line.substr(first + 1, close == std::string::npos ? std::string::npos : close - first - 1);
+      std::string section = line.substr(
+          first + 1, close == std::string::npos ? std::string::npos : close - first - 1);
       section.erase(0, section.find_first_not_of(" \t"));
       section.erase(section.find_last_not_of(" \t") + 1);
       in_sweep = section == "sweep";
@@ -107,7 +112,8 @@ std::string installed_platform_dir() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "";
-  const std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "kvtier" / "platforms";
+  const std::filesystem::path dir =
+      exe.parent_path().parent_path() / "share" / "kvtier" / "platforms";
   return std::filesystem::is_directory(dir, ec) ? dir.string() : "";
 }
 
@@ -133,8 +139,8 @@ struct Loader {
       const int line = line_of(text, e.get_option_name());
       std::vector<std::string> names;
       for (const auto& d : schema.options()) names.push_back(d->long_name());
-      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": unknown key '" + e.get_option_name() + "'" +
-                        did_you_mean(e.get_option_name(), names));
+      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": unknown key '" +
+                        e.get_option_name() + "'" + did_you_mean(e.get_option_name(), names));
     } catch (const po::error& e) {
       throw ConfigError(name + ": " + e.what());
     }
@@ -155,20 +161,23 @@ struct Loader {
       po::store(parsed, vm);
     } catch (const po::multiple_occurrences& e) {
       const int line = line_of(text, e.get_option_name());
-      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": key '" + e.get_option_name() +
-                        "' is set more than once in this file");
+      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": key '" +
+                        e.get_option_name() + "' is set more than once in this file");
     } catch (const po::error& e) {
       throw ConfigError(name + ": " + e.what());
     }
     // First stored value wins: the including file before its includes, the last include first.
     for (auto it = includes.rbegin(); it != includes.rend(); ++it) {
       if (embedded) {
-        const std::filesystem::path key = (std::filesystem::path(base_dir) / *it).lexically_normal();
+        const std::filesystem::path key =
+            (std::filesystem::path(base_dir) / *it).lexically_normal();
         const auto found = embedded->find(key.generic_string());
         if (found == embedded->end())
-          throw ConfigError(name + ": cannot open included file '" + *it + "'; looked in the embedded platform set (platforms/" +
+          throw ConfigError(name + ": cannot open included file '" + *it +
+                            "'; looked in the embedded platform set (platforms/" +
                             key.generic_string() + ")");
-        parse(found->second, "platforms/" + key.generic_string() + " (embedded)", key.parent_path().generic_string());
+        parse(found->second, "platforms/" + key.generic_string() + " (embedded)",
+              key.parent_path().generic_string());
         continue;
       }
       // Search order: relative to the including file, the installed platform directory, the
@@ -206,17 +215,19 @@ struct Loader {
       if (!key.empty()) {
         // An embedded file's own includes resolve within the embedded set.
         embedded = &embedded_platform_files();
-        parse(embedded->at(key), "platforms/" + key + " (embedded)", fs::path(key).parent_path().generic_string());
+        parse(embedded->at(key), "platforms/" + key + " (embedded)",
+              fs::path(key).parent_path().generic_string());
         embedded = nullptr;
         continue;
       }
       std::string list;
       for (const auto& l : looked) list += "'" + l + "', ";
-      throw ConfigError(name + ": cannot open included file '" + *it + "'; looked in " + list +
-                        "and the embedded platform set (platforms/" +
-                        std::filesystem::path(*it).lexically_normal().generic_string() +
-                        (inc.extension() == ".ini" ? "" : "[.ini]") + ")" +
-                        (installed.empty() ? " (no installed platform directory: set KVTIER_PLATFORM_DIR)" : ""));
+      throw ConfigError(
+          name + ": cannot open included file '" + *it + "'; looked in " + list +
+          "and the embedded platform set (platforms/" +
+          std::filesystem::path(*it).lexically_normal().generic_string() +
+          (inc.extension() == ".ini" ? "" : "[.ini]") + ")" +
+          (installed.empty() ? " (no installed platform directory: set KVTIER_PLATFORM_DIR)" : ""));
     }
     --depth;
   }
@@ -230,17 +241,18 @@ void validate(const PlatformConfig& c, const LoadChecks& checks) {
   // of the KV heads, so N must divide the KV heads.
   const uint32_t tp = c.model.tensor_parallel;
   if (m.kv_heads % tp)
-    throw ConfigError(src + ": key 'model.tensor_parallel' = " + std::to_string(tp) + " must divide the model's " +
-                      std::to_string(m.kv_heads) + " KV heads");
+    throw ConfigError(src + ": key 'model.tensor_parallel' = " + std::to_string(tp) +
+                      " must divide the model's " + std::to_string(m.kv_heads) + " KV heads");
   const double weights = m.weight_bytes(c.model.weight_dtype_bytes);
   const double need = weights / tp + (c.hbm.kv_budget_gib + c.hbm.activation_reserve_gib) * gib;
   if (checks.hbm_fit && need > c.hbm.capacity_gb * 1e9) {
     std::ostringstream os;
-    os << std::fixed << std::setprecision(1) << src << ": model " << m.name << " weights " << weights / 1e9
-       << " GB (model.weight_dtype_bytes = " << c.model.weight_dtype_bytes << ")";
-    if (tp > 1) os << " / model.tensor_parallel " << tp << " = " << weights / tp / 1e9 << " GB per GPU";
-    os << " + hbm.kv_budget_gib " << c.hbm.kv_budget_gib
-       << " GiB + hbm.activation_reserve_gib " << c.hbm.activation_reserve_gib << " GiB = " << need / 1e9
+    os << std::fixed << std::setprecision(1) << src << ": model " << m.name << " weights "
+       << weights / 1e9 << " GB (model.weight_dtype_bytes = " << c.model.weight_dtype_bytes << ")";
+    if (tp > 1)
+      os << " / model.tensor_parallel " << tp << " = " << weights / tp / 1e9 << " GB per GPU";
+    os << " + hbm.kv_budget_gib " << c.hbm.kv_budget_gib << " GiB + hbm.activation_reserve_gib "
+       << c.hbm.activation_reserve_gib << " GiB = " << need / 1e9
        << " GB exceed hbm.capacity_gb = " << c.hbm.capacity_gb << " GB";
     throw ConfigError(os.str());
   }
@@ -253,48 +265,63 @@ void validate(const PlatformConfig& c, const LoadChecks& checks) {
   }
   validate_index_geometry(c.ctrl, src);
   if (c.host.layer_groups && c.host.layers_per_block)
-    throw ConfigError(src + ": keys 'host.layer_groups' = " + std::to_string(c.host.layer_groups) +
-                      " and 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
-                      " both set the block's layers in one source: set one of them (0 leaves it to the other)");
+    throw ConfigError(
+        src + ": keys 'host.layer_groups' = " + std::to_string(c.host.layer_groups) +
+        " and 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
+        " both set the block's layers in one source: set one of them (0 leaves it to the other)");
   if (c.host.layer_groups && m.layers % c.host.layer_groups)
-    throw ConfigError(src + ": key 'host.layer_groups' = " + std::to_string(c.host.layer_groups) + " must divide the model's " +
-                      std::to_string(m.layers) + " layers");
+    throw ConfigError(src + ": key 'host.layer_groups' = " + std::to_string(c.host.layer_groups) +
+                      " must divide the model's " + std::to_string(m.layers) + " layers");
   const uint32_t layers_per_block = kvtier::layers_per_block(c);
   if (m.layers % layers_per_block)
-    throw ConfigError(src + ": key 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
+    throw ConfigError(src +
+                      ": key 'host.layers_per_block' = " + std::to_string(c.host.layers_per_block) +
                       " must divide the model's " + std::to_string(m.layers) + " layers");
   if (c.host.decode_residency == DecodeResidency::Streamed && m.layers / layers_per_block < 3)
-    throw ConfigError(src + ": key 'host.decode_residency' = streamed needs at least 3 layer groups (double-buffered "
-                      "staging streams group g while group g-1 computes), but host.layers_per_block = " +
-                      std::to_string(c.host.layers_per_block) + " and host.layer_groups = " + std::to_string(c.host.layer_groups) +
-                      " give " + std::to_string(m.layers / layers_per_block) + "; set host.layer_groups to 3 or more, or "
-                      "host.layers_per_block to at most " + std::to_string(m.layers / 3));
-  const double block_bytes = static_cast<double>(m.kv_bytes_per_token(c.model.kv_dtype_bytes) / tp) /
-                             (m.layers / layers_per_block) * c.host.block_tokens;
-  if (block_bytes > std::ldexp(1.0, static_cast<int>(c.ctrl.length_bits)) - 1 || block_bytes > kMaxU32Key)
+    throw ConfigError(
+        src +
+        ": key 'host.decode_residency' = streamed needs at least 3 layer groups (double-buffered "
+        "staging streams group g while group g-1 computes), but host.layers_per_block = " +
+        std::to_string(c.host.layers_per_block) +
+        " and host.layer_groups = " + std::to_string(c.host.layer_groups) + " give " +
+        std::to_string(m.layers / layers_per_block) +
+        "; set host.layer_groups to 3 or more, or "
+        "host.layers_per_block to at most " +
+        std::to_string(m.layers / 3));
+  const double block_bytes =
+      static_cast<double>(m.kv_bytes_per_token(c.model.kv_dtype_bytes) / tp) /
+      (m.layers / layers_per_block) * c.host.block_tokens;
+  if (block_bytes > std::ldexp(1.0, static_cast<int>(c.ctrl.length_bits)) - 1 ||
+      block_bytes > kMaxU32Key)
     throw ConfigError(src + ": a block of " + std::to_string(static_cast<uint64_t>(block_bytes)) +
-                      " bytes does not fit ctrl.length_bits = " + std::to_string(c.ctrl.length_bits) +
-                      " (nor the descriptor's 32-bit length)");
+                      " bytes does not fit ctrl.length_bits = " +
+                      std::to_string(c.ctrl.length_bits) + " (nor the descriptor's 32-bit length)");
   if (block_bytes > c.hbm.kv_budget_gib * gib)
-    throw ConfigError(src + ": hbm.kv_budget_gib holds not even one block of " + std::to_string(static_cast<uint64_t>(block_bytes)) + " bytes");
+    throw ConfigError(src + ": hbm.kv_budget_gib holds not even one block of " +
+                      std::to_string(static_cast<uint64_t>(block_bytes)) + " bytes");
   const double tier_blocks = c.tier.capacity_gib * gib / block_bytes;
   if (tier_blocks > std::ldexp(1.0, static_cast<int>(c.ctrl.tier_addr_bits)))
-    throw ConfigError(src + ": the tier holds " + std::to_string(static_cast<uint64_t>(tier_blocks)) +
-                      " blocks, more than ctrl.tier_addr_bits = " + std::to_string(c.ctrl.tier_addr_bits) + " can address");
+    throw ConfigError(
+        src + ": the tier holds " + std::to_string(static_cast<uint64_t>(tier_blocks)) +
+        " blocks, more than ctrl.tier_addr_bits = " + std::to_string(c.ctrl.tier_addr_bits) +
+        " can address");
   validate_host_config(c.host, src);
   validate_sched_config(c.sched, src);
   const double hbm_blocks = c.hbm.kv_budget_gib * gib / block_bytes;
   if (hbm_blocks > std::ldexp(1.0, static_cast<int>(c.ctrl.hbm_slot_bits)))
-    throw ConfigError(src + ": the KV budget holds " + std::to_string(static_cast<uint64_t>(hbm_blocks)) +
-                      " blocks, more than ctrl.hbm_slot_bits = " + std::to_string(c.ctrl.hbm_slot_bits) + " can address");
+    throw ConfigError(
+        src + ": the KV budget holds " + std::to_string(static_cast<uint64_t>(hbm_blocks)) +
+        " blocks, more than ctrl.hbm_slot_bits = " + std::to_string(c.ctrl.hbm_slot_bits) +
+        " can address");
 }
 
 }  // namespace
 
 namespace {
 
-PlatformConfig load_from(const std::string& text, const std::string& name, const std::string& base_dir,
-                         const std::vector<std::string>& overrides, const std::map<std::string, std::string>* embedded,
+PlatformConfig load_from(const std::string& text, const std::string& name,
+                         const std::string& base_dir, const std::vector<std::string>& overrides,
+                         const std::map<std::string, std::string>* embedded,
                          const LoadChecks& checks = {}) {
   PlatformConfig config;
   config.source = name;
@@ -332,17 +359,21 @@ PlatformConfig load_from(const std::string& text, const std::string& name, const
   // file, a file over the files it includes), so `--set host.layers_per_block=1` works on a
   // platform whose common file sets layer_groups. Set non-zero in one source, both are an error.
   if (loader.rank.count("host.layer_groups") && loader.rank.count("host.layers_per_block")) {
-    const int groups = loader.rank["host.layer_groups"], per_block = loader.rank["host.layers_per_block"];
+    const int groups = loader.rank["host.layer_groups"],
+              per_block = loader.rank["host.layers_per_block"];
     if (groups < per_block) config.host.layers_per_block = 0;
     if (per_block < groups) config.host.layer_groups = 0;
   }
-  config.model_shape = resolve_model(config.model, loader.vm.count("model.config") ? loader.where["model.config"] : name);
+  config.model_shape = resolve_model(
+      config.model, loader.vm.count("model.config") ? loader.where["model.config"] : name);
   validate(config, checks);
   const uint32_t window = config.model_shape.max_position_embeddings;
   if (config.sched.max_model_len && window && config.sched.max_model_len > window)
-    std::cerr << "kvtier: warning: " << (loader.where.count("sched.max_model_len") ? loader.where["sched.max_model_len"] : name)
-              << ": sched.max_model_len = " << config.sched.max_model_len << " exceeds " << config.model_shape.name
-              << "'s max_position_embeddings " << window
+    std::cerr << "kvtier: warning: "
+              << (loader.where.count("sched.max_model_len") ? loader.where["sched.max_model_len"]
+                                                            : name)
+              << ": sched.max_model_len = " << config.sched.max_model_len << " exceeds "
+              << config.model_shape.name << "'s max_position_embeddings " << window
               << ": requests beyond the model's trained context are served (a what-if study)\n";
   return config;
 }
@@ -358,7 +389,9 @@ uint32_t effective_max_model_len(const PlatformConfig& c) {
   return c.sched.max_model_len ? c.sched.max_model_len : c.model_shape.max_position_embeddings;
 }
 
-uint32_t layers_per_block(const PlatformConfig& c) { return layers_per_block(c.host, c.model_shape.layers); }
+uint32_t layers_per_block(const PlatformConfig& c) {
+  return layers_per_block(c.host, c.model_shape.layers);
+}
 
 workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string& where) {
   if (c.config.empty()) return workload::model_by_name(c.name);
@@ -369,7 +402,8 @@ workload::ModelDescriptor resolve_model(const ModelConfig& c, const std::string&
   }
 }
 
-PlatformConfig load_platform_text(const std::string& text, const std::string& name, const std::string& base_dir,
+PlatformConfig load_platform_text(const std::string& text, const std::string& name,
+                                  const std::string& base_dir,
                                   const std::vector<std::string>& overrides) {
   return load_from(text, name, base_dir, overrides, nullptr);
 }
@@ -393,22 +427,25 @@ PlatformConfig load_platform(const std::string& path, const std::vector<std::str
   const auto& files = embedded_platform_files();
   if (path.empty()) {
     const std::string key = embedded_platform_key(kDefaultPlatformFile);
-    return load_from(files.at(key), kDefaultPlatformName, std::filesystem::path(key).parent_path().generic_string(),
-                     overrides, &files, checks);
+    return load_from(files.at(key), kDefaultPlatformName,
+                     std::filesystem::path(key).parent_path().generic_string(), overrides, &files,
+                     checks);
   }
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-    throw ConfigError("platform file '" + path + "' is " +
-                      (std::filesystem::is_directory(status) ? "a directory" : "not a regular file") +
-                      "; expected an INI file or the name of a bundled platform");
+    throw ConfigError(
+        "platform file '" + path + "' is " +
+        (std::filesystem::is_directory(status) ? "a directory" : "not a regular file") +
+        "; expected an INI file or the name of a bundled platform");
   std::ifstream f(path);
   if (!f) {
     // Not on disk: a platform of the source tree by name (`h200-cxl3-x16`), from the embedded set.
     const std::string key = embedded_platform_key(path);
     if (key.empty()) throw ConfigError("cannot open platform file '" + path + "'");
     return load_from(files.at(key), "platforms/" + key + " (embedded)",
-                     std::filesystem::path(key).parent_path().generic_string(), overrides, &files, checks);
+                     std::filesystem::path(key).parent_path().generic_string(), overrides, &files,
+                     checks);
   }
   std::stringstream ss;
   ss << f.rdbuf();
@@ -416,7 +453,8 @@ PlatformConfig load_platform(const std::string& path, const std::vector<std::str
   // was meant (a truncated copy, a wrong path).
   if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos)
     throw ConfigError("platform file '" + path + "' is empty");
-  return load_from(ss.str(), path, std::filesystem::path(path).parent_path().string(), overrides, nullptr, checks);
+  return load_from(ss.str(), path, std::filesystem::path(path).parent_path().string(), overrides,
+                   nullptr, checks);
 }
 
 std::string describe(const PlatformConfig& config) {
@@ -431,7 +469,8 @@ std::string describe(const PlatformConfig& config) {
       os << (section.empty() ? "" : "\n") << "[" << s << "]\n";
       section = s;
     }
-    os << k.name.substr(k.name.find('.') + 1) << " = " << k.get() << "    # " << k.description << "; " << k.range << "\n";
+    os << k.name.substr(k.name.find('.') + 1) << " = " << k.get() << "    # " << k.description
+       << "; " << k.range << "\n";
   }
   return os.str();
 }
@@ -451,9 +490,10 @@ std::string describe_keys() {
   KeyRegistry registry = declare_all(defaults);
   std::ostringstream os;
   for (const Key& k : registry.keys()) {
-    os << "  " << std::left << std::setw(34) << k.name << " " << std::setw(10) << k.get() << " " << k.description << " ("
-       << k.range << ")";
-    if (const std::string when = key_read_when(k.name); !when.empty()) os << " [read only when " << when << "]";
+    os << "  " << std::left << std::setw(34) << k.name << " " << std::setw(10) << k.get() << " "
+       << k.description << " (" << k.range << ")";
+    if (const std::string when = key_read_when(k.name); !when.empty())
+      os << " [read only when " << when << "]";
     os << "\n";
   }
   return os.str();

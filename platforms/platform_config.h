@@ -5,10 +5,11 @@
 // file's own values win. FILE is looked for relative to the including file, then in the
 // installed platform directory ($KVTIER_PLATFORM_DIR, else PREFIX/share/kvtier/platforms
 // beside PREFIX/bin/kvtier), then in the embedded set; a name without .ini also matches
-// NAME.ini. A [sweep] section (the grid of `kvtier sweep`, platforms/sweep.h) is skipped. `--set section.key=value`
-// overrides any file. Every key is declared once, beside its component (tlm/link/link_config.h,
-// tlm/ctrl/ctrl_config.h, ...; tlm/common/key_registry.h), with its default, range and a one-line
-// description; an unknown key or an out-of-range value is a ConfigError naming file and key.
+// NAME.ini. A [sweep] section (the grid of `kvtier sweep`, platforms/sweep.h) is skipped. `--set
+// section.key=value` overrides any file. Every key is declared once, beside its component
+// (tlm/link/link_config.h, tlm/ctrl/ctrl_config.h, ...; tlm/common/key_registry.h), with its
+// default, range and a one-line description; an unknown key or an out-of-range value is a
+// ConfigError naming file and key.
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -50,7 +51,8 @@ struct PlatformConfig {
 };
 
 // The built-in default platform (platforms/h200-cxl2-x16.ini, embedded at build time).
-extern const char* const kDefaultPlatformName;  // for messages: "platforms/h200-cxl2-x16.ini (embedded)"
+extern const char* const
+    kDefaultPlatformName;  // for messages: "platforms/h200-cxl2-x16.ini (embedded)"
 extern const char* const kDefaultPlatformFile;  // its key in the embedded set: "h200-cxl2-x16.ini"
 const std::string& default_platform_text();
 // Every platform file of the source tree (platforms/**/*.ini), embedded at build time so that
@@ -79,12 +81,15 @@ uint32_t effective_max_model_len(const PlatformConfig& c);
 // Checks a caller may relax: `kvtier cost` judges each row's fit itself (a model that does not
 // fit the platform's own tensor-parallel width may fit a wider one).
 struct LoadChecks {
-  bool hbm_fit = true;  // weights / model.tensor_parallel + KV budget + reserve within hbm.capacity_gb
+  bool hbm_fit =
+      true;  // weights / model.tensor_parallel + KV budget + reserve within hbm.capacity_gb
 };
-PlatformConfig load_platform(const std::string& path, const std::vector<std::string>& overrides = {},
+PlatformConfig load_platform(const std::string& path,
+                             const std::vector<std::string>& overrides = {},
                              const LoadChecks& checks = {});
 // The same from text already in memory; `name` is used in messages, `base_dir` for includes.
-PlatformConfig load_platform_text(const std::string& text, const std::string& name, const std::string& base_dir,
+PlatformConfig load_platform_text(const std::string& text, const std::string& name,
+                                  const std::string& base_dir,
                                   const std::vector<std::string>& overrides = {});
 
 // The same, with includes resolved against the embedded set (relative to platforms/), e.g.

@@ -35,18 +35,21 @@ void run_with_progress(const RunResult& r, ProgressReporter& progress) {
   while (sc_core::sc_pending_activity()) {
     const auto before = std::chrono::steady_clock::now();
     sc_core::sc_start(sc_core::sc_time(slice_s, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
     if (wall < 0.1 && slice_s < 1e4) slice_s *= 2;
     else if (wall > 0.5 && slice_s > 1e-4) slice_s /= 2;
     const SchedStats& s = r.platform->scheduler().stats();
-    progress.update(sc_core::sc_time_stamp().to_seconds(), s.requests_completed + s.requests_rejected);
+    progress.update(sc_core::sc_time_stamp().to_seconds(),
+                    s.requests_completed + s.requests_rejected);
   }
   progress.end();
 }
 
 }  // namespace
 
-RunWorkloadInputs run_workload_inputs(const PlatformConfig& config, const std::string& given_spec, uint64_t seed) {
+RunWorkloadInputs run_workload_inputs(const PlatformConfig& config, const std::string& given_spec,
+                                      uint64_t seed) {
   RunWorkloadInputs in;
   in.spec = given_spec.empty() ? config.workload.spec : given_spec;
   in.load.block_tokens = config.host.block_tokens;
@@ -64,15 +67,19 @@ RunResult simulate(const RunOptions& options) {
   const std::string& spec = inputs.spec;
   r.workload_spec = spec;
   // A key given with --set that this configuration never reads changes nothing: say so.
-  for (const std::string& w : unread_key_warnings(r.config, spec, keys_of_overrides(options.overrides)))
+  for (const std::string& w :
+       unread_key_warnings(r.config, spec, keys_of_overrides(options.overrides)))
     std::cerr << "kvtier: warning: --set " << w << "\n";
   r.workload = std::make_unique<workload::Workload>(workload::load_workload(spec, load));
-  if (r.workload->requests.empty()) throw workload::WorkloadError("workload '" + spec + "' has no requests");
+  if (r.workload->requests.empty())
+    throw workload::WorkloadError("workload '" + spec + "' has no requests");
   // Lines a lenient read left out are said, as trace-stats says them: a run should not quietly
   // serve fewer requests than the file holds.
-  for (const std::string& example : r.workload->skipped_examples) std::cerr << "kvtier: skipped " << example << "\n";
+  for (const std::string& example : r.workload->skipped_examples)
+    std::cerr << "kvtier: skipped " << example << "\n";
   if (r.workload->skipped_lines > 0)
-    std::cerr << "kvtier: skipped " << r.workload->skipped_lines << " bad line(s) of the trace in all (lenient)\n";
+    std::cerr << "kvtier: skipped " << r.workload->skipped_lines
+              << " bad line(s) of the trace in all (lenient)\n";
   r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
   if (!options.timeline.empty()) {
     r.trace = std::make_unique<TraceEventLog>(options.timeline_start_s, options.timeline_end_s);
@@ -86,13 +93,16 @@ RunResult simulate(const RunOptions& options) {
   if (options.progress) run_with_progress(r, *options.progress);
   else sc_core::sc_start();
   const auto t2 = std::chrono::steady_clock::now();
-  if (!r.platform->finished()) SC_REPORT_ERROR("kvtier/run", "simulation stopped before every request completed");
+  if (!r.platform->finished())
+    SC_REPORT_ERROR("kvtier/run", "simulation stopped before every request completed");
   if (r.platform->scheduler().stopped_at_time_limit()) {
     const SchedStats& s = r.platform->scheduler().stats();
-    r.stopped = "simulated time passed sim.max_sim_s = " + std::to_string(r.config.sim.max_sim_s) + " s with " +
-                std::to_string(r.workload->requests.size() - s.requests_completed - s.requests_rejected) + " of " +
-                std::to_string(r.workload->requests.size()) +
-                " requests unfinished (raise sim.max_sim_s, or look for a request no server would run)";
+    r.stopped =
+        "simulated time passed sim.max_sim_s = " + std::to_string(r.config.sim.max_sim_s) +
+        " s with " +
+        std::to_string(r.workload->requests.size() - s.requests_completed - s.requests_rejected) +
+        " of " + std::to_string(r.workload->requests.size()) +
+        " requests unfinished (raise sim.max_sim_s, or look for a request no server would run)";
     if (!options.keep_stopped_run) SC_REPORT_ERROR("kvtier/run", r.stopped.c_str());
   }
   r.setup_wall_s = std::chrono::duration<double>(t1 - t0).count();
@@ -106,16 +116,20 @@ RunResult simulate(const RunOptions& options) {
     const double end_s = r.platform->scheduler().stats().end_s;
     if (options.timeline_start_s > end_s)
       std::cerr << "kvtier: warning: --timeline-window starts at " << options.timeline_start_s
-                << " s, after the run ended at " << end_s << " s of simulated time; the timeline holds no events\n";
+                << " s, after the run ended at " << end_s
+                << " s of simulated time; the timeline holds no events\n";
   }
   return r;
 }
 
 void add_run_provenance(StatGroup& provenance, const RunResult& result, const RunOptions& options) {
   provenance.add("workload_spec", result.workload_spec, "text",
-                 "the workload spec the run loaded, options included (--workload, else the platform's workload.spec)");
-  provenance.add("overrides", options.overrides, "text", "every --set section.key=value of the command line, in order");
-  provenance.add("model", result.config.model_shape.name, "text", "the served model (model.name or its config file)");
+                 "the workload spec the run loaded, options included (--workload, else the "
+                 "platform's workload.spec)");
+  provenance.add("overrides", options.overrides, "text",
+                 "every --set section.key=value of the command line, in order");
+  provenance.add("model", result.config.model_shape.name, "text",
+                 "the served model (model.name or its config file)");
   // The listing without its first line, which names the file.
   const std::string listing = describe(result.config);
   uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64
@@ -126,15 +140,16 @@ void add_run_provenance(StatGroup& provenance, const RunResult& result, const Ru
   std::ostringstream hex;
   hex << std::hex << std::setw(16) << std::setfill('0') << h;
   provenance.add("config_fnv1a64", hex.str(), "text",
-                 "FNV-1a 64 hash (hex) of kvtier config's listing of the effective configuration without its first "
+                 "FNV-1a 64 hash (hex) of kvtier config's listing of the effective configuration "
+                 "without its first "
                  "line: equal hashes, equal settings, whatever file or --set gave them");
 }
 
 std::string format_header(const RunResult& result) {
   std::ostringstream os;
   os << "kvtier run: platform " << result.config.source << "\n"
-     << "            workload " << result.workload->source << " (" << result.workload->requests.size()
-     << " requests)\n\n";
+     << "            workload " << result.workload->source << " ("
+     << result.workload->requests.size() << " requests)\n\n";
   return os.str();
 }
 
@@ -148,15 +163,19 @@ std::string format_summary(const RunResult& result, bool with_header) {
     key_width = std::max(key_width, m.key.size() + 1);
     unit_width = std::max(unit_width, m.unit.size() + 2);
   }
-  os << std::left << std::setw(static_cast<int>(key_width)) << "metric" << std::right << std::setw(16) << "value"
-     << "  " << std::left << std::setw(static_cast<int>(unit_width)) << "unit" << "meaning\n";
+  os << std::left << std::setw(static_cast<int>(key_width)) << "metric" << std::right
+     << std::setw(16) << "value"
+     << "  " << std::left << std::setw(static_cast<int>(unit_width)) << "unit"
+     << "meaning\n";
   for (const Metric& m : metrics) {
     std::ostringstream v;
     if (m.value.is_null()) v << "n/a";
-    else if (m.value.is_number_integer() || m.value.is_number_unsigned()) v << m.value.get<uint64_t>();
+    else if (m.value.is_number_integer() || m.value.is_number_unsigned())
+      v << m.value.get<uint64_t>();
     else v << std::setprecision(6) << m.value.get<double>();
-    os << std::left << std::setw(static_cast<int>(key_width)) << m.key << std::right << std::setw(16) << v.str()
-       << "  " << std::left << std::setw(static_cast<int>(unit_width)) << m.unit << m.description << "\n";
+    os << std::left << std::setw(static_cast<int>(key_width)) << m.key << std::right
+       << std::setw(16) << v.str() << "  " << std::left << std::setw(static_cast<int>(unit_width))
+       << m.unit << m.description << "\n";
   }
   os << "\n" << result.platform->constraints_summary();
   return os.str();

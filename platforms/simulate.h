@@ -47,13 +47,13 @@ struct RunOptions {
 struct RunResult {
   PlatformConfig config;
   std::unique_ptr<workload::Workload> workload;
-  std::string workload_spec;           // the spec the run loaded, options included
+  std::string workload_spec;  // the spec the run loaded, options included
   std::unique_ptr<Platform> platform;
-  std::unique_ptr<TraceEventLog> trace;  // with RunOptions::timeline
+  std::unique_ptr<TraceEventLog> trace;          // with RunOptions::timeline
   std::unique_ptr<std::ofstream> timeline_file;  // the timeline is streamed here while the run goes
   double wall_time_s = 0.0;
-  double setup_wall_s = 0.0;           // platform and workload loading
-  std::string stopped;                 // non-empty: why the run stopped before every request settled
+  double setup_wall_s = 0.0;  // platform and workload loading
+  std::string stopped;        // non-empty: why the run stopped before every request settled
 };
 
 // Throws ConfigError, workload::WorkloadError or sc_core::sc_report on bad input or a model error.
@@ -66,7 +66,8 @@ struct RunWorkloadInputs {
   std::string spec;
   workload::LoadOptions load;
 };
-RunWorkloadInputs run_workload_inputs(const PlatformConfig& config, const std::string& given_spec, uint64_t seed);
+RunWorkloadInputs run_workload_inputs(const PlatformConfig& config, const std::string& given_spec,
+                                      uint64_t seed);
 
 // What tells two runs apart, added to stats.json's "provenance": the workload spec as given
 // (options included), every --set in order, the model the run served, and a hash of the

@@ -11,7 +11,8 @@ nlohmann::ordered_json write_stats(const Platform& platform, double wall_time_s,
     StatGroup provenance = run.group("provenance", kProvenanceMeaning);
     more_provenance(provenance);
   }
-  // `about` sits after provenance; what is declared after it is written after it, and described in it.
+  // `about` sits after provenance; what is declared after it is written after it, and described in
+  // it.
   nlohmann::ordered_json tail;
   StatGroup after(tail, about);
   platform.declare_protocol_checks(after);

@@ -48,12 +48,14 @@ std::vector<SweepAxis> read_sweep_section(const std::string& text, const std::st
     if (section != "sweep") continue;
     const std::string where = name + ":" + std::to_string(n);
     const auto eq = t.find('=');
-    if (eq == std::string::npos) throw ConfigError(where + ": [sweep] line '" + t + "' is not KEY = V1, V2, ...");
+    if (eq == std::string::npos)
+      throw ConfigError(where + ": [sweep] line '" + t + "' is not KEY = V1, V2, ...");
     SweepAxis axis;
     axis.key = trim(t.substr(0, eq));
     axis.where = where;
     if (axis.key.empty()) throw ConfigError(where + ": [sweep] line '" + t + "' has no key");
-    if (!seen.insert(axis.key).second) throw ConfigError(where + ": [sweep] key '" + axis.key + "' is given twice");
+    if (!seen.insert(axis.key).second)
+      throw ConfigError(where + ": [sweep] key '" + axis.key + "' is given twice");
     std::string rest = t.substr(eq + 1);
     // An inline comment ends the list, as in the rest of the file.
     const auto hash = rest.find('#');
@@ -62,12 +64,16 @@ std::vector<SweepAxis> read_sweep_section(const std::string& text, const std::st
     std::string v;
     while (std::getline(values, v, ',')) {
       v = trim(v);
-      if (v.empty()) throw ConfigError(where + ": [sweep] key '" + axis.key + "' has an empty value in '" + trim(rest) + "'");
+      if (v.empty())
+        throw ConfigError(where + ": [sweep] key '" + axis.key + "' has an empty value in '" +
+                          trim(rest) + "'");
       axis.values.push_back(v);
     }
-    if (axis.values.empty()) throw ConfigError(where + ": [sweep] key '" + axis.key + "' has no values");
+    if (axis.values.empty())
+      throw ConfigError(where + ": [sweep] key '" + axis.key + "' has no values");
     if (!rest.empty() && trim(rest).back() == ',')
-      throw ConfigError(where + ": [sweep] key '" + axis.key + "' has an empty value in '" + trim(rest) + "'");
+      throw ConfigError(where + ": [sweep] key '" + axis.key + "' has an empty value in '" +
+                        trim(rest) + "'");
     axes.push_back(axis);
   }
   if (found && axes.empty()) throw ConfigError(name + ": the [sweep] section declares no key");
@@ -81,8 +87,9 @@ std::vector<std::vector<std::string>> expand_sweep(const std::vector<SweepAxis>&
     const size_t n = axes.front().values.size();
     for (const SweepAxis& a : axes)
       if (a.values.size() != n)
-        throw ConfigError(a.where + ": --zip pairs the lists, but '" + a.key + "' has " + std::to_string(a.values.size()) +
-                          " values and '" + axes.front().key + "' has " + std::to_string(n));
+        throw ConfigError(a.where + ": --zip pairs the lists, but '" + a.key + "' has " +
+                          std::to_string(a.values.size()) + " values and '" + axes.front().key +
+                          "' has " + std::to_string(n));
     for (size_t i = 0; i < n; ++i) {
       std::vector<std::string> p;
       for (const SweepAxis& a : axes) p.push_back(a.values[i]);
@@ -105,7 +112,8 @@ std::vector<std::vector<std::string>> expand_sweep(const std::vector<SweepAxis>&
   }
 }
 
-std::vector<std::pair<std::string, std::string>> flatten_scalars(const nlohmann::ordered_json& stats) {
+std::vector<std::pair<std::string, std::string>> flatten_scalars(
+    const nlohmann::ordered_json& stats) {
   std::vector<std::pair<std::string, std::string>> out;
   flatten_into(stats, "", out);
   return out;

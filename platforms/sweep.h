@@ -32,7 +32,8 @@ std::vector<std::vector<std::string>> expand_sweep(const std::vector<SweepAxis>&
 // Every scalar (number, bool, string, null) of a stats.json object, as dotted names
 // ("blocks.tier_hits") with the value as JSON writes it (strings unquoted, null empty), in
 // document order. Arrays are not scalars and are left out.
-std::vector<std::pair<std::string, std::string>> flatten_scalars(const nlohmann::ordered_json& stats);
+std::vector<std::pair<std::string, std::string>> flatten_scalars(
+    const nlohmann::ordered_json& stats);
 
 // Host wall-clock measurements (wall_time_s, ...): they describe the machine that ran the
 // point, not the design, so results.csv leaves them out to stay identical across runs.

@@ -31,7 +31,9 @@ int64_t parse_wall_clock_ns(const std::string& raw) {
   const auto b = raw.find_first_not_of(" \t");
   const auto e = raw.find_last_not_of(" \t");
   const std::string t = b == std::string::npos ? "" : raw.substr(b, e - b + 1);
-  const auto bad = [&]() { return LineError("TIMESTAMP '" + t + "' is not YYYY-MM-DD HH:MM:SS[.fraction]"); };
+  const auto bad = [&]() {
+    return LineError("TIMESTAMP '" + t + "' is not YYYY-MM-DD HH:MM:SS[.fraction]");
+  };
   // Fixed layout: 0123-56-89 12:45:78
   if (t.size() < 19) throw bad();
   const char* layout = "dddd-dd-dd dd:dd:dd";
@@ -44,8 +46,8 @@ int64_t parse_wall_clock_ns(const std::string& raw) {
   const int64_t hour = num(11, 2), minute = num(14, 2), second = num(17, 2);
   static const int days_in_month[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (month < 1 || month > 12 || day < 1 ||
-      day > days_in_month[month - 1] + (month == 2 && is_leap(year) ? 1 : 0) || hour > 23 || minute > 59 ||
-      second > 60)
+      day > days_in_month[month - 1] + (month == 2 && is_leap(year) ? 1 : 0) || hour > 23 ||
+      minute > 59 || second > 60)
     throw LineError("TIMESTAMP '" + t + "' is not a valid date and time");
   int64_t fraction_ns = 0;
   if (t.size() > 19) {
@@ -56,24 +58,28 @@ int64_t parse_wall_clock_ns(const std::string& raw) {
       fraction_ns += (t[i] - '0') * scale;
     }
   }
-  const int64_t seconds = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
-                          hour * 3600 + minute * 60 + second;
+  const int64_t seconds =
+      days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
+      hour * 3600 + minute * 60 + second;
   // Nanoseconds since 1970 in 64 bits reach from 1677-09-21 to 2262-04-11.
   constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / 1000000000 - 1;
   if (seconds > kMaxSeconds || seconds < -kMaxSeconds)
-    throw LineError("TIMESTAMP '" + t + "' is outside 1677-09-22 .. 2262-04-10 (nanoseconds since 1970 in 64 bits)");
+    throw LineError("TIMESTAMP '" + t +
+                    "' is outside 1677-09-22 .. 2262-04-10 (nanoseconds since 1970 in 64 bits)");
   return seconds * 1000000000 + fraction_ns;
 }
 
 Workload read_azure(const std::string& path, uint32_t block_tokens, const TraceOptions& options) {
   if (options.tenant_assignment == TenantAssignment::kField)
-    throw WorkloadError("azure:" + path + ": tenant=field:" + options.tenant_field +
-                        " - Azure rows carry no field to take tenants from (use round_robin or hashed)");
+    throw WorkloadError(
+        "azure:" + path + ": tenant=field:" + options.tenant_field +
+        " - Azure rows carry no field to take tenants from (use round_robin or hashed)");
   WorkloadBuilder builder(options, "azure:" + path, block_tokens);
   TraceLines in(path, options.lenient, builder.counts());
 
   std::string text;
-  if (!in.next(text)) in.fail("empty file (expected the header TIMESTAMP,ContextTokens,GeneratedTokens)");
+  if (!in.next(text))
+    in.fail("empty file (expected the header TIMESTAMP,ContextTokens,GeneratedTokens)");
   CsvHeader header;
   try {
     header = CsvHeader(split_csv_line(text));
@@ -98,7 +104,8 @@ Workload read_azure(const std::string& path, uint32_t block_tokens, const TraceO
       const auto fields = split_csv_line(text);
       time_text = fields.size() == header.size() ? fields[col_time] : "";
       if (fields.size() != header.size())
-        throw LineError(std::to_string(fields.size()) + " fields, the header has " + std::to_string(header.size()));
+        throw LineError(std::to_string(fields.size()) + " fields, the header has " +
+                        std::to_string(header.size()));
       time_ns = parse_wall_clock_ns(fields[col_time]);
       context = parse_token_count(fields[col_context], "ContextTokens");
       generated = parse_token_count(fields[col_generated], "GeneratedTokens");
@@ -118,7 +125,8 @@ Workload read_azure(const std::string& path, uint32_t block_tokens, const TraceO
     // time_ns >= origin_ns here, but the span between two valid dates (years 0001-9999) can
     // exceed INT64_MAX nanoseconds: take the difference unsigned, where it is exact.
     const double trace_time_s =
-        static_cast<double>(static_cast<uint64_t>(time_ns) - static_cast<uint64_t>(origin_ns)) * 1e-9;
+        static_cast<double>(static_cast<uint64_t>(time_ns) - static_cast<uint64_t>(origin_ns)) *
+        1e-9;
     const auto admit = builder.admit(trace_time_s);
     if (admit == WorkloadBuilder::Admit::kBefore) continue;
     if (admit == WorkloadBuilder::Admit::kAfter) break;

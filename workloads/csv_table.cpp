@@ -13,7 +13,8 @@ std::vector<std::string> split_csv_line(const std::string& line) {
     if (i < line.size() && line[i] == '"') {
       ++i;
       while (true) {
-        if (i >= line.size()) throw LineError("unterminated quoted field " + std::to_string(fields.size() + 1));
+        if (i >= line.size())
+          throw LineError("unterminated quoted field " + std::to_string(fields.size() + 1));
         if (line[i] == '"') {
           if (i + 1 < line.size() && line[i + 1] == '"') {
             field += '"';
@@ -26,7 +27,8 @@ std::vector<std::string> split_csv_line(const std::string& line) {
         field += line[i++];
       }
       if (i < line.size() && line[i] != ',')
-        throw LineError("text after the closing quote of field " + std::to_string(fields.size() + 1));
+        throw LineError("text after the closing quote of field " +
+                        std::to_string(fields.size() + 1));
     } else {
       while (i < line.size() && line[i] != ',') field += line[i++];
     }

@@ -41,7 +41,9 @@ uint32_t parse_token_count(const std::string& raw, const std::string& field) {
   // reaches (2^24 = 16,777,216 tokens, past the longest published one) is a broken line, not
   // a request to allocate gigabytes for.
   constexpr double kMaxTokens = 16777216.0;
-  if (v > kMaxTokens) throw LineError(field + " " + text + " exceeds 16777216 tokens (longer than any context window)");
+  if (v > kMaxTokens)
+    throw LineError(field + " " + text +
+                    " exceeds 16777216 tokens (longer than any context window)");
   return static_cast<uint32_t>(v);
 }
 
@@ -72,7 +74,8 @@ uint32_t json_token_count(const nlohmann::json& object, const std::string& field
   }
   const uint64_t u = v.get<uint64_t>();
   if (u > std::numeric_limits<uint32_t>::max())
-    throw LineError(field + " " + v.dump() + " exceeds " + std::to_string(std::numeric_limits<uint32_t>::max()));
+    throw LineError(field + " " + v.dump() + " exceeds " +
+                    std::to_string(std::numeric_limits<uint32_t>::max()));
   return static_cast<uint32_t>(u);
 }
 

@@ -10,7 +10,7 @@ namespace kvtier::workload {
 
 // CSV text fields.
 uint32_t parse_token_count(const std::string& text, const std::string& field);  // integer >= 0
-double parse_nonnegative(const std::string& text, const std::string& field);    // finite number >= 0
+double parse_nonnegative(const std::string& text, const std::string& field);  // finite number >= 0
 
 // JSON object fields (`object` must be an object).
 const nlohmann::json& require_field(const nlohmann::json& object, const std::string& field);

@@ -14,9 +14,12 @@ IntervalShape interval_shape_from_string(const std::string& name) {
 
 std::string to_string(IntervalShape shape) {
   switch (shape) {
-    case IntervalShape::kGamma: return "gamma";
-    case IntervalShape::kWeibull: return "weibull";
-    case IntervalShape::kLognormal: return "lognormal";
+    case IntervalShape::kGamma:
+      return "gamma";
+    case IntervalShape::kWeibull:
+      return "weibull";
+    case IntervalShape::kLognormal:
+      return "lognormal";
   }
   return "?";
 }
@@ -35,8 +38,10 @@ double weibull_shape_for_cv(double cv) {
   return std::sqrt(lo * hi);
 }
 
-IntervalDistribution::IntervalDistribution(IntervalShape shape, double rate, double cv) : mean_(1.0 / rate) {
-  if (!(rate > 0.0) || !std::isfinite(rate)) throw std::invalid_argument("interval rate must be positive");
+IntervalDistribution::IntervalDistribution(IntervalShape shape, double rate, double cv)
+    : mean_(1.0 / rate) {
+  if (!(rate > 0.0) || !std::isfinite(rate))
+    throw std::invalid_argument("interval rate must be positive");
   if (!(cv >= 0.0 && cv <= kMaxCv)) throw std::invalid_argument("interval cv must lie in [0, 20]");
   if (cv == 0.0) {
     kind_ = Kind::kConstant;
@@ -54,17 +59,23 @@ IntervalDistribution::IntervalDistribution(IntervalShape shape, double rate, dou
   } else {
     kind_ = Kind::kLognormal;
     const double sigma2 = std::log1p(cv * cv);
-    lognormal_ = std::lognormal_distribution<double>(std::log(mean_) - sigma2 / 2.0, std::sqrt(sigma2));
+    lognormal_ =
+        std::lognormal_distribution<double>(std::log(mean_) - sigma2 / 2.0, std::sqrt(sigma2));
   }
 }
 
 double IntervalDistribution::operator()(std::mt19937_64& rng) {
   switch (kind_) {
-    case Kind::kConstant: return mean_;
-    case Kind::kExponential: return exponential_(rng);
-    case Kind::kGamma: return gamma_(rng);
-    case Kind::kWeibull: return weibull_(rng);
-    case Kind::kLognormal: return lognormal_(rng);
+    case Kind::kConstant:
+      return mean_;
+    case Kind::kExponential:
+      return exponential_(rng);
+    case Kind::kGamma:
+      return gamma_(rng);
+    case Kind::kWeibull:
+      return weibull_(rng);
+    case Kind::kLognormal:
+      return lognormal_(rng);
   }
   return mean_;
 }

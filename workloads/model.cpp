@@ -18,33 +18,39 @@ namespace {
 using nlohmann::json;
 
 // A positive whole-number field. Required fields name what the model needs them for.
-uint32_t positive(const json& j, const std::string& where, const char* field, const char* needed_for) {
+uint32_t positive(const json& j, const std::string& where, const char* field,
+                  const char* needed_for) {
   if (!j.contains(field))
-    throw std::invalid_argument(where + ": field '" + field + "' is missing (needed for " + needed_for + ")");
+    throw std::invalid_argument(where + ": field '" + field + "' is missing (needed for " +
+                                needed_for + ")");
   const json& v = j.at(field);
   if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > 0xffffffffLL)
-    throw std::invalid_argument(where + ": field '" + field + "' = " + v.dump() + " must be a positive whole number");
+    throw std::invalid_argument(where + ": field '" + field + "' = " + v.dump() +
+                                " must be a positive whole number");
   return static_cast<uint32_t>(v.get<int64_t>());
 }
 
-uint32_t optional_positive(const json& j, const std::string& where, const char* field, uint32_t absent) {
+uint32_t optional_positive(const json& j, const std::string& where, const char* field,
+                           uint32_t absent) {
   if (!j.contains(field) || j.at(field).is_null()) return absent;
   return positive(j, where, field, "");
 }
 
 double dtype_bytes(const std::string& where, const char* field, const json& v) {
-  static const std::map<std::string, double> sizes = {{"float32", 4}, {"float16", 2}, {"bfloat16", 2},
-                                                      {"float8_e4m3fn", 1}, {"float8_e5m2", 1}};
+  static const std::map<std::string, double> sizes = {
+      {"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"float8_e4m3fn", 1}, {"float8_e5m2", 1}};
   if (v.is_string())
     if (auto it = sizes.find(v.get<std::string>()); it != sizes.end()) return it->second;
-  throw std::invalid_argument(where + ": field '" + field + "' = " + v.dump() +
-                              " is not one of float32, float16, bfloat16, float8_e4m3fn, float8_e5m2");
+  throw std::invalid_argument(
+      where + ": field '" + field + "' = " + v.dump() +
+      " is not one of float32, float16, bfloat16, float8_e4m3fn, float8_e5m2");
 }
 
 }  // namespace
 
 double ModelDescriptor::attention_parameters() const {
-  return static_cast<double>(hidden) * (q_dim() + 2.0 * kv_dim()) + static_cast<double>(q_dim()) * hidden;
+  return static_cast<double>(hidden) * (q_dim() + 2.0 * kv_dim()) +
+         static_cast<double>(q_dim()) * hidden;
 }
 
 ModelDescriptor model_from_config_json(const std::string& text, const std::string& where,
@@ -55,29 +61,40 @@ ModelDescriptor model_from_config_json(const std::string& text, const std::strin
   } catch (const json::parse_error& e) {
     throw std::invalid_argument(where + ": not valid JSON: " + e.what());
   }
-  if (!j.is_object()) throw std::invalid_argument(where + ": expected a JSON object (a Hugging Face config.json)");
+  if (!j.is_object())
+    throw std::invalid_argument(where + ": expected a JSON object (a Hugging Face config.json)");
   // Families whose layers this descriptor cannot represent: say so rather than mis-time them.
   if (j.contains("kv_lora_rank") && !j["kv_lora_rank"].is_null())
-    throw std::invalid_argument(where + ": field 'kv_lora_rank': multi-head latent attention (DeepSeek-V2/V3) is not "
-                                "modelled; the KV layout and attention cost differ from GQA");
+    throw std::invalid_argument(
+        where +
+        ": field 'kv_lora_rank': multi-head latent attention (DeepSeek-V2/V3) is not "
+        "modelled; the KV layout and attention cost differ from GQA");
   if (j.contains("n_routed_experts"))
-    throw std::invalid_argument(where + ": field 'n_routed_experts': DeepSeek-style MoE (routed plus shared experts, "
-                                "dense first layers) is not modelled");
-  for (const char* f : {"decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "first_k_dense_replace"}) {
+    throw std::invalid_argument(
+        where +
+        ": field 'n_routed_experts': DeepSeek-style MoE (routed plus shared experts, "
+        "dense first layers) is not modelled");
+  for (const char* f :
+       {"decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "first_k_dense_replace"}) {
     if (!j.contains(f)) continue;
     const json& v = j[f];
-    const bool every_layer = (v.is_number_integer() && v.get<int64_t>() <= 1 && std::string(f) != "first_k_dense_replace") ||
-                             (v.is_array() && v.empty()) || (std::string(f) == "first_k_dense_replace" && v == 0);
+    const bool every_layer = (v.is_number_integer() && v.get<int64_t>() <= 1 &&
+                              std::string(f) != "first_k_dense_replace") ||
+                             (v.is_array() && v.empty()) ||
+                             (std::string(f) == "first_k_dense_replace" && v == 0);
     if (!every_layer)
-      throw std::invalid_argument(where + ": field '" + f + "' = " + v.dump() +
-                                  ": models mixing dense and MoE layers are not modelled (every layer must be alike)");
+      throw std::invalid_argument(
+          where + ": field '" + f + "' = " + v.dump() +
+          ": models mixing dense and MoE layers are not modelled (every layer must be alike)");
   }
 
   ModelDescriptor m;
-  m.name = j.contains("_name_or_path") && j["_name_or_path"].is_string() && !j["_name_or_path"].get<std::string>().empty()
+  m.name = j.contains("_name_or_path") && j["_name_or_path"].is_string() &&
+                   !j["_name_or_path"].get<std::string>().empty()
                ? j["_name_or_path"].get<std::string>()
                : default_name;
-  m.source = j.contains("_source") && j["_source"].is_string() ? j["_source"].get<std::string>() : where;
+  m.source =
+      j.contains("_source") && j["_source"].is_string() ? j["_source"].get<std::string>() : where;
   m.hidden = positive(j, where, "hidden_size", "every weight shape");
   m.layers = positive(j, where, "num_hidden_layers", "weights, KV per token and step time");
   m.heads = positive(j, where, "num_attention_heads", "the QKV and output projections");
@@ -90,28 +107,36 @@ ModelDescriptor model_from_config_json(const std::string& text, const std::strin
     m.head_dim = positive(j, where, "head_dim", "");
   } else {
     if (m.hidden % m.heads)
-      throw std::invalid_argument(where + ": field 'head_dim' is missing and hidden_size " + std::to_string(m.hidden) +
-                                  " is not a multiple of num_attention_heads " + std::to_string(m.heads));
+      throw std::invalid_argument(
+          where + ": field 'head_dim' is missing and hidden_size " + std::to_string(m.hidden) +
+          " is not a multiple of num_attention_heads " + std::to_string(m.heads));
     m.head_dim = m.hidden / m.heads;
   }
   if (m.heads % m.kv_heads)
-    throw std::invalid_argument(where + ": field 'num_key_value_heads' = " + std::to_string(m.kv_heads) +
+    throw std::invalid_argument(where +
+                                ": field 'num_key_value_heads' = " + std::to_string(m.kv_heads) +
                                 " must divide num_attention_heads = " + std::to_string(m.heads));
   if (!j.contains("hidden_act"))
-    throw std::invalid_argument(where + ": field 'hidden_act' is missing (needed for the MLP: a gated MLP of this activation)");
-  static const std::vector<std::string> acts = {"silu", "swish", "gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast", "relu"};
+    throw std::invalid_argument(
+        where +
+        ": field 'hidden_act' is missing (needed for the MLP: a gated MLP of this activation)");
+  static const std::vector<std::string> acts = {
+      "silu", "swish", "gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast", "relu"};
   const json& act = j["hidden_act"];
   if (!act.is_string() || std::find(acts.begin(), acts.end(), act.get<std::string>()) == acts.end())
-    throw std::invalid_argument(where + ": field 'hidden_act' = " + act.dump() +
-                                " is not a gated-MLP activation kvtier knows (silu, swish, gelu, gelu_new, "
-                                "gelu_pytorch_tanh, gelu_fast, relu)");
+    throw std::invalid_argument(
+        where + ": field 'hidden_act' = " + act.dump() +
+        " is not a gated-MLP activation kvtier knows (silu, swish, gelu, gelu_new, "
+        "gelu_pytorch_tanh, gelu_fast, relu)");
   m.hidden_act = act.get<std::string>();
   // transformers >= 4.56 writes `dtype`; earlier versions `torch_dtype`.
   for (const char* f : {"torch_dtype", "dtype"})
-    if (j.contains(f) && !j[f].is_null() && m.checkpoint_dtype_bytes == 0) m.checkpoint_dtype_bytes = dtype_bytes(where, f, j[f]);
+    if (j.contains(f) && !j[f].is_null() && m.checkpoint_dtype_bytes == 0)
+      m.checkpoint_dtype_bytes = dtype_bytes(where, f, j[f]);
   if (j.contains("tie_word_embeddings")) {
     if (!j["tie_word_embeddings"].is_boolean())
-      throw std::invalid_argument(where + ": field 'tie_word_embeddings' = " + j["tie_word_embeddings"].dump() + " must be true or false");
+      throw std::invalid_argument(where + ": field 'tie_word_embeddings' = " +
+                                  j["tie_word_embeddings"].dump() + " must be true or false");
     m.tied_embeddings = j["tie_word_embeddings"].get<bool>();
   }
   // MoE: Mixtral names the expert count num_local_experts, Qwen-MoE num_experts.
@@ -121,24 +146,32 @@ ModelDescriptor model_from_config_json(const std::string& text, const std::strin
     throw std::invalid_argument(where + ": fields 'num_local_experts' and 'num_experts' disagree");
   m.experts = local ? local : experts;
   if (m.experts) {
-    m.experts_per_token = positive(j, where, "num_experts_per_tok", "the MoE: experts each token runs through");
+    m.experts_per_token =
+        positive(j, where, "num_experts_per_tok", "the MoE: experts each token runs through");
     if (m.experts_per_token > m.experts)
-      throw std::invalid_argument(where + ": field 'num_experts_per_tok' = " + std::to_string(m.experts_per_token) +
-                                  " exceeds the " + std::to_string(m.experts) + " experts");
+      throw std::invalid_argument(
+          where + ": field 'num_experts_per_tok' = " + std::to_string(m.experts_per_token) +
+          " exceeds the " + std::to_string(m.experts) + " experts");
     // Qwen-MoE gives each expert its own, narrower width.
     m.intermediate = optional_positive(j, where, "moe_intermediate_size", m.intermediate);
-    m.shared_expert_intermediate = optional_positive(j, where, "shared_expert_intermediate_size", 0);
+    m.shared_expert_intermediate =
+        optional_positive(j, where, "shared_expert_intermediate_size", 0);
   } else if (j.contains("num_experts_per_tok") && !j["num_experts_per_tok"].is_null() &&
-             !(j["num_experts_per_tok"].is_number_integer() && j["num_experts_per_tok"].get<int64_t>() == 0)) {
-    throw std::invalid_argument(where + ": field 'num_experts_per_tok' is given but neither 'num_local_experts' nor "
-                                "'num_experts' is (needed for the MoE: experts per layer)");
+             !(j["num_experts_per_tok"].is_number_integer() &&
+               j["num_experts_per_tok"].get<int64_t>() == 0)) {
+    throw std::invalid_argument(
+        where +
+        ": field 'num_experts_per_tok' is given but neither 'num_local_experts' nor "
+        "'num_experts' is (needed for the MoE: experts per layer)");
   }
   // Parameters: per layer attention, MLP (all experts, the router, a shared expert and its gate)
   // and the two RMS norms; the final norm, the embedding and, unless tied, the LM head.
   const double h = m.hidden;
-  double mlp = m.moe() ? m.experts * m.expert_mlp_parameters() + h * m.experts : m.expert_mlp_parameters();
+  double mlp =
+      m.moe() ? m.experts * m.expert_mlp_parameters() + h * m.experts : m.expert_mlp_parameters();
   if (m.shared_expert_intermediate) mlp += 3.0 * h * m.shared_expert_intermediate + h;
-  m.parameters = m.layers * (m.attention_parameters() + mlp + 2.0 * h) + h + h * m.vocab * (m.tied_embeddings ? 1 : 2);
+  m.parameters = m.layers * (m.attention_parameters() + mlp + 2.0 * h) + h +
+                 h * m.vocab * (m.tied_embeddings ? 1 : 2);
   return m;
 }
 
@@ -148,7 +181,8 @@ ModelDescriptor model_from_config_file(const std::string& path) {
     throw std::invalid_argument("model config '" + path + "' is not a regular file");
   std::ifstream f(path);
   std::string stem = path.substr(path.find_last_of('/') + 1);
-  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0)
+    stem.resize(stem.size() - 5);
   if (!f) {
     // Not on disk: a built-in config by its path in the source tree or its name.
     std::string key = path;
@@ -170,7 +204,8 @@ const std::vector<ModelDescriptor>& table() {
     std::vector<ModelDescriptor> v;
     for (const auto& [file, text] : embedded_model_configs()) {
       const std::string name = file.substr(0, file.size() - 5);
-      ModelDescriptor m = model_from_config_json(text, "workloads/models/" + file + " (embedded)", name);
+      ModelDescriptor m =
+          model_from_config_json(text, "workloads/models/" + file + " (embedded)", name);
       m.name = name;  // built-ins are known by their file name
       v.push_back(std::move(m));
     }

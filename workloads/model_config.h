@@ -10,8 +10,8 @@ class KeyRegistry;
 
 struct ModelConfig {
   std::string name = "llama-3.1-70b";
-  double weight_dtype_bytes = 1.0;   // FP8 weights
-  uint32_t kv_dtype_bytes = 2;       // bf16 KV
+  double weight_dtype_bytes = 1.0;  // FP8 weights
+  uint32_t kv_dtype_bytes = 2;      // bf16 KV
   // A replica spanning N GPUs (tensor parallel): weights and KV heads split evenly. The platform
   // simulates ONE GPU of the replica: W/N weights, KV/N bytes per token, its own HBM and link.
   uint32_t tensor_parallel = 1;

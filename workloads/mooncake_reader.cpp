@@ -22,7 +22,8 @@ struct MooncakeLine {
 };
 
 MooncakeLine parse_line(const std::string& text) {
-  if (text.find_first_not_of(" \t") == std::string::npos) throw LineError("empty line (expected a JSON object)");
+  if (text.find_first_not_of(" \t") == std::string::npos)
+    throw LineError("empty line (expected a JSON object)");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -41,12 +42,14 @@ MooncakeLine parse_line(const std::string& text) {
   if (!ids.is_array()) throw LineError("field 'hash_ids' is not an array");
   line.hash_ids.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i)
-    line.hash_ids.push_back(json_unsigned(ids[i], "hash_ids[" + std::to_string(i) + "]", kMaxTraceHashId));
-  const uint64_t expected = (uint64_t{line.input_length} + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;
+    line.hash_ids.push_back(
+        json_unsigned(ids[i], "hash_ids[" + std::to_string(i) + "]", kMaxTraceHashId));
+  const uint64_t expected =
+      (uint64_t{line.input_length} + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;
   if (line.hash_ids.size() != expected)
-    throw LineError("hash_ids has " + std::to_string(line.hash_ids.size()) + " entries, input_length " +
-                    std::to_string(line.input_length) + " needs ceil(" + std::to_string(line.input_length) + "/512) = " +
-                    std::to_string(expected));
+    throw LineError("hash_ids has " + std::to_string(line.hash_ids.size()) +
+                    " entries, input_length " + std::to_string(line.input_length) + " needs ceil(" +
+                    std::to_string(line.input_length) + "/512) = " + std::to_string(expected));
   return line;
 }
 
@@ -55,30 +58,36 @@ struct ChainState {
   std::vector<uint64_t> full_chain;  // hash ids of the request's full 512-token blocks
   uint64_t session = 0;
   uint32_t turn = 0;
-  bool continued = false;            // a later request already continues this one
+  bool continued = false;  // a later request already continues this one
 };
 
 // Hash of hash_ids[0..k), built incrementally so every prefix costs one step.
-uint64_t extend_chain_hash(uint64_t chain_hash, uint64_t id) { return decode_block_key(chain_hash, id); }
+uint64_t extend_chain_hash(uint64_t chain_hash, uint64_t id) {
+  return decode_block_key(chain_hash, id);
+}
 
 }  // namespace
 
-Workload read_mooncake(const std::string& path, uint32_t block_tokens, const TraceOptions& options) {
+Workload read_mooncake(const std::string& path, uint32_t block_tokens,
+                       const TraceOptions& options) {
   if (block_tokens == 0 || kMooncakeBlockTokens % block_tokens != 0)
-    throw WorkloadError("mooncake:" + path + ": block_tokens " + std::to_string(block_tokens) +
-                        " does not divide the trace's 512-token blocks (use a divisor of 512: 1, 2, 4, ..., 512)");
+    throw WorkloadError(
+        "mooncake:" + path + ": block_tokens " + std::to_string(block_tokens) +
+        " does not divide the trace's 512-token blocks (use a divisor of 512: 1, 2, 4, ..., 512)");
   if (options.tenant_assignment == TenantAssignment::kField)
-    throw WorkloadError("mooncake:" + path + ": tenant=field:" + options.tenant_field +
-                        " - Mooncake lines carry no field to take tenants from (use round_robin or hashed)");
+    throw WorkloadError(
+        "mooncake:" + path + ": tenant=field:" + options.tenant_field +
+        " - Mooncake lines carry no field to take tenants from (use round_robin or hashed)");
   const uint32_t subs = kMooncakeBlockTokens / block_tokens;
 
   WorkloadBuilder builder(options, "mooncake:" + path, block_tokens);
   TraceLines in(path, options.lenient, builder.counts());
 
-  std::vector<ChainState> taken;                           // by index in the workload
-  std::unordered_map<uint64_t, uint32_t> chain_owner;      // full-chain hash -> latest eligible request
-  std::unordered_map<uint64_t, uint64_t> first_session;    // hash id -> session of its first reference
-  std::vector<uint64_t> session_identity;                  // session -> line of its first request
+  std::vector<ChainState> taken;                       // by index in the workload
+  std::unordered_map<uint64_t, uint32_t> chain_owner;  // full-chain hash -> latest eligible request
+  std::unordered_map<uint64_t, uint64_t>
+      first_session;                       // hash id -> session of its first reference
+  std::vector<uint64_t> session_identity;  // session -> line of its first request
   double previous_ms = -1;
   std::string text;
   while (in.next(text)) {
@@ -90,8 +99,9 @@ Workload read_mooncake(const std::string& path, uint32_t block_tokens, const Tra
       continue;
     }
     if (line.timestamp_ms < previous_ms) {
-      in.reject("timestamp " + nlohmann::json(line.timestamp_ms).dump() + " ms is earlier than the previous request's " +
-                nlohmann::json(previous_ms).dump() + " ms (Mooncake traces are in arrival order)");
+      in.reject("timestamp " + nlohmann::json(line.timestamp_ms).dump() +
+                " ms is earlier than the previous request's " + nlohmann::json(previous_ms).dump() +
+                " ms (Mooncake traces are in arrival order)");
       continue;
     }
     previous_ms = line.timestamp_ms;
@@ -103,13 +113,15 @@ Workload read_mooncake(const std::string& path, uint32_t block_tokens, const Tra
     // Session inference: the longest eligible full chain that this request's hash_ids start with.
     const auto& ids = line.hash_ids;
     std::vector<uint64_t> prefix_hash(ids.size() + 1, 0);
-    for (size_t k = 0; k < ids.size(); ++k) prefix_hash[k + 1] = extend_chain_hash(prefix_hash[k], ids[k]);
+    for (size_t k = 0; k < ids.size(); ++k)
+      prefix_hash[k + 1] = extend_chain_hash(prefix_hash[k], ids[k]);
     int64_t predecessor = -1;
     for (size_t k = ids.size(); k >= 1 && predecessor < 0; --k) {
       const auto it = chain_owner.find(prefix_hash[k]);
       if (it == chain_owner.end()) continue;
       const auto& chain = taken[it->second].full_chain;
-      if (chain.size() == k && std::equal(chain.begin(), chain.end(), ids.begin())) predecessor = it->second;
+      if (chain.size() == k && std::equal(chain.begin(), chain.end(), ids.begin()))
+        predecessor = it->second;
     }
     ChainState state;
     const uint32_t full = line.input_length / kMooncakeBlockTokens;
@@ -133,11 +145,13 @@ Workload read_mooncake(const std::string& path, uint32_t block_tokens, const Tra
     r.turn = state.turn;
     r.prompt_tokens = line.input_length;
     r.output_tokens = line.output_length;
-    const uint64_t last_block_tokens = ids.empty() ? 0 : line.input_length - uint64_t{kMooncakeBlockTokens} * (ids.size() - 1);
+    const uint64_t last_block_tokens =
+        ids.empty() ? 0 : line.input_length - uint64_t{kMooncakeBlockTokens} * (ids.size() - 1);
     r.prefix_hashes.reserve(line.input_length / block_tokens);
     for (size_t k = 0; k < ids.size(); ++k) {
       const uint64_t keys = k + 1 < ids.size() ? subs : last_block_tokens / block_tokens;
-      for (uint64_t sub = 0; sub < keys; ++sub) r.prefix_hashes.push_back(trace_block_key(ids[k], sub));
+      for (uint64_t sub = 0; sub < keys; ++sub)
+        r.prefix_hashes.push_back(trace_block_key(ids[k], sub));
     }
     builder.add(std::move(r), trace_time_s, session_identity[state.session]);
     taken.push_back(std::move(state));

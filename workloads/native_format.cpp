@@ -18,8 +18,8 @@ namespace kvtier::workload {
 namespace {
 
 constexpr const char* kFormatKey = "kvtier_workload";
-const char* const kRequestFields[] = {"arrival_s", "tenant", "session", "turn", "prompt_tokens", "output_tokens",
-                                      "prefix_hashes"};
+const char* const kRequestFields[] = {"arrival_s",     "tenant",        "session",      "turn",
+                                      "prompt_tokens", "output_tokens", "prefix_hashes"};
 
 std::string key_to_hex(uint64_t key) {
   char text[17];
@@ -28,7 +28,8 @@ std::string key_to_hex(uint64_t key) {
 }
 
 uint64_t hex_to_key(const nlohmann::json& v, const std::string& what) {
-  if (!v.is_string()) throw LineError(what + " is not a string of 16 hex digits (" + v.dump() + ")");
+  if (!v.is_string())
+    throw LineError(what + " is not a string of 16 hex digits (" + v.dump() + ")");
   const auto& s = v.get_ref<const std::string&>();
   if (s.size() != 16) throw LineError(what + " '" + s + "' is not 16 hex digits");
   uint64_t key = 0;
@@ -44,7 +45,8 @@ uint64_t hex_to_key(const nlohmann::json& v, const std::string& what) {
 }
 
 nlohmann::json parse_object(const std::string& text) {
-  if (text.find_first_not_of(" \t") == std::string::npos) throw LineError("empty line (expected a JSON object)");
+  if (text.find_first_not_of(" \t") == std::string::npos)
+    throw LineError("empty line (expected a JSON object)");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -88,7 +90,8 @@ Workload read_native(const std::string& path, uint32_t block_tokens, const Trace
   Workload counts_only;  // header errors come before the builder exists
   TraceLines in(path, options.lenient, counts_only);
   std::string text;
-  if (!in.next(text)) in.fail("empty file (expected the header line {\"kvtier_workload\": 1, ...})");
+  if (!in.next(text))
+    in.fail("empty file (expected the header line {\"kvtier_workload\": 1, ...})");
   nlohmann::json header;
   try {
     header = parse_object(text);
@@ -100,8 +103,8 @@ Workload read_native(const std::string& path, uint32_t block_tokens, const Trace
   try {
     const auto& version = require_field(header, kFormatKey);
     if (version != kNativeFormatVersion)
-      throw LineError(std::string(kFormatKey) + " is " + version.dump() + ", this reader reads version " +
-                      std::to_string(kNativeFormatVersion));
+      throw LineError(std::string(kFormatKey) + " is " + version.dump() +
+                      ", this reader reads version " + std::to_string(kNativeFormatVersion));
     file_block_tokens = json_token_count(header, "block_tokens");
     file_tenants = json_token_count(header, "tenants");
     if (header.contains("source")) {
@@ -109,16 +112,19 @@ Workload read_native(const std::string& path, uint32_t block_tokens, const Trace
       file_source = header["source"].get<std::string>();
     }
     for (const auto& item : header.items())
-      if (item.key() != kFormatKey && item.key() != "block_tokens" && item.key() != "tenants" && item.key() != "source")
+      if (item.key() != kFormatKey && item.key() != "block_tokens" && item.key() != "tenants" &&
+          item.key() != "source")
         throw LineError("unknown header field '" + item.key() + "'");
   } catch (const LineError& e) {
     in.fail(std::string("header: ") + e.what());
   }
   if (file_block_tokens == 0) in.fail("header: block_tokens is 0");
-  if (file_tenants == 0 || file_tenants > 65535) in.fail("header: tenants " + std::to_string(file_tenants) + " is outside [1, 65535]");
+  if (file_tenants == 0 || file_tenants > 65535)
+    in.fail("header: tenants " + std::to_string(file_tenants) + " is outside [1, 65535]");
   if (file_block_tokens != block_tokens)
-    in.fail("header: the file's keys are for " + std::to_string(file_block_tokens) + "-token blocks, the run uses " +
-            std::to_string(block_tokens) + " (write the workload again at the run's block size)");
+    in.fail("header: the file's keys are for " + std::to_string(file_block_tokens) +
+            "-token blocks, the run uses " + std::to_string(block_tokens) +
+            " (write the workload again at the run's block size)");
 
   WorkloadBuilder builder(options, "native:" + path, block_tokens, file_tenants);
   TraceLines body(path, options.lenient, builder.counts());
@@ -130,7 +136,8 @@ Workload read_native(const std::string& path, uint32_t block_tokens, const Trace
     try {
       const auto j = parse_object(text);
       for (const auto& item : j.items())
-        if (std::find(std::begin(kRequestFields), std::end(kRequestFields), item.key()) == std::end(kRequestFields))
+        if (std::find(std::begin(kRequestFields), std::end(kRequestFields), item.key()) ==
+            std::end(kRequestFields))
           throw LineError("unknown field '" + item.key() + "'");
       arrival_s = json_nonnegative(j, "arrival_s");
       r.tenant = json_token_count(j, "tenant");
@@ -141,22 +148,23 @@ Workload read_native(const std::string& path, uint32_t block_tokens, const Trace
       const auto& keys = require_field(j, "prefix_hashes");
       if (!keys.is_array()) throw LineError("field 'prefix_hashes' is not an array");
       if (keys.size() > r.prompt_tokens / block_tokens)
-        throw LineError("prefix_hashes has " + std::to_string(keys.size()) + " keys, more than the " +
-                        std::to_string(r.prompt_tokens / block_tokens) + " full blocks of " +
-                        std::to_string(r.prompt_tokens) + " prompt tokens");
+        throw LineError("prefix_hashes has " + std::to_string(keys.size()) +
+                        " keys, more than the " + std::to_string(r.prompt_tokens / block_tokens) +
+                        " full blocks of " + std::to_string(r.prompt_tokens) + " prompt tokens");
       r.prefix_hashes.reserve(keys.size());
       for (size_t i = 0; i < keys.size(); ++i)
         r.prefix_hashes.push_back(hex_to_key(keys[i], "prefix_hashes[" + std::to_string(i) + "]"));
       if (r.tenant >= file_tenants)
-        throw LineError("tenant " + std::to_string(r.tenant) + " is not below the header's tenants " +
-                        std::to_string(file_tenants));
+        throw LineError("tenant " + std::to_string(r.tenant) +
+                        " is not below the header's tenants " + std::to_string(file_tenants));
     } catch (const LineError& e) {
       body.reject(e.what());
       continue;
     }
     if (arrival_s < previous_s) {
-      body.reject("arrival_s " + nlohmann::json(arrival_s).dump() + " is earlier than the previous request's " +
-                  nlohmann::json(previous_s).dump() + " (native files are in arrival order)");
+      body.reject("arrival_s " + nlohmann::json(arrival_s).dump() +
+                  " is earlier than the previous request's " + nlohmann::json(previous_s).dump() +
+                  " (native files are in arrival order)");
       continue;
     }
     previous_s = arrival_s;

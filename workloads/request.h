@@ -8,14 +8,14 @@
 namespace kvtier::workload {
 
 struct Request {
-  uint64_t id = 0;             // index in arrival order, 0..n-1
-  double arrival_s = 0.0;      // seconds from the start of the workload
+  uint64_t id = 0;         // index in arrival order, 0..n-1
+  double arrival_s = 0.0;  // seconds from the start of the workload
   uint32_t tenant = 0;
-  uint64_t session = 0;        // requests of one conversation share a session
-  uint32_t turn = 0;           // 0-based turn within the session
+  uint64_t session = 0;  // requests of one conversation share a session
+  uint32_t turn = 0;     // 0-based turn within the session
   uint32_t prompt_tokens = 0;
   uint32_t output_tokens = 0;
-  bool last_turn = true;       // no later request of this session follows in the workload
+  bool last_turn = true;  // no later request of this session follows in the workload
   // Identity keys of the prompt's full blocks, in order, at Workload::block_tokens tokens per
   // block (floor(prompt_tokens / block_tokens) entries, or fewer when the source knows less).
   // Equal keys name the same reusable prefix KV (content addressing, as a prefix cache does).
@@ -28,9 +28,9 @@ struct Workload {
   uint32_t tenants = 1;
   std::vector<Request> requests;  // sorted by arrival_s, ids 0..n-1
   // What a trace reader left out (always 0 for generated workloads):
-  uint64_t skipped_lines = 0;     // bad lines skipped in lenient mode
-  uint64_t failed_requests = 0;   // requests the trace marks as failed, kept or skipped
-  uint64_t skipped_failed = 0;    // of those, left out on request
+  uint64_t skipped_lines = 0;                 // bad lines skipped in lenient mode
+  uint64_t failed_requests = 0;               // requests the trace marks as failed, kept or skipped
+  uint64_t skipped_failed = 0;                // of those, left out on request
   std::vector<std::string> skipped_examples;  // "FILE:LINE: reason" of the first skipped lines
 };
 

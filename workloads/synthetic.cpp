@@ -16,7 +16,9 @@ uint64_t system_block_key(uint32_t tenant, uint64_t index) {
 
 // The one system prompt all tenants share under SystemPromptScope::kGlobal; no tenant number
 // reaches 2^32, so it is distinct from every per-tenant prompt.
-uint64_t global_system_block_key(uint64_t index) { return decode_block_key((1ull << 63) | (1ull << 32), index); }
+uint64_t global_system_block_key(uint64_t index) {
+  return decode_block_key((1ull << 63) | (1ull << 32), index);
+}
 
 uint32_t draw_tokens(std::mt19937_64& rng, double mean) {
   std::exponential_distribution<double> dist(1.0 / mean);
@@ -68,8 +70,8 @@ Workload generate_synthetic(const SyntheticParams& p, uint32_t block_tokens, uin
       r.prefix_hashes.reserve(full_blocks);
       for (uint64_t b = 0; b < full_blocks; ++b)
         r.prefix_hashes.push_back(b >= system_blocks ? decode_block_key(s, b)
-                                  : global_prompt ? global_system_block_key(b)
-                                                  : system_block_key(tenant, b));
+                                  : global_prompt    ? global_system_block_key(b)
+                                                     : system_block_key(tenant, b));
       session_requests.push_back(std::move(r));
       context += user + output;
       arrival += output * p.nominal_itl_s + think(rng);

@@ -10,16 +10,16 @@
 namespace kvtier::workload {
 
 struct SyntheticParams {
-  uint32_t sessions = 160;            // conversations in the workload
+  uint32_t sessions = 160;  // conversations in the workload
   uint32_t tenants = 4;
-  double session_rate_per_s = 2.0;    // Poisson arrival rate of new sessions
-  double turns_mean = 4.0;            // turns per session: 1 + Poisson(turns_mean - 1)
-  double think_time_mean_s = 8.0;     // exponential gap between a turn's last token and the next turn
+  double session_rate_per_s = 2.0;  // Poisson arrival rate of new sessions
+  double turns_mean = 4.0;          // turns per session: 1 + Poisson(turns_mean - 1)
+  double think_time_mean_s = 8.0;   // exponential gap between a turn's last token and the next turn
   uint32_t system_prompt_tokens = 1024;  // shared by all sessions of a tenant
-  double user_tokens_mean = 384.0;    // new prompt tokens per turn, exponential, at least 1
-  double output_tokens_mean = 192.0;  // generated tokens per turn, exponential, at least 1
+  double user_tokens_mean = 384.0;       // new prompt tokens per turn, exponential, at least 1
+  double output_tokens_mean = 192.0;     // generated tokens per turn, exponential, at least 1
   uint32_t max_context_tokens = 32768;   // a session ends early rather than exceed this
-  double nominal_itl_s = 0.05;        // per-token time assumed when placing the next turn
+  double nominal_itl_s = 0.05;           // per-token time assumed when placing the next turn
 
   // Burstiness of session arrivals: the inter-arrival time has mean 1/session_rate_per_s and
   // this coefficient of variation. cv = 1 (gamma or Weibull) is the Poisson process above, draw

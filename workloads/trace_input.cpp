@@ -14,7 +14,8 @@ TraceLines::TraceLines(const std::string& path, bool lenient, Workload& counts)
 
 bool TraceLines::next(std::string& line) {
   if (!std::getline(in_, line)) {
-    if (in_.bad()) throw WorkloadError(path_ + ": read error after line " + std::to_string(line_number_));
+    if (in_.bad())
+      throw WorkloadError(path_ + ": read error after line " + std::to_string(line_number_));
     return false;
   }
   ++line_number_;
@@ -31,7 +32,8 @@ std::string TraceLines::where(const std::string& reason) const {
 void TraceLines::reject(const std::string& reason) {
   if (!lenient_) throw WorkloadError(where(reason));
   ++counts_.skipped_lines;
-  if (counts_.skipped_examples.size() < kSkippedExamplesKept) counts_.skipped_examples.push_back(where(reason));
+  if (counts_.skipped_examples.size() < kSkippedExamplesKept)
+    counts_.skipped_examples.push_back(where(reason));
 }
 
 void TraceLines::fail(const std::string& reason) const { throw WorkloadError(where(reason)); }

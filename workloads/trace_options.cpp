@@ -31,7 +31,8 @@ double parse_number(const std::string& where, const std::string& key, const std:
 
 uint64_t parse_count(const std::string& where, const std::string& key, const std::string& text,
                      uint64_t lo, uint64_t hi) {
-  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
+                                                   [](char c) { return c >= '0' && c <= '9'; });
   uint64_t v = 0;
   bool overflow = false;
   if (digits) {
@@ -43,7 +44,8 @@ uint64_t parse_count(const std::string& where, const std::string& key, const std
   }
   if (!digits || overflow || v < lo || v > hi) {
     std::ostringstream os;
-    os << where << ": " << key << " '" << text << "' is not an integer in [" << lo << ", " << hi << "]";
+    os << where << ": " << key << " '" << text << "' is not an integer in [" << lo << ", " << hi
+       << "]";
     throw WorkloadError(os.str());
   }
   return v;
@@ -52,40 +54,51 @@ uint64_t parse_count(const std::string& where, const std::string& key, const std
 bool parse_flag(const std::string& where, const std::string& key, const std::string& text) {
   if (text == "1" || text == "true" || text == "yes" || text == "on") return true;
   if (text == "0" || text == "false" || text == "no" || text == "off") return false;
-  throw WorkloadError(where + ": " + key + " '" + text + "' is not one of 1, true, yes, on, 0, false, no, off");
+  throw WorkloadError(where + ": " + key + " '" + text +
+                      "' is not one of 1, true, yes, on, 0, false, no, off");
 }
 
 }  // namespace
 
 std::string to_string(TenantAssignment assignment) {
   switch (assignment) {
-    case TenantAssignment::kSource: return "source";
-    case TenantAssignment::kRoundRobin: return "round_robin";
-    case TenantAssignment::kHashed: return "hashed";
-    case TenantAssignment::kField: return "field";
+    case TenantAssignment::kSource:
+      return "source";
+    case TenantAssignment::kRoundRobin:
+      return "round_robin";
+    case TenantAssignment::kHashed:
+      return "hashed";
+    case TenantAssignment::kField:
+      return "field";
   }
   return "?";
 }
 
 std::string to_string(FailedRequestPolicy policy) {
   switch (policy) {
-    case FailedRequestPolicy::kError: return "error";
-    case FailedRequestPolicy::kSkip: return "skip";
-    case FailedRequestPolicy::kKeep: return "keep";
+    case FailedRequestPolicy::kError:
+      return "error";
+    case FailedRequestPolicy::kSkip:
+      return "skip";
+    case FailedRequestPolicy::kKeep:
+      return "keep";
   }
   return "?";
 }
 
 std::string to_string(ContextReuse reuse) {
   switch (reuse) {
-    case ContextReuse::kCarry: return "carry";
-    case ContextReuse::kNone: return "none";
+    case ContextReuse::kCarry:
+      return "carry";
+    case ContextReuse::kNone:
+      return "none";
   }
   return "?";
 }
 
 TraceOptions apply_trace_overrides(TraceOptions o, const std::vector<std::string>& items,
-                                   const std::vector<std::string>& allowed, const std::string& where) {
+                                   const std::vector<std::string>& allowed,
+                                   const std::string& where) {
   bool tenants_given = false, tenant_given = false;
   for (const auto& item : items) {
     if (item.empty()) continue;
@@ -94,17 +107,19 @@ TraceOptions apply_trace_overrides(TraceOptions o, const std::vector<std::string
     const bool has_value = eq != std::string::npos;
     const std::string value = has_value ? item.substr(eq + 1) : "";
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      throw WorkloadError(where + ": unknown option '" + key + "'" + did_you_mean(key, allowed) + " (known: " +
-                          join(allowed) + ")");
+      throw WorkloadError(where + ": unknown option '" + key + "'" + did_you_mean(key, allowed) +
+                          " (known: " + join(allowed) + ")");
     if (!has_value && key != "lenient")
       throw WorkloadError(where + ": option '" + key + "' needs a value (" + key + "=VALUE)");
     if (key == "window") {
       const auto colon = value.find(':');
       if (colon == std::string::npos)
-        throw WorkloadError(where + ": window '" + value + "' is not START:END or START: (seconds of trace time)");
+        throw WorkloadError(where + ": window '" + value +
+                            "' is not START:END or START: (seconds of trace time)");
       o.window_start_s = parse_number(where, "window start", value.substr(0, colon));
       const std::string end = value.substr(colon + 1);
-      o.window_end_s = end.empty() ? std::numeric_limits<double>::infinity() : parse_number(where, "window end", end);
+      o.window_end_s = end.empty() ? std::numeric_limits<double>::infinity()
+                                   : parse_number(where, "window end", end);
     } else if (key == "rate_scale") {
       o.rate_scale = parse_number(where, key, value);
     } else if (key == "limit") {
@@ -121,7 +136,8 @@ TraceOptions apply_trace_overrides(TraceOptions o, const std::vector<std::string
         o.tenant_assignment = TenantAssignment::kField;
         o.tenant_field = value.substr(6);
       } else {
-        throw WorkloadError(where + ": tenant '" + value + "' is not one of source, round_robin, hashed, field:COLUMN");
+        throw WorkloadError(where + ": tenant '" + value +
+                            "' is not one of source, round_robin, hashed, field:COLUMN");
       }
     } else if (key == "lenient") {
       o.lenient = has_value ? parse_flag(where, key, value) : true;
@@ -135,7 +151,8 @@ TraceOptions apply_trace_overrides(TraceOptions o, const std::vector<std::string
       else if (value == "none") o.context = ContextReuse::kNone;
       else throw WorkloadError(where + ": context '" + value + "' is not one of carry, none");
     } else {
-      throw WorkloadError(where + ": option '" + key + "' is accepted but not handled");  // a bug, not input
+      throw WorkloadError(where + ": option '" + key +
+                          "' is accepted but not handled");  // a bug, not input
     }
   }
   // `tenants=N` alone means: spread sessions round-robin over N tenants.
@@ -150,17 +167,22 @@ TraceOptions apply_trace_overrides(TraceOptions o, const std::vector<std::string
 
 void validate_trace_options(const TraceOptions& o, const std::string& where) {
   if (!(o.window_start_s >= 0.0))
-    throw WorkloadError(where + ": window start " + std::to_string(o.window_start_s) + " s is negative");
+    throw WorkloadError(where + ": window start " + std::to_string(o.window_start_s) +
+                        " s is negative");
   if (!(o.window_end_s > o.window_start_s))
-    throw WorkloadError(where + ": window end must be after its start (" + std::to_string(o.window_start_s) +
-                        " s .. " + std::to_string(o.window_end_s) + " s)");
+    throw WorkloadError(where + ": window end must be after its start (" +
+                        std::to_string(o.window_start_s) + " s .. " +
+                        std::to_string(o.window_end_s) + " s)");
   if (!(o.rate_scale > 0.0) || !std::isfinite(o.rate_scale))
-    throw WorkloadError(where + ": rate_scale " + std::to_string(o.rate_scale) + " must be a positive number");
+    throw WorkloadError(where + ": rate_scale " + std::to_string(o.rate_scale) +
+                        " must be a positive number");
   if (o.tenants < 1 || o.tenants > 65535)
-    throw WorkloadError(where + ": tenants " + std::to_string(o.tenants) + " is outside [1, 65535]");
+    throw WorkloadError(where + ": tenants " + std::to_string(o.tenants) +
+                        " is outside [1, 65535]");
   if (o.tenant_assignment == TenantAssignment::kSource && o.tenants != 1)
-    throw WorkloadError(where + ": tenants=" + std::to_string(o.tenants) +
-                        " needs tenant=round_robin or tenant=hashed (tenant=source keeps the source's tenants)");
+    throw WorkloadError(
+        where + ": tenants=" + std::to_string(o.tenants) +
+        " needs tenant=round_robin or tenant=hashed (tenant=source keeps the source's tenants)");
   if (o.tenant_assignment == TenantAssignment::kField && o.tenant_field.empty())
     throw WorkloadError(where + ": tenant=field needs a column name (tenant=field:COLUMN)");
 }

@@ -48,7 +48,8 @@ struct TraceOptions {
 // of source accepts; anything else fails naming the key and the accepted ones. `where` prefixes
 // every message (the spec string).
 TraceOptions apply_trace_overrides(TraceOptions base, const std::vector<std::string>& items,
-                                   const std::vector<std::string>& allowed, const std::string& where);
+                                   const std::vector<std::string>& allowed,
+                                   const std::string& where);
 
 // Range and cross-field checks; throws WorkloadError prefixed with `where`.
 void validate_trace_options(const TraceOptions& options, const std::string& where);

@@ -30,8 +30,8 @@ class FenwickTree {
 
 struct Touch {
   uint64_t key;
-  uint32_t request;     // index of the request that touches the block
-  bool reference;       // a prompt reference (true) or a block the request's decode completes
+  uint32_t request;  // index of the request that touches the block
+  bool reference;    // a prompt reference (true) or a block the request's decode completes
 };
 
 std::string fixed(double v, int digits) {
@@ -42,12 +42,14 @@ std::string fixed(double v, int digits) {
 
 std::string describe(const Distribution& d, int digits) {
   if (d.count == 0) return "n/a (no values)";
-  return "mean " + fixed(d.mean, digits) + ", p50 " + fixed(d.p50, digits) + ", p90 " + fixed(d.p90, digits) +
-         ", p99 " + fixed(d.p99, digits) + ", max " + fixed(d.max, digits) + " (" + std::to_string(d.count) + " values)";
+  return "mean " + fixed(d.mean, digits) + ", p50 " + fixed(d.p50, digits) + ", p90 " +
+         fixed(d.p90, digits) + ", p99 " + fixed(d.p99, digits) + ", max " + fixed(d.max, digits) +
+         " (" + std::to_string(d.count) + " values)";
 }
 
 nlohmann::json to_json(const Distribution& d) {
-  return {{"count", d.count}, {"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}, {"max", d.max}};
+  return {{"count", d.count}, {"mean", d.mean}, {"p50", d.p50},
+          {"p90", d.p90},     {"p99", d.p99},   {"max", d.max}};
 }
 
 }  // namespace
@@ -95,22 +97,26 @@ TraceStats compute_trace_stats(const Workload& w, const TraceStatsOptions& optio
     if (s.burst_windows > 0) {
       std::vector<double> counts(s.burst_windows, 0.0);
       for (const auto& r : rs) {
-        const auto window = static_cast<uint64_t>(std::floor((r.arrival_s - first) / options.burst_window_s));
+        const auto window =
+            static_cast<uint64_t>(std::floor((r.arrival_s - first) / options.burst_window_s));
         if (window < s.burst_windows) counts[window] += 1.0;
       }
       double sum = 0;
       for (const double c : counts) sum += c;
       s.window_count_mean = sum / static_cast<double>(counts.size());
       double squares = 0;
-      for (const double c : counts) squares += (c - s.window_count_mean) * (c - s.window_count_mean);
+      for (const double c : counts)
+        squares += (c - s.window_count_mean) * (c - s.window_count_mean);
       s.window_count_variance = squares / static_cast<double>(counts.size());
-      s.index_of_dispersion = s.window_count_mean > 0 ? s.window_count_variance / s.window_count_mean : 0.0;
+      s.index_of_dispersion =
+          s.window_count_mean > 0 ? s.window_count_variance / s.window_count_mean : 0.0;
     }
   }
 
   // Lengths, sessions, inter-turn gaps.
   std::vector<double> prompts, outputs, gaps;
-  std::map<uint64_t, std::pair<uint64_t, double>> per_session;  // session -> (requests, last arrival)
+  std::map<uint64_t, std::pair<uint64_t, double>>
+      per_session;  // session -> (requests, last arrival)
   for (const auto& r : rs) {
     prompts.push_back(r.prompt_tokens);
     outputs.push_back(r.output_tokens);
@@ -140,7 +146,8 @@ TraceStats compute_trace_stats(const Workload& w, const TraceStatsOptions& optio
     if (options.include_decode_blocks && w.block_tokens > 0) {
       const uint64_t begin = r.prompt_tokens / w.block_tokens;
       const uint64_t end = (uint64_t{r.prompt_tokens} + r.output_tokens) / w.block_tokens;
-      for (uint64_t b = begin; b < end; ++b) touches.push_back({decode_block_key(r.session, b), i, false});
+      for (uint64_t b = begin; b < end; ++b)
+        touches.push_back({decode_block_key(r.session, b), i, false});
       s.decode_blocks += end - begin;
     }
   }
@@ -156,7 +163,8 @@ TraceStats compute_trace_stats(const Workload& w, const TraceStatsOptions& optio
   std::vector<double> distances, intervals;
   for (size_t t = 0; t < touches.size(); ++t) {
     const auto& touch = touches[t];
-    const size_t block = static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), touch.key) - keys.begin());
+    const size_t block =
+        static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), touch.key) - keys.begin());
     const int64_t previous = last_touch[block];
     if (touch.reference) {
       if (!referenced[block]) ++s.distinct_blocks;
@@ -165,37 +173,44 @@ TraceStats compute_trace_stats(const Workload& w, const TraceStatsOptions& optio
     if (previous >= 0) {
       if (touch.reference) {
         ++s.reused_references;
-        distances.push_back(static_cast<double>(latest.prefix(t) - latest.prefix(static_cast<size_t>(previous) + 1)));
-        intervals.push_back(rs[touch.request].arrival_s - rs[touches[static_cast<size_t>(previous)].request].arrival_s);
+        distances.push_back(static_cast<double>(latest.prefix(t) -
+                                                latest.prefix(static_cast<size_t>(previous) + 1)));
+        intervals.push_back(rs[touch.request].arrival_s -
+                            rs[touches[static_cast<size_t>(previous)].request].arrival_s);
       }
       latest.add(static_cast<size_t>(previous), -1);
     }
     latest.add(t, +1);
     last_touch[block] = static_cast<int64_t>(t);
   }
-  s.reuse_fraction = s.block_references > 0
-                         ? static_cast<double>(s.reused_references) / static_cast<double>(s.block_references)
-                         : 0.0;
+  s.reuse_fraction = s.block_references > 0 ? static_cast<double>(s.reused_references) /
+                                                  static_cast<double>(s.block_references)
+                                            : 0.0;
   s.reuse_distance_blocks = summarize(std::move(distances));
   s.reuse_interval_s = summarize(std::move(intervals));
   return s;
 }
 
 void print_trace_stats(const TraceStats& s, std::ostream& out) {
-  out << "workload: " << s.source << " (blocks of " << s.block_tokens << " tokens, " << s.tenants << " tenant"
-      << (s.tenants == 1 ? "" : "s") << ")\n";
+  out << "workload: " << s.source << " (blocks of " << s.block_tokens << " tokens, " << s.tenants
+      << " tenant" << (s.tenants == 1 ? "" : "s") << ")\n";
   out << "requests: " << s.requests << "\n";
-  out << "sessions: " << s.sessions << " (" << s.multi_turn_sessions << " with more than one request)\n";
-  out << "skipped bad lines: " << s.skipped_lines << "; failed requests in the trace: " << s.failed_requests
+  out << "sessions: " << s.sessions << " (" << s.multi_turn_sessions
+      << " with more than one request)\n";
+  out << "skipped bad lines: " << s.skipped_lines
+      << "; failed requests in the trace: " << s.failed_requests
       << " (left out: " << s.skipped_failed << ")\n";
   out << "span: " << fixed(s.span_s, 3) << " s (first to last arrival)\n";
   out << "arrival rate: " << fixed(s.arrival_rate_per_s, 4) << " requests/s (requests / span)\n";
   if (s.burst_windows >= 2)
-    out << "burstiness: " << fixed(s.index_of_dispersion, 3) << " (index of dispersion: variance / mean of requests per "
-        << fixed(s.burst_window_s, 1) << " s window; 1 = Poisson; " << s.burst_windows << " complete windows, mean "
-        << fixed(s.window_count_mean, 3) << " requests/window, variance " << fixed(s.window_count_variance, 3) << ")\n";
+    out << "burstiness: " << fixed(s.index_of_dispersion, 3)
+        << " (index of dispersion: variance / mean of requests per " << fixed(s.burst_window_s, 1)
+        << " s window; 1 = Poisson; " << s.burst_windows << " complete windows, mean "
+        << fixed(s.window_count_mean, 3) << " requests/window, variance "
+        << fixed(s.window_count_variance, 3) << ")\n";
   else
-    out << "burstiness: n/a (fewer than 2 complete " << fixed(s.burst_window_s, 1) << " s windows)\n";
+    out << "burstiness: n/a (fewer than 2 complete " << fixed(s.burst_window_s, 1)
+        << " s windows)\n";
   out << "prompt length (tokens per request): " << describe(s.prompt_tokens, 1) << "\n";
   out << "output length (tokens per request): " << describe(s.output_tokens, 1) << "\n";
   out << "turns per session (requests per session): " << describe(s.turns_per_session, 2) << "\n";
@@ -204,13 +219,17 @@ void print_trace_stats(const TraceStats& s, std::ostream& out) {
   out << "block references: " << s.block_references << " (prompt blocks of " << s.block_tokens
       << " tokens, all requests); distinct blocks referenced: " << s.distinct_blocks << "\n";
   if (s.include_decode_blocks) out << "blocks completed by decode: " << s.decode_blocks << "\n";
-  out << "block reuse fraction with an unlimited cache: " << fixed(s.reuse_fraction, 6) << " (" << s.reused_references
-      << " of " << s.block_references << " references name a block "
-      << (s.include_decode_blocks ? "referenced or completed by decode earlier" : "referenced earlier") << ")\n";
-  out << "reuse distance (distinct other blocks touched between consecutive touches of a block; an LRU cache of C "
+  out << "block reuse fraction with an unlimited cache: " << fixed(s.reuse_fraction, 6) << " ("
+      << s.reused_references << " of " << s.block_references << " references name a block "
+      << (s.include_decode_blocks ? "referenced or completed by decode earlier"
+                                  : "referenced earlier")
+      << ")\n";
+  out << "reuse distance (distinct other blocks touched between consecutive touches of a block; an "
+         "LRU cache of C "
          "blocks hits iff < C): "
       << describe(s.reuse_distance_blocks, 1) << "\n";
-  out << "reuse interval (s between consecutive touches of a block): " << describe(s.reuse_interval_s, 3) << "\n";
+  out << "reuse interval (s between consecutive touches of a block): "
+      << describe(s.reuse_interval_s, 3) << "\n";
 }
 
 nlohmann::json trace_stats_json(const TraceStats& s) {

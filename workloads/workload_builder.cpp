@@ -4,8 +4,8 @@
 
 namespace kvtier::workload {
 
-WorkloadBuilder::WorkloadBuilder(const TraceOptions& options, std::string source, uint32_t block_tokens,
-                                 uint32_t source_tenants)
+WorkloadBuilder::WorkloadBuilder(const TraceOptions& options, std::string source,
+                                 uint32_t block_tokens, uint32_t source_tenants)
     : options_(options) {
   workload_.source = std::move(source);
   workload_.block_tokens = block_tokens;
@@ -35,7 +35,8 @@ Workload WorkloadBuilder::finish() {
     case TenantAssignment::kRoundRobin: {
       std::unordered_map<uint64_t, uint32_t> tenant_of_session;
       for (auto& r : requests) {
-        const auto it = tenant_of_session.emplace(r.session, static_cast<uint32_t>(tenant_of_session.size() % options_.tenants));
+        const auto it = tenant_of_session.emplace(
+            r.session, static_cast<uint32_t>(tenant_of_session.size() % options_.tenants));
         r.tenant = it.first->second;
       }
       workload_.tenants = options_.tenants;
@@ -43,13 +44,15 @@ Workload WorkloadBuilder::finish() {
     }
     case TenantAssignment::kHashed:
       for (size_t i = 0; i < requests.size(); ++i)
-        requests[i].tenant = static_cast<uint32_t>(decode_block_key(identities_[i], 0x7e4a47ull) % options_.tenants);
+        requests[i].tenant =
+            static_cast<uint32_t>(decode_block_key(identities_[i], 0x7e4a47ull) % options_.tenants);
       workload_.tenants = options_.tenants;
       break;
     case TenantAssignment::kField: {
       std::unordered_map<std::string, uint32_t> tenant_of_value;
       for (size_t i = 0; i < requests.size(); ++i) {
-        const auto it = tenant_of_value.emplace(field_values_[i], static_cast<uint32_t>(tenant_of_value.size()));
+        const auto it = tenant_of_value.emplace(field_values_[i],
+                                                static_cast<uint32_t>(tenant_of_value.size()));
         requests[i].tenant = it.first->second;
       }
       workload_.tenants = std::max<uint32_t>(1, static_cast<uint32_t>(tenant_of_value.size()));
@@ -58,7 +61,8 @@ Workload WorkloadBuilder::finish() {
   }
   // last_turn: no later request of the same session in this workload.
   std::unordered_set<uint64_t> seen;
-  for (size_t i = requests.size(); i-- > 0;) requests[i].last_turn = seen.insert(requests[i].session).second;
+  for (size_t i = requests.size(); i-- > 0;)
+    requests[i].last_turn = seen.insert(requests[i].session).second;
   for (uint64_t i = 0; i < requests.size(); ++i) requests[i].id = i;
   return std::move(workload_);
 }

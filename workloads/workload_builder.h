@@ -15,7 +15,8 @@ namespace kvtier::workload {
 class WorkloadBuilder {
  public:
   // `source_tenants` is the tenant count the source itself declares (used by kSource).
-  WorkloadBuilder(const TraceOptions& options, std::string source, uint32_t block_tokens, uint32_t source_tenants = 1);
+  WorkloadBuilder(const TraceOptions& options, std::string source, uint32_t block_tokens,
+                  uint32_t source_tenants = 1);
 
   enum class Admit { kBefore, kTake, kAfter };
   // Where a request at `trace_time_s` (seconds since the trace's origin) falls: before the
@@ -26,7 +27,8 @@ class WorkloadBuilder {
   // and turn are the reader's; its tenant is kept only under TenantAssignment::kSource.
   // `session_identity` is what hashed assignment hashes (stable across windows where the trace
   // allows); `field_value` is the tenant column's value under kField.
-  void add(Request request, double trace_time_s, uint64_t session_identity, const std::string& field_value = "");
+  void add(Request request, double trace_time_s, uint64_t session_identity,
+           const std::string& field_value = "");
 
   // Counters a reader fills while it reads (skipped lines, failed requests).
   Workload& counts() { return workload_; }

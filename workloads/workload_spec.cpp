@@ -23,10 +23,23 @@ std::vector<std::string> split_commas(const std::string& text) {
   return items;
 }
 
-const std::vector<std::string> kSyntheticKeys = {
-    "sessions", "tenants", "session_rate_per_s", "turns_mean", "think_time_mean_s", "system_prompt_tokens",
-    "user_tokens_mean", "output_tokens_mean", "max_context_tokens", "nominal_itl_s", "arrival_distribution",
-    "arrival_cv", "think_distribution", "think_time_cv", "system_prompt_scope", "document_share", "document_tokens"};
+const std::vector<std::string> kSyntheticKeys = {"sessions",
+                                                 "tenants",
+                                                 "session_rate_per_s",
+                                                 "turns_mean",
+                                                 "think_time_mean_s",
+                                                 "system_prompt_tokens",
+                                                 "user_tokens_mean",
+                                                 "output_tokens_mean",
+                                                 "max_context_tokens",
+                                                 "nominal_itl_s",
+                                                 "arrival_distribution",
+                                                 "arrival_cv",
+                                                 "think_distribution",
+                                                 "think_time_cv",
+                                                 "system_prompt_scope",
+                                                 "document_share",
+                                                 "document_tokens"};
 
 // `key=value,key=value` overrides of the synthetic parameters.
 SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& args) {
@@ -46,12 +59,15 @@ SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& 
         used = 0;
       }
       if (used != value.size())
-        throw WorkloadError("workload spec: synthetic key '" + key + "' has non-numeric value '" + value + "'");
+        throw WorkloadError("workload spec: synthetic key '" + key + "' has non-numeric value '" +
+                            value + "'");
       if (whole && v != std::floor(v))
-        throw WorkloadError("workload spec: synthetic key '" + key + "' = " + value + " must be a whole number");
+        throw WorkloadError("workload spec: synthetic key '" + key + "' = " + value +
+                            " must be a whole number");
       if (v < lo || v > hi) {
         std::ostringstream os;
-        os << "workload spec: synthetic key '" << key << "' = " << value << " is outside [" << lo << ", " << hi << "]";
+        os << "workload spec: synthetic key '" << key << "' = " << value << " is outside [" << lo
+           << ", " << hi << "]";
         throw WorkloadError(os.str());
       }
       return v;
@@ -68,26 +84,32 @@ SyntheticParams apply_synthetic_overrides(SyntheticParams p, const std::string& 
     else if (key == "session_rate_per_s") p.session_rate_per_s = number(1e-6, 1e6);
     else if (key == "turns_mean") p.turns_mean = number(1, 1000);
     else if (key == "think_time_mean_s") p.think_time_mean_s = number(1e-6, 1e6);
-    else if (key == "system_prompt_tokens") p.system_prompt_tokens = static_cast<uint32_t>(number(0, 1e6, true));
+    else if (key == "system_prompt_tokens")
+      p.system_prompt_tokens = static_cast<uint32_t>(number(0, 1e6, true));
     else if (key == "user_tokens_mean") p.user_tokens_mean = number(1, 1e6);
     else if (key == "output_tokens_mean") p.output_tokens_mean = number(1, 1e6);
-    else if (key == "max_context_tokens") p.max_context_tokens = static_cast<uint32_t>(number(1, 1e7, true));
+    else if (key == "max_context_tokens")
+      p.max_context_tokens = static_cast<uint32_t>(number(1, 1e7, true));
     else if (key == "nominal_itl_s") p.nominal_itl_s = number(0, 10);
     else if (key == "arrival_distribution") p.arrival_distribution = shape();
     else if (key == "arrival_cv") p.arrival_cv = number(0, IntervalDistribution::kMaxCv);
     else if (key == "think_distribution") p.think_distribution = shape();
     else if (key == "think_time_cv") p.think_time_cv = number(0, IntervalDistribution::kMaxCv);
     else if (key == "document_share") p.document_share = number(0, 1);
-    else if (key == "document_tokens") p.document_tokens = static_cast<uint32_t>(number(0, 1e7, true));
+    else if (key == "document_tokens")
+      p.document_tokens = static_cast<uint32_t>(number(0, 1e7, true));
     else if (key == "system_prompt_scope") {
       if (value == "tenant") p.system_prompt_scope = SyntheticParams::SystemPromptScope::kTenant;
-      else if (value == "global") p.system_prompt_scope = SyntheticParams::SystemPromptScope::kGlobal;
-      else throw WorkloadError("workload spec: synthetic key 'system_prompt_scope': '" + value + "' is not one of tenant, global");
+      else if (value == "global")
+        p.system_prompt_scope = SyntheticParams::SystemPromptScope::kGlobal;
+      else
+        throw WorkloadError("workload spec: synthetic key 'system_prompt_scope': '" + value +
+                            "' is not one of tenant, global");
     } else {
       std::string known;
       for (const std::string& k : kSyntheticKeys) known += (known.empty() ? "" : ", ") + k;
-      throw WorkloadError("workload spec: unknown synthetic key '" + key + "'" + did_you_mean(key, kSyntheticKeys) +
-                          " (known: " + known + ")");
+      throw WorkloadError("workload spec: unknown synthetic key '" + key + "'" +
+                          did_you_mean(key, kSyntheticKeys) + " (known: " + known + ")");
     }
   }
   return p;
@@ -109,9 +131,10 @@ Workload apply_trace_options(Workload generated, const TraceOptions& options) {
   return builder.finish();
 }
 
-const std::vector<std::string> kTraceOptionKeys = {"window", "rate_scale", "limit", "tenants", "tenant", "lenient"};
-const std::vector<std::string> kBurstGptOptionKeys = {"window", "rate_scale", "limit", "tenants", "tenant", "lenient",
-                                                      "failed", "context"};
+const std::vector<std::string> kTraceOptionKeys = {"window",  "rate_scale", "limit",
+                                                   "tenants", "tenant",     "lenient"};
+const std::vector<std::string> kBurstGptOptionKeys = {"window", "rate_scale", "limit",  "tenants",
+                                                      "tenant", "lenient",    "failed", "context"};
 
 }  // namespace
 
@@ -124,7 +147,8 @@ Workload load_workload(const std::string& spec, const LoadOptions& options) {
   if (kind == "synthetic") {
     validate_trace_options(options.trace, where);
     if (options.trace.tenant_assignment == TenantAssignment::kField)
-      throw WorkloadError(where + ": the generator has no fields to take tenants from (use round_robin or hashed)");
+      throw WorkloadError(
+          where + ": the generator has no fields to take tenants from (use round_robin or hashed)");
     const SyntheticParams params = apply_synthetic_overrides(options.synthetic, arg);
     Workload w;
     try {
@@ -144,16 +168,19 @@ Workload load_workload(const std::string& spec, const LoadOptions& options) {
     reader = read_burstgpt;
     keys = &kBurstGptOptionKeys;
   } else {
-    throw WorkloadError(where + ": unknown kind '" + kind + "' (known: synthetic, mooncake, azure, burstgpt, native)");
+    throw WorkloadError(where + ": unknown kind '" + kind +
+                        "' (known: synthetic, mooncake, azure, burstgpt, native)");
   }
   const auto items = split_commas(arg);
   if (items.empty() || items.front().empty())
     throw WorkloadError(where + ": needs a file (" + kind + ":FILE[,OPTION=VALUE...])");
-  const TraceOptions trace = apply_trace_overrides(options.trace, {items.begin() + 1, items.end()}, *keys, where);
+  const TraceOptions trace =
+      apply_trace_overrides(options.trace, {items.begin() + 1, items.end()}, *keys, where);
   Workload w = reader(items.front(), options.block_tokens, trace);
   if (w.requests.empty())
-    throw WorkloadError(where + ": no requests (" + std::to_string(w.skipped_lines) + " lines skipped, " +
-                        std::to_string(w.skipped_failed) + " failed requests skipped; check window and limit)");
+    throw WorkloadError(where + ": no requests (" + std::to_string(w.skipped_lines) +
+                        " lines skipped, " + std::to_string(w.skipped_failed) +
+                        " failed requests skipped; check window and limit)");
   return w;
 }
 

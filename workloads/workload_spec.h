@@ -18,10 +18,10 @@
 namespace kvtier::workload {
 
 struct LoadOptions {
-  uint32_t block_tokens = 16;   // kvtier's block granularity; readers map trace blocks onto it
+  uint32_t block_tokens = 16;  // kvtier's block granularity; readers map trace blocks onto it
   uint64_t seed = 1;
-  SyntheticParams synthetic;    // defaults from the platform file's [workload] section
-  TraceOptions trace;           // defaults for the trace readers; the spec's options override them
+  SyntheticParams synthetic;  // defaults from the platform file's [workload] section
+  TraceOptions trace;         // defaults for the trace readers; the spec's options override them
 };
 
 // The spec a run uses when none is given: the synthetic generator with the platform's

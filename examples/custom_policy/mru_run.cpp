@@ -16,33 +16,41 @@
 namespace po = boost::program_options;
 
 int sc_main(int argc, char** argv) {
-  kvtier::register_replacement_policy(
-      "mru", [](const kvtier::PolicyParams&, kvtier::kv::PolicyStore&) { return std::make_unique<MruPolicy>(); });
+  kvtier::register_replacement_policy("mru",
+                                      [](const kvtier::PolicyParams&, kvtier::kv::PolicyStore&) {
+                                        return std::make_unique<MruPolicy>();
+                                      });
   kvtier::RunOptions options;
   std::string out;
   po::options_description desc("mru_run options");
-  desc.add_options()("help,h", "show this help")("replay-check", "replay A B C A B C through mru and lru (2 blocks)");
+  desc.add_options()("help,h", "show this help")(
+      "replay-check", "replay A B C A B C through mru and lru (2 blocks)");
   kvtier::add_run_options(desc, options);
-  desc.add_options()("out", po::value<std::string>(&out)->default_value(""), "write DIR/stats.json");
+  desc.add_options()("out", po::value<std::string>(&out)->default_value(""),
+                     "write DIR/stats.json");
   po::variables_map vm;
-  if (int status = kvtier::parse_command_line(argc, argv, desc, vm, "mru_run [options]"); status >= 0) return status;
+  if (int status = kvtier::parse_command_line(argc, argv, desc, vm, "mru_run [options]");
+      status >= 0)
+    return status;
   return kvtier::guarded("mru_run", [&]() {
     if (vm.count("replay-check")) {
       std::vector<kvtier::ReplayReference> scan;
       for (int round = 0; round < 2; ++round)
-        for (uint64_t key : {1, 2, 3}) scan.push_back({key, static_cast<double>(scan.size()), 0, false});
+        for (uint64_t key : {1, 2, 3})
+          scan.push_back({key, static_cast<double>(scan.size()), 0, false});
       for (const char* name : {"mru", "lru"}) {
         kvtier::PolicyParams p;
         p.name = name;
-        std::cout << "replay " << name << ": " << kvtier::replay(scan, p, false, 2).hits << " hits of " << scan.size()
-                  << "\n";
+        std::cout << "replay " << name << ": " << kvtier::replay(scan, p, false, 2).hits
+                  << " hits of " << scan.size() << "\n";
       }
     }
     // The policy first, so that a --set host.policy=... of the user's still wins.
     options.overrides.insert(options.overrides.begin(), "host.policy=mru");
     kvtier::prepare_systemc();
     kvtier::RunResult result = kvtier::simulate(options);
-    std::cout << kvtier::format_summary(result) << "\nmru victims chosen: " << MruPolicy::victims_ << "\n";
+    std::cout << kvtier::format_summary(result) << "\nmru victims chosen: " << MruPolicy::victims_
+              << "\n";
     if (!out.empty()) {
       std::filesystem::create_directories(out);
       std::ofstream f(std::filesystem::path(out) / "stats.json");

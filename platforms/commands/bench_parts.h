@@ -28,7 +28,8 @@ inline double resident_mib() {
   std::ifstream statm("/proc/self/statm");
   uint64_t size = 0, resident = 0;
   if (!(statm >> size >> resident)) return 0.0;
-  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+         (1024.0 * 1024.0);
 }
 // The process's peak resident set so far (getrusage: KiB on Linux), in MiB.
 inline double peak_resident_mib() {
@@ -36,7 +37,6 @@ inline double peak_resident_mib() {
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
-
 
 // SystemC's own b_transport ceiling: a bare initiator and target, one reused payload, the
 // target annotating a fixed delay, the initiator keeping loosely-timed time with a quantum
@@ -90,8 +90,9 @@ struct CeilingInitiator : sc_core::sc_module {
 // Runs `options` in a forked child (SystemC elaborates once per process) and reads back what
 // `measure` returns from its result; `what` names the run in errors.
 template <size_t N>
-std::array<double, N> run_in_child(const RunOptions& options, const char* what,
-                                   const std::function<std::array<double, N>(const RunResult&)>& measure) {
+std::array<double, N> run_in_child(
+    const RunOptions& options, const char* what,
+    const std::function<std::array<double, N>(const RunResult&)>& measure) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(std::string("bench: pipe() failed for the ") + what);
   std::cout.flush();

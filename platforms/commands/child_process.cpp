@@ -28,13 +28,16 @@ std::vector<char*> c_argv(std::vector<std::string>& argv) {
 fs::path self_executable() {
   std::error_code ec;
   fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find the kvtier executable (/proc/self/exe): " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot find the kvtier executable (/proc/self/exe): " + ec.message());
   return p;
 }
 
 std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+%@") ==
-                        std::string::npos)
+  if (!s.empty() &&
+      s.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+%@") ==
+          std::string::npos)
     return s;
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -72,7 +75,8 @@ EndedChild wait_any_child() {
 
 int wait_child(pid_t pid) {
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+  if (waitpid(pid, &status, 0) < 0)
+    throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
   return status;
 }
 
@@ -104,14 +108,20 @@ int run_capture(const std::vector<std::string>& argv, std::string& out) {
   return status;
 }
 
-bool exited_zero(int wait_status) { return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0; }
+bool exited_zero(int wait_status) {
+  return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
+}
 
-int exit_status_of(int wait_status) { return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1; }
+int exit_status_of(int wait_status) {
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+}
 
 std::string describe_wait_status(int wait_status) {
-  if (WIFEXITED(wait_status)) return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+  if (WIFEXITED(wait_status))
+    return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
   if (WIFSIGNALED(wait_status))
-    return "killed by signal " + std::to_string(WTERMSIG(wait_status)) + " (" + strsignal(WTERMSIG(wait_status)) + ")";
+    return "killed by signal " + std::to_string(WTERMSIG(wait_status)) + " (" +
+           strsignal(WTERMSIG(wait_status)) + ")";
   return "ended with wait status " + std::to_string(wait_status);
 }
 

@@ -78,35 +78,44 @@ int cmd_cache_curve(int argc, char** argv) {
 
   po::options_description options(
       "kvtier cache-curve WORKLOAD --sizes N1,N2,... [options]\n\n"
-      "Hit ratio against cache size (blocks) for the replacement policies of the control plane and\n"
+      "Hit ratio against cache size (blocks) for the replacement policies of the control plane "
+      "and\n"
       "Belady's MIN, replaying the workload's block references without timing.\n"
-      "WORKLOAD is a spec: mooncake:FILE[,OPT=V...] | azure:FILE | burstgpt:FILE | native:FILE | synthetic:...\n"
+      "WORKLOAD is a spec: mooncake:FILE[,OPT=V...] | azure:FILE | burstgpt:FILE | native:FILE | "
+      "synthetic:...\n"
       "(docs/workloads.md)\n\nOptions");
-  options.add_options()
-      ("help,h", "print this help and exit")
-      ("platform", po::value<std::string>(&platform)->value_name("FILE"),
-       "build the workload as `kvtier run` does on this platform: its synthetic parameters, its "
-       "host.block_tokens (unless --block-tokens) and, without WORKLOAD, its workload.spec")
-      ("set", po::value<std::vector<std::string>>(&overrides)->composing()->value_name("SECTION.KEY=VALUE"),
-       "override one platform key (repeatable); implies the embedded platform without --platform")
-      ("sizes", po::value<std::string>(&sizes_text)->value_name("N1,N2,..."), "cache sizes in blocks (required)")
-      ("policies", po::value<std::string>(&policies_text)->default_value(policies_text)->value_name("P1,P2,..."),
-       "from lru, lfu, ema, priority, admission, belady")
-      ("persistent", po::bool_switch(&persistent), "policy state survives eviction and re-admission (default off)")
-      ("block-tokens", po::value<int64_t>(&block_tokens)->default_value(0),
-       "tokens per block; 0: the trace's own (512 for Mooncake), else 16")
-      ("full-blocks-only", po::bool_switch(&full_blocks_only),
-       "Mooncake: leave out each prompt's partial last block (default: include it)")
-      ("ema-alpha", po::value<double>(&params.ema_alpha)->default_value(0.01), "ema: alpha, (0, 1]")
-      ("ema-clock", po::value<std::string>(&ema_clock)->default_value("second"),
-       "ema: decay per 'second' of request arrival time or per 'reference' (every block reference one tick)")
-      ("admission-horizon-s", po::value<double>(&params.admission_horizon_s)->default_value(30.0), "admission: H, s")
-      ("admission-lambda-s", po::value<double>(&params.admission_lambda_s)->default_value(60.0),
-       "admission: residency seconds one avoided move is worth")
-      ("tenant-qos", po::value<std::string>(&tenant_qos)->default_value(""), "priority, admission: QoS class per tenant")
-      ("seed", po::value<uint64_t>(&load.seed)->default_value(1), "seed of the synthetic generator")
-      ("json", po::value<std::string>(&json_path)->value_name("FILE"),
-       "also write {\"rows\": [{policy, persistent, size_blocks, references, hits, hit_ratio}]} to FILE");
+  options.add_options()("help,h", "print this help and exit")(
+      "platform", po::value<std::string>(&platform)->value_name("FILE"),
+      "build the workload as `kvtier run` does on this platform: its synthetic parameters, its "
+      "host.block_tokens (unless --block-tokens) and, without WORKLOAD, its workload.spec")(
+      "set",
+      po::value<std::vector<std::string>>(&overrides)->composing()->value_name("SECTION.KEY=VALUE"),
+      "override one platform key (repeatable); implies the embedded platform without --platform")(
+      "sizes", po::value<std::string>(&sizes_text)->value_name("N1,N2,..."),
+      "cache sizes in blocks (required)")(
+      "policies",
+      po::value<std::string>(&policies_text)->default_value(policies_text)->value_name("P1,P2,..."),
+      "from lru, lfu, ema, priority, admission, belady")(
+      "persistent", po::bool_switch(&persistent),
+      "policy state survives eviction and re-admission (default off)")(
+      "block-tokens", po::value<int64_t>(&block_tokens)->default_value(0),
+      "tokens per block; 0: the trace's own (512 for Mooncake), else 16")(
+      "full-blocks-only", po::bool_switch(&full_blocks_only),
+      "Mooncake: leave out each prompt's partial last block (default: include it)")(
+      "ema-alpha", po::value<double>(&params.ema_alpha)->default_value(0.01), "ema: alpha, (0, 1]")(
+      "ema-clock", po::value<std::string>(&ema_clock)->default_value("second"),
+      "ema: decay per 'second' of request arrival time or per 'reference' (every block reference "
+      "one tick)")("admission-horizon-s",
+                   po::value<double>(&params.admission_horizon_s)->default_value(30.0),
+                   "admission: H, s")(
+      "admission-lambda-s", po::value<double>(&params.admission_lambda_s)->default_value(60.0),
+      "admission: residency seconds one avoided move is worth")(
+      "tenant-qos", po::value<std::string>(&tenant_qos)->default_value(""),
+      "priority, admission: QoS class per tenant")(
+      "seed", po::value<uint64_t>(&load.seed)->default_value(1), "seed of the synthetic generator")(
+      "json", po::value<std::string>(&json_path)->value_name("FILE"),
+      "also write {\"rows\": [{policy, persistent, size_blocks, references, hits, hit_ratio}]} to "
+      "FILE");
   po::options_description hidden;
   hidden.add_options()("workload", po::value<std::string>(&spec), "workload spec");
   po::options_description all;
@@ -116,7 +125,8 @@ int cmd_cache_curve(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).positional(positional).run();
+    const po::parsed_options parsed =
+        po::command_line_parser(argc, argv).options(all).positional(positional).run();
     check_arguments(parsed, all);
     po::store(parsed, vm);
     if (vm.count("help")) {
@@ -136,18 +146,22 @@ int cmd_cache_curve(int argc, char** argv) {
   if (auto e = parse_sizes(sizes_text, sizes)) return usage_error(*e);
   std::vector<std::string> policies;
   if (auto e = parse_policies(policies_text, policies)) return usage_error(*e);
-  if (block_tokens < 0 || block_tokens > 65536) return usage_error("--block-tokens must lie in [0, 65536]");
-  if (!(params.ema_alpha > 0 && params.ema_alpha <= 1)) return usage_error("--ema-alpha must lie in (0, 1]");
+  if (block_tokens < 0 || block_tokens > 65536)
+    return usage_error("--block-tokens must lie in [0, 65536]");
+  if (!(params.ema_alpha > 0 && params.ema_alpha <= 1))
+    return usage_error("--ema-alpha must lie in (0, 1]");
   if (const auto clock = value_in(kEmaClockNames, ema_clock)) params.ema_clock = *clock;
   else return usage_error("--ema-clock must be reference or second");
-  if (!(params.admission_horizon_s > 0)) return usage_error("--admission-horizon-s must be positive");
+  if (!(params.admission_horizon_s > 0))
+    return usage_error("--admission-horizon-s must be positive");
   if (!(params.admission_lambda_s > 0)) return usage_error("--admission-lambda-s must be positive");
 
   return guarded("cache-curve", [&]() {
     require_output_file("json", json_path);
     params.tenant_qos = parse_tenant_qos(tenant_qos);
     if (as_run) {
-      const RunWorkloadInputs inputs = run_workload_inputs(load_platform(platform, overrides), spec, load.seed);
+      const RunWorkloadInputs inputs =
+          run_workload_inputs(load_platform(platform, overrides), spec, load.seed);
       const bool lenient = load.trace.lenient;
       load = inputs.load;  // the platform's block size among the rest
       load.trace.lenient = lenient;
@@ -158,21 +172,26 @@ int cmd_cache_curve(int argc, char** argv) {
     if (block_tokens) load.block_tokens = static_cast<uint32_t>(block_tokens);
     else if (!as_run) load.block_tokens = mooncake ? kMooncakeBlockTokens : 16;
     const Workload w = load_workload(spec, load);
-    for (const auto& example : w.skipped_examples) std::cerr << "kvtier cache-curve: skipped " << example << "\n";
+    for (const auto& example : w.skipped_examples)
+      std::cerr << "kvtier cache-curve: skipped " << example << "\n";
     std::vector<std::optional<uint64_t>> tails;
     if (mooncake && !full_blocks_only) tails = mooncake_tail_keys(spec, w, load.block_tokens);
 
     std::vector<ReplayReference> stream;
     for (const Request& r : w.requests) {
-      for (uint64_t key : r.prefix_hashes) stream.push_back({key, r.arrival_s, r.tenant, !r.last_turn});
-      if (!tails.empty() && tails[r.id]) stream.push_back({*tails[r.id], r.arrival_s, r.tenant, !r.last_turn});
+      for (uint64_t key : r.prefix_hashes)
+        stream.push_back({key, r.arrival_s, r.tenant, !r.last_turn});
+      if (!tails.empty() && tails[r.id])
+        stream.push_back({*tails[r.id], r.arrival_s, r.tenant, !r.last_turn});
     }
     const ReplayResult infinite = replay_infinite(stream);
-    std::cout << "workload " << w.source << ": " << w.requests.size() << " requests, " << stream.size()
-              << " block references at " << load.block_tokens << " tokens per block"
+    std::cout << "workload " << w.source << ": " << w.requests.size() << " requests, "
+              << stream.size() << " block references at " << load.block_tokens
+              << " tokens per block"
               << (mooncake && !full_blocks_only ? " (partial last blocks included)" : "") << ", "
               << stream.size() - infinite.hits << " distinct blocks\n";
-    std::cout << "hit ratio by cache size (blocks)" << (persistent ? ", persistent policy state" : "") << ":\n";
+    std::cout << "hit ratio by cache size (blocks)"
+              << (persistent ? ", persistent policy state" : "") << ":\n";
     std::cout << std::left << std::setw(10) << "policy";
     for (uint64_t s : sizes) std::cout << std::right << std::setw(10) << s;
     std::cout << "\n";
@@ -193,8 +212,9 @@ int cmd_cache_curve(int argc, char** argv) {
       }
       std::cout << "\n";
     }
-    std::cout << std::left << std::setw(10) << "infinite" << std::right << std::setw(10) << fixed(infinite.hit_ratio(), 6)
-              << "  (" << infinite.hits << " of " << infinite.references << " references reuse a block)\n";
+    std::cout << std::left << std::setw(10) << "infinite" << std::right << std::setw(10)
+              << fixed(infinite.hit_ratio(), 6) << "  (" << infinite.hits << " of "
+              << infinite.references << " references reuse a block)\n";
     if (!json_path.empty()) {
       std::ofstream f(json_path);
       if (!f) throw std::runtime_error("cannot write --json file '" + json_path + "'");

@@ -13,15 +13,19 @@ int cmd_calibrate(int argc, char** argv) {
   std::string json_path;
   bool markdown = false;
   po::options_description desc(
-      "Every reference figure of the calibration sheet beside the model's own figure, computed by running the\n"
-      "model on the platform files (decode steps, HBM and link streams, host copies). Exits 1 if any figure\n"
+      "Every reference figure of the calibration sheet beside the model's own figure, computed by "
+      "running the\n"
+      "model on the platform files (decode steps, HBM and link streams, host copies). Exits 1 if "
+      "any figure\n"
       "is outside its tolerance.\n\nOptions");
-  desc.add_options()("help,h", "show this help")
-      ("json", po::value<std::string>(&json_path)->default_value("")->value_name("FILE"),
-       "also write {\"rows\": [...]} to FILE")
-      ("markdown", po::bool_switch(&markdown), "print the table as Markdown (docs/calibration.md)");
+  desc.add_options()("help,h", "show this help")(
+      "json", po::value<std::string>(&json_path)->default_value("")->value_name("FILE"),
+      "also write {\"rows\": [...]} to FILE")("markdown", po::bool_switch(&markdown),
+                                              "print the table as Markdown (docs/calibration.md)");
   po::variables_map vm;
-  if (int status = parse_command_line(argc, argv, desc, vm, "kvtier calibrate [--json FILE] [--markdown]"); status >= 0)
+  if (int status =
+          parse_command_line(argc, argv, desc, vm, "kvtier calibrate [--json FILE] [--markdown]");
+      status >= 0)
     return status;
   return guarded("calibrate", [&]() {
     require_output_file("json", json_path);

@@ -32,42 +32,63 @@ int cmd_experiment(int argc, char** argv) {
   Options o;
   po::options_description desc("kvtier experiment options");
   desc.add_options()("help,h", "show this help")(
-      "experiment", po::value<std::string>(&o.experiment)->value_name("c1|c2|c3|c4"), "the claim to test (spec §M.3.2)")(
-      "platform", po::value<std::string>(&o.platform)->default_value(kExperimentPlatform)->value_name("FILE"),
-      "platform INI file; default: the pinned preset (all-layer blocks, pinned residency), on which both sides of each "
-      "comparison move the same blocks (docs/experiments.md); empty: the embedded default platform")(
-      "workload", po::value<std::string>(&o.workload)->default_value(std::string("mooncake:") + kDefaultTrace)->value_name("SPEC"),
-      "workload (default: the bundled Mooncake conversation excerpt; the full trace: mooncake:/path/conversation_trace.jsonl)")(
-      "set", po::value<std::vector<std::string>>(&o.overrides)->composing()->value_name("SECTION.KEY=VALUE"),
+      "experiment", po::value<std::string>(&o.experiment)->value_name("c1|c2|c3|c4"),
+      "the claim to test (spec §M.3.2)")(
+      "platform",
+      po::value<std::string>(&o.platform)->default_value(kExperimentPlatform)->value_name("FILE"),
+      "platform INI file; default: the pinned preset (all-layer blocks, pinned residency), on "
+      "which both sides of each "
+      "comparison move the same blocks (docs/experiments.md); empty: the embedded default "
+      "platform")("workload",
+                  po::value<std::string>(&o.workload)
+                      ->default_value(std::string("mooncake:") + kDefaultTrace)
+                      ->value_name("SPEC"),
+                  "workload (default: the bundled Mooncake conversation excerpt; the full trace: "
+                  "mooncake:/path/conversation_trace.jsonl)")(
+      "set",
+      po::value<std::vector<std::string>>(&o.overrides)
+          ->composing()
+          ->value_name("SECTION.KEY=VALUE"),
       "platform override for every simulation (repeatable); the experiment's own variable wins")(
       "seed", po::value<uint64_t>(&o.seed)->default_value(1), "random seed")(
-      "json", po::value<std::string>(&o.json)->default_value("")->value_name("FILE"), "write the table as JSON")(
+      "json", po::value<std::string>(&o.json)->default_value("")->value_name("FILE"),
+      "write the table as JSON")(
       "keep", po::value<std::string>(&o.keep)->default_value("")->value_name("DIR"),
       "keep every simulation's stats.json under DIR (default: a temporary directory, removed)")(
       "jobs,j", po::value<unsigned>(&o.jobs)->default_value(1), "simulations run at once")(
-      "loads", po::value<std::string>(&o.loads)->default_value("1"), "c1: trace replay speed-ups (rate_scale), comma-separated")(
+      "loads", po::value<std::string>(&o.loads)->default_value("1"),
+      "c1: trace replay speed-ups (rate_scale), comma-separated")(
       "index-sizes", po::value<std::string>(&o.index_sizes)->default_value(""),
       "c2: SRAM index entries, powers of two (default 1024,4096,16384,65536)")(
-      "tenants", po::value<std::string>(&o.tenant_counts)->default_value("1,4,16,64"), "c3: tenant counts")(
-      "budgets", po::value<std::string>(&o.budgets)->default_value("8,16,32,64"), "c4: HBM KV budgets, GiB")(
-      "material", po::value<double>(&o.material)->default_value(0.01), "c2: lookup share that is material")(
-      "core-share", po::value<double>(&o.core_share)->default_value(0.10, "0.1"), "c3: share of one core that is material")(
+      "tenants", po::value<std::string>(&o.tenant_counts)->default_value("1,4,16,64"),
+      "c3: tenant counts")(
+      "budgets", po::value<std::string>(&o.budgets)->default_value("8,16,32,64"),
+      "c4: HBM KV budgets, GiB")("material", po::value<double>(&o.material)->default_value(0.01),
+                                 "c2: lookup share that is material")(
+      "core-share", po::value<double>(&o.core_share)->default_value(0.10, "0.1"),
+      "c3: share of one core that is material")(
       "stall-difference", po::value<double>(&o.stall_difference)->default_value(0.05, "0.05"),
       "c1: relative exposed-stall difference that is material");
   po::positional_options_description positional;
   positional.add("experiment", 1);
   po::variables_map vm;
-  const std::string usage = "kvtier experiment c1|c2|c3|c4 [--workload SPEC] [--json FILE] [options]";
+  const std::string usage =
+      "kvtier experiment c1|c2|c3|c4 [--workload SPEC] [--json FILE] [options]";
   try {
-    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).positional(positional).run();
+    const po::parsed_options parsed =
+        po::command_line_parser(argc, argv).options(desc).positional(positional).run();
     check_arguments(parsed, desc);
     po::store(parsed, vm);
     if (vm.count("help")) {
       std::cout << "usage: " << usage << "\n\n"
-                << "  c1  promotion latency (p50/p99) and exposed stall: device-side scheduling vs host-issued DMA\n"
-                << "  c2  share of promotion latency in the index lookup: full SRAM index vs cached (table in tier DRAM)\n"
-                << "  c3  host CPU time attributable to KV movement per token and per core, across tenant counts\n"
-                << "  c4  hit rate and A_traffic of LFU and EMA (a = 0.01) with and without persistent policy state\n\n"
+                << "  c1  promotion latency (p50/p99) and exposed stall: device-side scheduling vs "
+                   "host-issued DMA\n"
+                << "  c2  share of promotion latency in the index lookup: full SRAM index vs "
+                   "cached (table in tier DRAM)\n"
+                << "  c3  host CPU time attributable to KV movement per token and per core, across "
+                   "tenant counts\n"
+                << "  c4  hit rate and A_traffic of LFU and EMA (a = 0.01) with and without "
+                   "persistent policy state\n\n"
                 << desc;
       return 0;
     }
@@ -77,14 +98,16 @@ int cmd_experiment(int argc, char** argv) {
     return 2;
   }
   if (o.experiment.empty()) {
-    std::cerr << "kvtier experiment: name an experiment (c1, c2, c3 or c4)\nusage: " << usage << "\n";
+    std::cerr << "kvtier experiment: name an experiment (c1, c2, c3 or c4)\nusage: " << usage
+              << "\n";
     return 2;
   }
   const std::map<std::string, Outcome (*)(const Options&, const fs::path&)> experiments = {
       {"c1", c1}, {"c2", c2}, {"c3", c3}, {"c4", c4}};
   auto which = experiments.find(o.experiment);
   if (which == experiments.end()) {
-    std::cerr << "kvtier experiment: unknown experiment '" << o.experiment << "' (known: c1, c2, c3, c4)\n";
+    std::cerr << "kvtier experiment: unknown experiment '" << o.experiment
+              << "' (known: c1, c2, c3, c4)\n";
     return 2;
   }
   return guarded("experiment", [&]() {
@@ -114,8 +137,9 @@ int cmd_experiment(int argc, char** argv) {
     Outcome out = which->second(o, work);
     std::cout << out.claim << "\nworkload: " << o.workload << "\n\n";
     out.table.print(std::cout);
-    std::cout << "\nmeasurement that would support it:\n" << out.support_measurement
-              << "measurement that would refute it:\n" << out.refute_measurement << "verdict: " << out.verdict << "\n";
+    std::cout << "\nmeasurement that would support it:\n"
+              << out.support_measurement << "measurement that would refute it:\n"
+              << out.refute_measurement << "verdict: " << out.verdict << "\n";
     if (!o.json.empty()) {
       nlohmann::ordered_json j;
       j["experiment"] = o.experiment;

@@ -18,26 +18,38 @@ int cmd_index_study(int argc, char** argv) {
   cosim::StudyOptions o;
   bool json = false;
   po::options_description desc("kvtier index-study options");
-  desc.add_options()("help,h", "show this help")("json", po::bool_switch(&json), "print JSON instead of the table")(
+  desc.add_options()("help,h", "show this help")("json", po::bool_switch(&json),
+                                                 "print JSON instead of the table")(
       "ways", po::value<unsigned>(&o.ways)->default_value(o.ways), "ways per set")(
-      "density", po::value<double>(&o.density)->default_value(o.density, format_number(o.density))->value_name("MIB_PER_MM2"),
-      "SRAM macro density, Mib per mm^2")("hbm-gib", po::value<uint64_t>(&o.hbm_gib)->default_value(o.hbm_gib),
+      "density",
+      po::value<double>(&o.density)
+          ->default_value(o.density, format_number(o.density))
+          ->value_name("MIB_PER_MM2"),
+      "SRAM macro density, Mib per mm^2")("hbm-gib",
+                                          po::value<uint64_t>(&o.hbm_gib)->default_value(o.hbm_gib),
                                           "HBM capacity the slot field addresses")(
-      "tenant-bits", po::value<unsigned>(&o.tenant_bits)->default_value(o.tenant_bits), "tenant field width")(
-      "policy-bits", po::value<unsigned>(&o.policy_bits)->default_value(o.policy_bits), "policy field width")(
-      "tag-bits", po::value<unsigned>(&o.tag_bits)->default_value(0), "tag width (0: keep the whole key)");
+      "tenant-bits", po::value<unsigned>(&o.tenant_bits)->default_value(o.tenant_bits),
+      "tenant field width")(
+      "policy-bits", po::value<unsigned>(&o.policy_bits)->default_value(o.policy_bits),
+      "policy field width")("tag-bits", po::value<unsigned>(&o.tag_bits)->default_value(0),
+                            "tag width (0: keep the whole key)");
   po::variables_map vm;
-  if (int status = parse_command_line(argc, argv, desc, vm, "kvtier index-study [--json] [options]"); status >= 0)
+  if (int status =
+          parse_command_line(argc, argv, desc, vm, "kvtier index-study [--json] [options]");
+      status >= 0)
     return status;
   auto bad = [](const std::string& why) {
     std::cerr << "kvtier index-study: " << why << "\n";
     return 2;
   };
-  if (o.ways < 1 || o.ways > 64) return bad("--ways must be 1 to 64, not " + std::to_string(o.ways));
+  if (o.ways < 1 || o.ways > 64)
+    return bad("--ways must be 1 to 64, not " + std::to_string(o.ways));
   if (!(o.density > 0)) return bad("--density must be positive");
   if (o.hbm_gib < 1) return bad("--hbm-gib must be at least 1");
-  if (o.tenant_bits < 1 || o.tenant_bits > 16) return bad("--tenant-bits must be 1 to 16 (kvdp_lookup.sv)");
-  if (o.policy_bits < 1 || o.policy_bits > 64) return bad("--policy-bits must be 1 to 64 (kvdp_lookup.sv)");
+  if (o.tenant_bits < 1 || o.tenant_bits > 16)
+    return bad("--tenant-bits must be 1 to 16 (kvdp_lookup.sv)");
+  if (o.policy_bits < 1 || o.policy_bits > 64)
+    return bad("--policy-bits must be 1 to 64 (kvdp_lookup.sv)");
   if (o.tag_bits > 63) return bad("--tag-bits must be 0 (whole key) to 63");
   return guarded("index-study", [&]() {
     // The formula against the RTL: each build's capability output is the width the SRAM
@@ -64,20 +76,25 @@ int cmd_index_study(int argc, char** argv) {
       engine->evaluate(in, out);
       engine->final();
       if (out.cap_entry_bits != cosim::entry_bits(g))
-        throw std::runtime_error(std::string("entry layout formula (cosim/index_geometry.h) gives ") +
-                                 std::to_string(cosim::entry_bits(g)) + " bits for build " + b.name +
-                                 ", the RTL stores " + std::to_string(out.cap_entry_bits));
-      checked += (checked.empty() ? "" : ", ") + std::string(b.name) + " " + std::to_string(out.cap_entry_bits);
+        throw std::runtime_error(
+            std::string("entry layout formula (cosim/index_geometry.h) gives ") +
+            std::to_string(cosim::entry_bits(g)) + " bits for build " + b.name +
+            ", the RTL stores " + std::to_string(out.cap_entry_bits));
+      checked += (checked.empty() ? "" : ", ") + std::string(b.name) + " " +
+                 std::to_string(out.cap_entry_bits);
     }
-    const auto rows = cosim::index_study(o, cosim::default_study_blocks(), cosim::default_study_tiers_gib());
+    const auto rows =
+        cosim::index_study(o, cosim::default_study_blocks(), cosim::default_study_tiers_gib());
     if (json) {
       nlohmann::json j = cosim::study_json(o, rows);
       j["rtl_entry_bits_checked"] = checked;
       std::cout << j.dump(2) << "\n";
     } else {
       std::cout << cosim::study_table(o, rows)
-                << "the entry-width formula behind the table was checked against the Verilated co-simulation "
-                   "engines, whose fields are kept whole (64-bit addresses and policy, so wider entries than the "
+                << "the entry-width formula behind the table was checked against the Verilated "
+                   "co-simulation "
+                   "engines, whose fields are kept whole (64-bit addresses and policy, so wider "
+                   "entries than the "
                    "rows above): formula = cap_entry_bits_o for "
                 << checked << " bits\n";
     }

@@ -53,15 +53,23 @@ std::string find_python() {
 int cmd_plot(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::cout << "usage: kvtier plot RUN_OR_SWEEP_DIR --out DIR [--format png,svg] [--metrics a,b,...]\n\n"
-                   "A run folder (kvtier run --out) gives dashboard.{png,svg}: CAPACITY occupancy over time,\n"
-                   "SUSTAINABILITY demand against B_tier per window, the HIDING lateness distribution, TTFT and\n"
-                   "ITL per tenant. A sweep folder (kvtier sweep --out) gives, per metric group (latency, cache,\n"
-                   "constraints; at most 6 panels a figure), vs_KEY__GROUP.{png,svg} (each metric against each\n"
-                   "swept key) and heatmap_KEY1__KEY2__GROUP.{png,svg} (each metric over two keys, values in the\n"
-                   "cells). --metrics (a sweep only) names results.csv columns instead: vs_KEY, heatmap_KEY1__KEY2\n"
+      std::cout << "usage: kvtier plot RUN_OR_SWEEP_DIR --out DIR [--format png,svg] [--metrics "
+                   "a,b,...]\n\n"
+                   "A run folder (kvtier run --out) gives dashboard.{png,svg}: CAPACITY occupancy "
+                   "over time,\n"
+                   "SUSTAINABILITY demand against B_tier per window, the HIDING lateness "
+                   "distribution, TTFT and\n"
+                   "ITL per tenant. A sweep folder (kvtier sweep --out) gives, per metric group "
+                   "(latency, cache,\n"
+                   "constraints; at most 6 panels a figure), vs_KEY__GROUP.{png,svg} (each metric "
+                   "against each\n"
+                   "swept key) and heatmap_KEY1__KEY2__GROUP.{png,svg} (each metric over two keys, "
+                   "values in the\n"
+                   "cells). --metrics (a sweep only) names results.csv columns instead: vs_KEY, "
+                   "heatmap_KEY1__KEY2\n"
                    "(__partN past 6 metrics).\n"
-                   "Needs python3 with matplotlib (Debian: python3-matplotlib); $KVTIER_PYTHON names another\n"
+                   "Needs python3 with matplotlib (Debian: python3-matplotlib); $KVTIER_PYTHON "
+                   "names another\n"
                    "interpreter, $KVTIER_PLOT_SCRIPT another script.\n";
       return 0;
     }

@@ -38,19 +38,26 @@ int cmd_run(int argc, char** argv) {
   desc.add_options()("help,h", "show this help");
   add_run_options(desc, options);
   desc.add_options()("out", po::value<std::string>(&out)->default_value("")->value_name("DIR"),
-                     "write DIR/stats.json, DIR/requests.jsonl and DIR/series.json (created if missing); empty: print only");
+                     "write DIR/stats.json, DIR/requests.jsonl and DIR/series.json (created if "
+                     "missing); empty: print only");
   std::string window;
   bool quiet = false;
-  desc.add_options()("quiet,q", po::bool_switch(&quiet),
-                     "no progress on stderr (by default: simulated time, requests done, wall time and ETA; "
-                     "one updating line on a terminal, a line every 5 s otherwise)");
-  desc.add_options()("timeline", po::value<std::string>(&options.timeline)->default_value("")->value_name("FILE.json"),
-                     "write a Chrome trace-event timeline (ui.perfetto.dev, chrome://tracing): steps and layer groups, "
-                     "link directions, DMA engines, occupancy counters, promotion-to-step flows")
-                    ("timeline-window", po::value<std::string>(&window)->default_value("")->value_name("START:END"),
-                     "keep only timeline events overlapping simulated seconds START..END (either may be empty)");
+  desc.add_options()(
+      "quiet,q", po::bool_switch(&quiet),
+      "no progress on stderr (by default: simulated time, requests done, wall time and ETA; "
+      "one updating line on a terminal, a line every 5 s otherwise)");
+  desc.add_options()(
+      "timeline",
+      po::value<std::string>(&options.timeline)->default_value("")->value_name("FILE.json"),
+      "write a Chrome trace-event timeline (ui.perfetto.dev, chrome://tracing): steps and layer "
+      "groups, "
+      "link directions, DMA engines, occupancy counters, promotion-to-step flows")(
+      "timeline-window",
+      po::value<std::string>(&window)->default_value("")->value_name("START:END"),
+      "keep only timeline events overlapping simulated seconds START..END (either may be empty)");
   po::variables_map vm;
-  if (int status = parse_command_line(argc, argv, desc, vm, "kvtier run [options]"); status >= 0) return status;
+  if (int status = parse_command_line(argc, argv, desc, vm, "kvtier run [options]"); status >= 0)
+    return status;
   if (!window.empty()) {
     if (options.timeline.empty()) {
       std::cerr << "kvtier run: --timeline-window needs --timeline FILE.json\n";
@@ -80,9 +87,9 @@ int cmd_run(int argc, char** argv) {
       std::filesystem::create_directories(out);
       const std::string path = (std::filesystem::path(out) / "stats.json").string();
       std::ofstream f(path);
-      const nlohmann::ordered_json report =
-          write_stats(*result.platform, result.wall_time_s, options.seed,
-                      [&](StatGroup& provenance) { add_run_provenance(provenance, result, options); });
+      const nlohmann::ordered_json report = write_stats(
+          *result.platform, result.wall_time_s, options.seed,
+          [&](StatGroup& provenance) { add_run_provenance(provenance, result, options); });
       f << report.dump(2) << "\n";
       if (!f) throw std::runtime_error("cannot write " + path);
       std::cout << "\nwrote " << path << "\n";
@@ -97,9 +104,12 @@ int cmd_run(int argc, char** argv) {
       if (!sj) throw std::runtime_error("cannot write " + series);
       std::cout << "wrote " << series << "\n";
     }
-    if (result.trace) std::cout << "wrote " << options.timeline << " (" << result.trace->size() << " trace events)\n";
+    if (result.trace)
+      std::cout << "wrote " << options.timeline << " (" << result.trace->size()
+                << " trace events)\n";
     if (!result.stopped.empty()) {
-      std::cerr << "kvtier run: error: " << result.stopped << (out.empty() ? "" : "; wrote what it had to " + out) << "\n";
+      std::cerr << "kvtier run: error: " << result.stopped
+                << (out.empty() ? "" : "; wrote what it had to " + out) << "\n";
       return 1;
     }
     return 0;

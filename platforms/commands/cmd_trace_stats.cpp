@@ -36,30 +36,34 @@ int cmd_trace_stats(int argc, char** argv) {
   uint64_t seed = 1;
   int64_t block_tokens = 0;  // read signed: Boost would wrap "-1" into a huge unsigned value
 
-  po::options_description options("kvtier trace-stats [WORKLOAD] [options]\n\n"
-                                  "WORKLOAD is a spec: synthetic:KEY=VALUE,... | mooncake:FILE[,OPT=V...] | "
-                                  "azure:FILE[,...] | burstgpt:FILE[,...] | native:FILE[,...]\n"
-                                  "(docs/workloads.md lists the per-kind options: window, rate_scale, limit, "
-                                  "tenants, tenant, lenient, failed, context). The workload is built as `kvtier run`\n"
-                                  "builds it on the same --platform and --set: its synthetic parameters, its\n"
-                                  "host.block_tokens and, without WORKLOAD, its workload.spec.\n\nOptions");
-  options.add_options()
-      ("help,h", "print this help and exit")
-      ("platform", po::value<std::string>(&platform)->default_value("")->value_name("FILE"),
-       "platform INI file; empty: the embedded platforms/h200-cxl2-x16.ini")
-      ("set", po::value<std::vector<std::string>>(&overrides)->composing()->value_name("SECTION.KEY=VALUE"),
-       "override one platform key (repeatable), as for kvtier run")
-      ("block-tokens", po::value<int64_t>(&block_tokens)->default_value(0),
-       "tokens per KV block; trace blocks are mapped onto this size; 0: the platform's host.block_tokens")
-      ("seed", po::value<uint64_t>(&seed)->default_value(1), "seed of the synthetic generator")
-      ("lenient", po::bool_switch(&lenient), "skip and count bad trace lines instead of failing (default off)")
-      ("burst-window", po::value<double>(&stats_options.burst_window_s)->default_value(10.0),
-       "window in seconds for the burstiness index (variance/mean of request counts per window)")
-      ("prefix-only", po::bool_switch(&prefix_only),
-       "count only prompt references as present in the cache, not blocks completed by decode (default off)")
-      ("json", po::value<std::string>(&json_path)->value_name("FILE"), "also write the statistics as JSON to FILE")
-      ("write-native", po::value<std::string>(&native_path)->value_name("FILE"),
-       "also write the loaded workload to FILE in the native JSONL format");
+  po::options_description options(
+      "kvtier trace-stats [WORKLOAD] [options]\n\n"
+      "WORKLOAD is a spec: synthetic:KEY=VALUE,... | mooncake:FILE[,OPT=V...] | "
+      "azure:FILE[,...] | burstgpt:FILE[,...] | native:FILE[,...]\n"
+      "(docs/workloads.md lists the per-kind options: window, rate_scale, limit, "
+      "tenants, tenant, lenient, failed, context). The workload is built as `kvtier run`\n"
+      "builds it on the same --platform and --set: its synthetic parameters, its\n"
+      "host.block_tokens and, without WORKLOAD, its workload.spec.\n\nOptions");
+  options.add_options()("help,h", "print this help and exit")(
+      "platform", po::value<std::string>(&platform)->default_value("")->value_name("FILE"),
+      "platform INI file; empty: the embedded platforms/h200-cxl2-x16.ini")(
+      "set",
+      po::value<std::vector<std::string>>(&overrides)->composing()->value_name("SECTION.KEY=VALUE"),
+      "override one platform key (repeatable), as for kvtier run")(
+      "block-tokens", po::value<int64_t>(&block_tokens)->default_value(0),
+      "tokens per KV block; trace blocks are mapped onto this size; 0: the platform's "
+      "host.block_tokens")("seed", po::value<uint64_t>(&seed)->default_value(1),
+                           "seed of the synthetic generator")(
+      "lenient", po::bool_switch(&lenient),
+      "skip and count bad trace lines instead of failing (default off)")(
+      "burst-window", po::value<double>(&stats_options.burst_window_s)->default_value(10.0),
+      "window in seconds for the burstiness index (variance/mean of request counts per window)")(
+      "prefix-only", po::bool_switch(&prefix_only),
+      "count only prompt references as present in the cache, not blocks completed by decode "
+      "(default off)")("json", po::value<std::string>(&json_path)->value_name("FILE"),
+                       "also write the statistics as JSON to FILE")(
+      "write-native", po::value<std::string>(&native_path)->value_name("FILE"),
+      "also write the loaded workload to FILE in the native JSONL format");
   po::options_description hidden;
   hidden.add_options()("workload", po::value<std::string>(&spec), "workload spec");
   po::options_description all;
@@ -69,7 +73,8 @@ int cmd_trace_stats(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).positional(positional).run();
+    const po::parsed_options parsed =
+        po::command_line_parser(argc, argv).options(all).positional(positional).run();
     check_arguments(parsed, all);
     po::store(parsed, vm);
     if (vm.count("help")) {
@@ -80,8 +85,10 @@ int cmd_trace_stats(int argc, char** argv) {
   } catch (const po::error& e) {
     return usage_error(e.what());
   }
-  if (block_tokens < 0 || block_tokens > 65536) return usage_error("--block-tokens must lie in [0, 65536]");
-  if (!(stats_options.burst_window_s > 0)) return usage_error("--burst-window must be a positive number of seconds");
+  if (block_tokens < 0 || block_tokens > 65536)
+    return usage_error("--block-tokens must lie in [0, 65536]");
+  if (!(stats_options.burst_window_s > 0))
+    return usage_error("--burst-window must be a positive number of seconds");
   stats_options.include_decode_blocks = !prefix_only;
 
   try {
@@ -91,12 +98,14 @@ int cmd_trace_stats(int argc, char** argv) {
     return usage_error(e.what());
   }
   return guarded("trace-stats", [&]() {
-    const RunWorkloadInputs inputs = run_workload_inputs(load_platform(platform, overrides), spec, seed);
+    const RunWorkloadInputs inputs =
+        run_workload_inputs(load_platform(platform, overrides), spec, seed);
     LoadOptions load = inputs.load;
     load.trace.lenient = lenient;
     if (block_tokens > 0) load.block_tokens = static_cast<uint32_t>(block_tokens);
     const Workload workload = load_workload(inputs.spec, load);
-    for (const auto& example : workload.skipped_examples) std::cerr << "kvtier trace-stats: skipped " << example << "\n";
+    for (const auto& example : workload.skipped_examples)
+      std::cerr << "kvtier trace-stats: skipped " << example << "\n";
     const TraceStats stats = compute_trace_stats(workload, stats_options);
     print_trace_stats(stats, std::cout);
     if (!json_path.empty()) {

@@ -18,7 +18,9 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return option_list(option, text);
 }
 
-double positive_number(const std::string& text, const std::string& option) { return option_positive(option, text); }
+double positive_number(const std::string& text, const std::string& option) {
+  return option_positive(option, text);
+}
 
 // Runs every simulation, at most `jobs` at a time, each in its own process.
 void run_all(std::vector<Run>& runs, const Options& o, const fs::path& work) {
@@ -46,8 +48,8 @@ void run_all(std::vector<Run>& runs, const Options& o, const fs::path& work) {
     const fs::path dir = work / ("run" + std::to_string(i));
     if (!exited_zero(ended.status)) {
       if (failure.empty())
-        failure = "simulation '" + runs[i].label + "' failed (" + describe_wait_status(ended.status) +
-                  "): " + tail_of(dir / "stderr.txt");
+        failure = "simulation '" + runs[i].label + "' failed (" +
+                  describe_wait_status(ended.status) + "): " + tail_of(dir / "stderr.txt");
       return;
     }
     std::ifstream f(dir / "stats.json");
@@ -97,8 +99,9 @@ std::string fmt(double v, int precision) {
 
 std::string with_option(const std::string& workload, const std::string& option) {
   if (workload.rfind("synthetic:", 0) == 0)
-    throw std::invalid_argument("this sweep sets the trace option '" + option +
-                                "', which a synthetic workload does not take: use a trace (mooncake:FILE, ...)");
+    throw std::invalid_argument(
+        "this sweep sets the trace option '" + option +
+        "', which a synthetic workload does not take: use a trace (mooncake:FILE, ...)");
   return workload + "," + option;
 }
 
@@ -108,10 +111,12 @@ void Table::print(std::ostream& os) const {
     width[c] = columns[c].size();
     for (const auto& row : cells) width[c] = std::max(width[c], row[c].size());
   }
-  for (size_t c = 0; c < columns.size(); ++c) os << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << columns[c];
+  for (size_t c = 0; c < columns.size(); ++c)
+    os << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << columns[c];
   os << "\n";
   for (const auto& row : cells) {
-    for (size_t c = 0; c < row.size(); ++c) os << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << row[c];
+    for (size_t c = 0; c < row.size(); ++c)
+      os << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << row[c];
     os << "\n";
   }
 }

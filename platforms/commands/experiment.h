@@ -10,7 +10,8 @@
 
 namespace kvtier::experiment {
 
-inline const char* const kDefaultTrace = KVTIER_SOURCE_DIR "/workloads/traces/mooncake/conversation_trace_head1000.jsonl";
+inline const char* const kDefaultTrace =
+    KVTIER_SOURCE_DIR "/workloads/traces/mooncake/conversation_trace_head1000.jsonl";
 
 struct Options {
   std::string experiment;
@@ -21,13 +22,14 @@ struct Options {
   std::string json;
   std::string keep;
   unsigned jobs = 1;
-  std::string loads = "1";            // c1: rate_scale values
-  std::string index_sizes = "";       // c2: entries of the SRAM (full: sets x ways; cached: cache entries)
+  std::string loads = "1";  // c1: rate_scale values
+  std::string index_sizes =
+      "";  // c2: entries of the SRAM (full: sets x ways; cached: cache entries)
   std::string tenant_counts = "1,4,16,64";
   std::string budgets = "8,16,32,64";
-  double material = 0.01;             // c2: lookup share that counts as on the critical path
-  double core_share = 0.10;           // c3: share of one core that makes KV movement a CPU cost
-  double stall_difference = 0.05;     // c1: relative exposed-stall difference that counts
+  double material = 0.01;          // c2: lookup share that counts as on the critical path
+  double core_share = 0.10;        // c3: share of one core that makes KV movement a CPU cost
+  double stall_difference = 0.05;  // c1: relative exposed-stall difference that counts
 };
 
 // One simulation: a label, the overrides that define it, and its stats once run.

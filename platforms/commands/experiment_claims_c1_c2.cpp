@@ -23,9 +23,9 @@ Outcome c1(const Options& o, const fs::path& work) {
     // host.session_end = last_turn unless --set names it: C1 compares the two DMA paths on the
     // same traffic. With the server-side idle session end the two paths move different blocks
     // (docs/experiments.md, C1), so the comparison the claim needs does not hold.
-    const bool session_end_set = std::any_of(o.overrides.begin(), o.overrides.end(), [](const std::string& s) {
-      return s.rfind("host.session_end=", 0) == 0;
-    });
+    const bool session_end_set =
+        std::any_of(o.overrides.begin(), o.overrides.end(),
+                    [](const std::string& s) { return s.rfind("host.session_end=", 0) == 0; });
     for (const char* dma : {"device", "host"}) {
       std::vector<std::string> sets = {std::string("host.dma=") + dma, "sched.kv_load=layerwise"};
       if (!session_end_set) sets.push_back("host.session_end=last_turn");
@@ -35,7 +35,8 @@ Outcome c1(const Options& o, const fs::path& work) {
   run_all(runs, o, work);
   Outcome out;
   out.claim = "C1. Device-local decisions remove host round-trips from the promotion path";
-  out.table.columns = {"dma", "load", "promotions", "p50_ms", "p99_ms", "queue_ms", "transfer_ms", "stall/token_ms",
+  out.table.columns = {"dma",           "load",          "promotions",  "p50_ms",
+                       "p99_ms",        "queue_ms",      "transfer_ms", "stall/token_ms",
                        "stall_total_s", "late_transfers"};
   bool all_support = true;
   std::ostringstream support, refute;
@@ -61,32 +62,41 @@ Outcome c1(const Options& o, const fs::path& work) {
                           {"hiding_transfers", s["constraints"]["hiding"]["transfers"]},
                           {"ttft_p99_s", num(s, "ttft_p99_s")},
                           {"command", quote_command(r.argv)}});
-      out.table.cells.push_back({dma, load, std::to_string(s["promotions"].get<uint64_t>()),
-                                 fmt(num(s, "promotion_latency_p50_s") * 1e3), fmt(num(s, "promotion_latency_p99_s") * 1e3),
-                                 fmt(num(s, "promotion_latency_queue_s") * 1e3),
-                                 fmt(num(s, "promotion_latency_transfer_s") * 1e3),
-                                 fmt(num(s, "exposed_stall_per_token_s") * 1e3), fmt(num(s, "exposed_stall_total_s")),
-                                 std::to_string(s["constraints"]["hiding"]["missed"].get<uint64_t>()) + "/" +
-                                     std::to_string(s["constraints"]["hiding"]["transfers"].get<uint64_t>())});
+      out.table.cells.push_back(
+          {dma, load, std::to_string(s["promotions"].get<uint64_t>()),
+           fmt(num(s, "promotion_latency_p50_s") * 1e3),
+           fmt(num(s, "promotion_latency_p99_s") * 1e3),
+           fmt(num(s, "promotion_latency_queue_s") * 1e3),
+           fmt(num(s, "promotion_latency_transfer_s") * 1e3),
+           fmt(num(s, "exposed_stall_per_token_s") * 1e3), fmt(num(s, "exposed_stall_total_s")),
+           std::to_string(s["constraints"]["hiding"]["missed"].get<uint64_t>()) + "/" +
+               std::to_string(s["constraints"]["hiding"]["transfers"].get<uint64_t>())});
     }
-    const double dev_stall = num(dev, "exposed_stall_per_token_s"), host_stall = num(host, "exposed_stall_per_token_s");
+    const double dev_stall = num(dev, "exposed_stall_per_token_s"),
+                 host_stall = num(host, "exposed_stall_per_token_s");
     const double diff = host_stall > 0 ? (host_stall - dev_stall) / host_stall : 0.0;
-    const bool lower_latency = num(dev, "promotion_latency_p99_s") < num(host, "promotion_latency_p99_s");
+    const bool lower_latency =
+        num(dev, "promotion_latency_p99_s") < num(host, "promotion_latency_p99_s");
     all_support &= lower_latency && diff > o.stall_difference;
-    support << "  load " << loads[i / 2] << ": promotion latency p50/p99 device " << fmt(num(dev, "promotion_latency_p50_s") * 1e3)
-            << "/" << fmt(num(dev, "promotion_latency_p99_s") * 1e3) << " ms vs host-issued "
-            << fmt(num(host, "promotion_latency_p50_s") * 1e3) << "/" << fmt(num(host, "promotion_latency_p99_s") * 1e3)
-            << " ms\n";
-    refute << "  load " << loads[i / 2] << ": exposed stall per token device " << fmt(dev_stall * 1e3) << " ms vs host-issued "
-           << fmt(host_stall * 1e3) << " ms (host path's stall is " << fmt(diff * 100, 3)
-           << "% above the device path's; below " << fmt(o.stall_difference * 100, 3) << "% counts as no difference)\n";
+    support << "  load " << loads[i / 2] << ": promotion latency p50/p99 device "
+            << fmt(num(dev, "promotion_latency_p50_s") * 1e3) << "/"
+            << fmt(num(dev, "promotion_latency_p99_s") * 1e3) << " ms vs host-issued "
+            << fmt(num(host, "promotion_latency_p50_s") * 1e3) << "/"
+            << fmt(num(host, "promotion_latency_p99_s") * 1e3) << " ms\n";
+    refute << "  load " << loads[i / 2] << ": exposed stall per token device "
+           << fmt(dev_stall * 1e3) << " ms vs host-issued " << fmt(host_stall * 1e3)
+           << " ms (host path's stall is " << fmt(diff * 100, 3)
+           << "% above the device path's; below " << fmt(o.stall_difference * 100, 3)
+           << "% counts as no difference)\n";
   }
   out.support_measurement = support.str();
   out.refute_measurement = refute.str();
   out.supported = all_support;
-  out.verdict = all_support ? "supported: device-side scheduling gives lower p99 promotion latency and materially less "
+  out.verdict = all_support ? "supported: device-side scheduling gives lower p99 promotion latency "
+                              "and materially less "
                               "exposed stall at every load"
-                            : "refuted on this workload: at some load the host-issued path's extra latency does not show "
+                            : "refuted on this workload: at some load the host-issued path's extra "
+                              "latency does not show "
                               "as materially more exposed stall (or its latency is not higher)";
   return out;
 }
@@ -101,18 +111,26 @@ Outcome c2(const Options& o, const fs::path& work) {
     const double entries = positive_number(size, "index-sizes");
     const uint64_t n = static_cast<uint64_t>(entries);
     if (n < 4 || (n & (n - 1)) || static_cast<double>(n) != entries)
-      throw std::invalid_argument("--index-sizes: " + size + " is not a power of two >= 4 (sets x 4 ways)");
-    runs.push_back({"full index, " + size + " entries",
-                    {"ctrl.index_org=full", "ctrl.index_ways=4", "ctrl.index_sets=" + std::to_string(n / 4)},
-                    o.workload, {}, {}});
+      throw std::invalid_argument("--index-sizes: " + size +
+                                  " is not a power of two >= 4 (sets x 4 ways)");
+    runs.push_back(
+        {"full index, " + size + " entries",
+         {"ctrl.index_org=full", "ctrl.index_ways=4", "ctrl.index_sets=" + std::to_string(n / 4)},
+         o.workload,
+         {},
+         {}});
     runs.push_back({"cached index, " + size + " SRAM entries",
-                    {"ctrl.index_org=cached", "ctrl.index_cache_entries=" + size}, o.workload, {}, {}});
+                    {"ctrl.index_org=cached", "ctrl.index_cache_entries=" + size},
+                    o.workload,
+                    {},
+                    {}});
   }
   run_all(runs, o, work);
   Outcome out;
   out.claim = "C2. Metadata lookup at memory latency matters";
-  out.table.columns = {"org", "sram_entries", "promotions", "lookup_share", "lookup_us", "queue_ms", "transfer_ms",
-                       "sram_hit_rate", "dram_reads", "dropped_no_space", "stall/token_ms"};
+  out.table.columns = {"org",        "sram_entries",     "promotions",    "lookup_share",
+                       "lookup_us",  "queue_ms",         "transfer_ms",   "sram_hit_rate",
+                       "dram_reads", "dropped_no_space", "stall/token_ms"};
   double worst_cached = 0.0, best_full = 1.0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const nlohmann::json& s = runs[i].stats;
@@ -138,20 +156,25 @@ Outcome c2(const Options& o, const fs::path& work) {
                         {"dropped_index_full", dropped},
                         {"exposed_stall_per_token_s", num(s, "exposed_stall_per_token_s")},
                         {"command", quote_command(runs[i].argv)}});
-    out.table.cells.push_back({cached ? "cached" : "full", sizes[i / 2], std::to_string(s["promotions"].get<uint64_t>()),
-                               fmt(share), fmt(l * 1e6), fmt(q * 1e3), fmt(t * 1e3), fmt(hit_rate),
-                               std::to_string(ix["cache_misses"].get<uint64_t>()), std::to_string(dropped),
-                               fmt(num(s, "exposed_stall_per_token_s") * 1e3)});
+    out.table.cells.push_back(
+        {cached ? "cached" : "full", sizes[i / 2], std::to_string(s["promotions"].get<uint64_t>()),
+         fmt(share), fmt(l * 1e6), fmt(q * 1e3), fmt(t * 1e3), fmt(hit_rate),
+         std::to_string(ix["cache_misses"].get<uint64_t>()), std::to_string(dropped),
+         fmt(num(s, "exposed_stall_per_token_s") * 1e3)});
   }
-  out.support_measurement = "  largest lookup share of promotion latency with the index in tier DRAM behind an SRAM cache: " +
-                            fmt(worst_cached) + " (material above " + fmt(o.material) + ")\n";
+  out.support_measurement =
+      "  largest lookup share of promotion latency with the index in tier DRAM behind an SRAM "
+      "cache: " +
+      fmt(worst_cached) + " (material above " + fmt(o.material) + ")\n";
   out.refute_measurement = "  smallest lookup share with a full SRAM index: " + fmt(best_full) +
                            "; the cached organisation's share stays below " + fmt(o.material) +
                            " when the lookup is off the critical path or trivially cacheable\n";
   out.supported = worst_cached >= o.material;
-  out.verdict = out.supported ? "supported: a lookup at memory latency is a material share of promotion latency"
-                              : "refuted on this workload: even with the table in tier DRAM the lookup is below " +
-                                    fmt(o.material * 100, 3) + "% of promotion latency (payload movement dominates)";
+  out.verdict =
+      out.supported
+          ? "supported: a lookup at memory latency is a material share of promotion latency"
+          : "refuted on this workload: even with the table in tier DRAM the lookup is below " +
+                fmt(o.material * 100, 3) + "% of promotion latency (payload movement dominates)";
   return out;
 }
 

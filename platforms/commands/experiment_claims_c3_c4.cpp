@@ -18,13 +18,17 @@ Outcome c3(const Options& o, const fs::path& work) {
     positive_number(count, "tenants");
     const std::string w = with_option(o.workload, "tenants=" + count);
     for (const char* dma : {"device", "host"})
-      runs.push_back({std::string("tenants=") + count + " dma=" + dma, {std::string("host.dma=") + dma}, w, {}, {}});
+      runs.push_back({std::string("tenants=") + count + " dma=" + dma,
+                      {std::string("host.dma=") + dma},
+                      w,
+                      {},
+                      {}});
   }
   run_all(runs, o, work);
   Outcome out;
   out.claim = "C3. Frees host CPU under multi-tenancy";
-  out.table.columns = {"tenants", "dma", "cpu_us/token", "core_util", "descriptor_s", "doorbell_s", "completion_s",
-                       "copy_issue_s", "tokens"};
+  out.table.columns = {"tenants",    "dma",          "cpu_us/token", "core_util", "descriptor_s",
+                       "doorbell_s", "completion_s", "copy_issue_s", "tokens"};
   double host_util_at_max = 0, device_util_at_max = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const nlohmann::json& s = runs[i].stats;
@@ -42,21 +46,28 @@ Outcome c3(const Options& o, const fs::path& work) {
                         {"copy_issue_s", c["copy_issue_s"]},
                         {"tokens_generated", s["tokens_generated"]},
                         {"command", quote_command(runs[i].argv)}});
-    out.table.cells.push_back({counts[i / 2], host ? "host" : "device", fmt(num(s, "host_cpu_kv_per_token_s") * 1e6),
-                               fmt(util), fmt(c["descriptor_s"].get<double>()), fmt(c["doorbell_s"].get<double>()),
-                               fmt(c["completion_s"].get<double>()), fmt(c["copy_issue_s"].get<double>()),
-                               std::to_string(s["tokens_generated"].get<uint64_t>())});
+    out.table.cells.push_back(
+        {counts[i / 2], host ? "host" : "device", fmt(num(s, "host_cpu_kv_per_token_s") * 1e6),
+         fmt(util), fmt(c["descriptor_s"].get<double>()), fmt(c["doorbell_s"].get<double>()),
+         fmt(c["completion_s"].get<double>()), fmt(c["copy_issue_s"].get<double>()),
+         std::to_string(s["tokens_generated"].get<uint64_t>())});
   }
-  out.support_measurement = "  at " + counts.back() + " tenants, host-issued KV movement uses " + fmt(host_util_at_max) +
-                            " of one core and device-side descriptors " + fmt(device_util_at_max) +
-                            " (supports when host-issued needs >= " + fmt(o.core_share) + " of a core and the device "
+  out.support_measurement = "  at " + counts.back() + " tenants, host-issued KV movement uses " +
+                            fmt(host_util_at_max) + " of one core and device-side descriptors " +
+                            fmt(device_util_at_max) +
+                            " (supports when host-issued needs >= " + fmt(o.core_share) +
+                            " of a core and the device "
                             "path at most half of that)\n";
-  out.refute_measurement = "  host-issued KV movement below " + fmt(o.core_share) + " of one core at " + counts.back() +
+  out.refute_measurement = "  host-issued KV movement below " + fmt(o.core_share) +
+                           " of one core at " + counts.back() +
                            " tenants: CPU is not the bottleneck\n";
   out.supported = host_util_at_max >= o.core_share && device_util_at_max <= host_util_at_max / 2;
-  out.verdict = out.supported ? "supported: host-issued movement costs a material share of a core, device-side far less"
-                              : "refuted on this workload: KV movement does not make the host CPU a bottleneck at these "
-                                "tenant counts";
+  out.verdict =
+      out.supported
+          ? "supported: host-issued movement costs a material share of a core, device-side far less"
+          : "refuted on this workload: KV movement does not make the host CPU a bottleneck at "
+            "these "
+            "tenant counts";
   return out;
 }
 
@@ -80,22 +91,31 @@ Outcome c4(const Options& o, const fs::path& work) {
         // beside the weights.
         sets.insert(sets.end(), {"hbm.capacity_gb=1000", "hbm.kv_budget_gib=" + b,
                                  std::string("host.persistent_policy=") + persistent});
-        runs.push_back({p.name + " persistent=" + persistent + " budget=" + b + " GiB", sets, o.workload, {}, {}});
+        runs.push_back({p.name + " persistent=" + persistent + " budget=" + b + " GiB",
+                        sets,
+                        o.workload,
+                        {},
+                        {}});
       }
   }
   try {
     run_all(runs, o, work);
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
-    if (what.find("unknown key") != std::string::npos || what.find("is not one of") != std::string::npos)
-      throw std::runtime_error("c4 needs the replacement policies' platform keys host.policy = lfu | ema, host.ema_alpha "
-                               "and host.persistent_policy: " + what);
+    if (what.find("unknown key") != std::string::npos ||
+        what.find("is not one of") != std::string::npos)
+      throw std::runtime_error(
+          "c4 needs the replacement policies' platform keys host.policy = lfu | ema, "
+          "host.ema_alpha "
+          "and host.persistent_policy: " +
+          what);
     throw;
   }
   Outcome out;
   out.claim = "C4. Sustains policy state across eviction and re-admission";
-  out.table.columns = {"budget_GiB", "policy", "hit(no persist)", "hit(persist)", "gain_pts", "spec_pts", "A_traffic(no)",
-                       "A_traffic(persist)", "A_traffic_opt"};
+  out.table.columns = {"budget_GiB",   "policy",   "hit(no persist)", "hit(persist)",
+                       "gain_pts",     "spec_pts", "A_traffic(no)",   "A_traffic(persist)",
+                       "A_traffic_opt"};
   std::ostringstream support;
   bool any_gain = false;
   double gain_at_32[2] = {NAN, NAN};
@@ -112,34 +132,42 @@ Outcome c4(const Options& o, const fs::path& work) {
       gain_at_32[policy_index] = gain;
     }
     any_gain |= gain > 1.0;
-    const nlohmann::json opt = off.contains("a_traffic_opt") ? off["a_traffic_opt"] : nlohmann::json(nullptr);
-    out.rows.push_back({{"budget_gib", positive_number(budget, "budgets")},
-                        {"policy", policy},
-                        {"hit_rate", num(off, "hit_rate")},
-                        {"hit_rate_persistent", num(on, "hit_rate")},
-                        {"gain_points", gain},
-                        {"spec_gain_points", budget == "32" ? nlohmann::json(policy == "lfu" ? 34.15 : 24.85)
-                                                            : nlohmann::json(nullptr)},
-                        {"a_traffic", off["a_traffic"]},
-                        {"a_traffic_persistent", on["a_traffic"]},
-                        {"a_traffic_opt", opt},
-                        {"commands", {quote_command(runs[i].argv), quote_command(runs[i + 1].argv)}}});
-    out.table.cells.push_back({budget, policy, fmt(num(off, "hit_rate")), fmt(num(on, "hit_rate")), fmt(gain, 3), spec,
-                               fmt(num(off, "a_traffic")), fmt(num(on, "a_traffic")),
+    const nlohmann::json opt =
+        off.contains("a_traffic_opt") ? off["a_traffic_opt"] : nlohmann::json(nullptr);
+    out.rows.push_back(
+        {{"budget_gib", positive_number(budget, "budgets")},
+         {"policy", policy},
+         {"hit_rate", num(off, "hit_rate")},
+         {"hit_rate_persistent", num(on, "hit_rate")},
+         {"gain_points", gain},
+         {"spec_gain_points", budget == "32" ? nlohmann::json(policy == "lfu" ? 34.15 : 24.85)
+                                             : nlohmann::json(nullptr)},
+         {"a_traffic", off["a_traffic"]},
+         {"a_traffic_persistent", on["a_traffic"]},
+         {"a_traffic_opt", opt},
+         {"commands", {quote_command(runs[i].argv), quote_command(runs[i + 1].argv)}}});
+    out.table.cells.push_back({budget, policy, fmt(num(off, "hit_rate")), fmt(num(on, "hit_rate")),
+                               fmt(gain, 3), spec, fmt(num(off, "a_traffic")),
+                               fmt(num(on, "a_traffic")),
                                opt.is_null() ? "n/a" : fmt(opt.get<double>())});
   }
   support << "  hit-rate gain of persistent state, points, at 32 GiB: LFU "
-          << (std::isnan(gain_at_32[0]) ? "not run" : fmt(gain_at_32[0], 3)) << " (spec +34.15), EMA a=0.01 "
+          << (std::isnan(gain_at_32[0]) ? "not run" : fmt(gain_at_32[0], 3))
+          << " (spec +34.15), EMA a=0.01 "
           << (std::isnan(gain_at_32[1]) ? "not run" : fmt(gain_at_32[1], 3)) << " (spec +24.85)\n";
   out.support_measurement = support.str();
   out.refute_measurement =
-      "  gains within 1 point at every budget (persistence changes nothing); this model keeps the state in the host's "
+      "  gains within 1 point at every budget (persistence changes nothing); this model keeps the "
+      "state in the host's "
       "policy store, so any gain here is one host-side persistence already achieves\n";
   out.supported = any_gain;
-  out.verdict = any_gain ? "persistent policy state changes hit rate by more than 1 point at some budget (host-side "
-                           "persistence, as modelled here, achieves it: the spec's refutation clause applies to where, not "
+  out.verdict = any_gain ? "persistent policy state changes hit rate by more than 1 point at some "
+                           "budget (host-side "
+                           "persistence, as modelled here, achieves it: the spec's refutation "
+                           "clause applies to where, not "
                            "whether)"
-                         : "refuted on this workload: persistence changes hit rate by less than 1 point at every budget";
+                         : "refuted on this workload: persistence changes hit rate by less than 1 "
+                           "point at every budget";
   return out;
 }
 

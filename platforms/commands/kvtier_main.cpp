@@ -21,24 +21,39 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"run", kvtier::cmd_run, "simulate a workload on a platform; print the metrics, write stats.json"},
+    {"run", kvtier::cmd_run,
+     "simulate a workload on a platform; print the metrics, write stats.json"},
     {"config", kvtier::cmd_config, "print the effective, validated configuration of a platform"},
-    {"bench", kvtier::cmd_bench, "simulation speed: simulated s per wall s, boundary transactions per wall s"},
-    {"trace-stats", kvtier::cmd_trace_stats, "statistics of a workload: rates, burstiness, lengths, block reuse"},
-    {"link-study", kvtier::cmd_link_study, "cost of 64 B metadata vs 5 MiB blocks, stream ceilings, metadata latency under load"},
-    {"experiment", kvtier::cmd_experiment, "claims C1-C4 of spec §M.3.2: the measurements that support or refute each"},
-    {"cache-curve", kvtier::cmd_cache_curve, "hit ratio against cache size for each replacement policy and Belady's MIN"},
-    {"cosim", kvtier::cmd_cosim, "run the TLM reference and the RTL engine on one descriptor stream and compare them"},
-    {"index-study", kvtier::cmd_index_study, "SRAM footprint of the engine's block index over tier and block sizes"},
-    {"sweep", kvtier::cmd_sweep, "run the grid of a platform file's [sweep] section (locally or on Slurm); merge results.csv"},
-    {"plot", kvtier::cmd_plot, "figures of a run or sweep folder (matplotlib): constraint dashboard, metrics against swept keys"},
-    {"cost", kvtier::cmd_cost, "step time per operator and layer for batch sizes and tensor-parallel widths (docs/model.md)"},
-    {"calibrate", kvtier::cmd_calibrate, "reference figures of the calibration sheet beside the model's own; fails outside tolerance"},
+    {"bench", kvtier::cmd_bench,
+     "simulation speed: simulated s per wall s, boundary transactions per wall s"},
+    {"trace-stats", kvtier::cmd_trace_stats,
+     "statistics of a workload: rates, burstiness, lengths, block reuse"},
+    {"link-study", kvtier::cmd_link_study,
+     "cost of 64 B metadata vs 5 MiB blocks, stream ceilings, metadata latency under load"},
+    {"experiment", kvtier::cmd_experiment,
+     "claims C1-C4 of spec §M.3.2: the measurements that support or refute each"},
+    {"cache-curve", kvtier::cmd_cache_curve,
+     "hit ratio against cache size for each replacement policy and Belady's MIN"},
+    {"cosim", kvtier::cmd_cosim,
+     "run the TLM reference and the RTL engine on one descriptor stream and compare them"},
+    {"index-study", kvtier::cmd_index_study,
+     "SRAM footprint of the engine's block index over tier and block sizes"},
+    {"sweep", kvtier::cmd_sweep,
+     "run the grid of a platform file's [sweep] section (locally or on Slurm); merge results.csv"},
+    {"plot", kvtier::cmd_plot,
+     "figures of a run or sweep folder (matplotlib): constraint dashboard, metrics against swept "
+     "keys"},
+    {"cost", kvtier::cmd_cost,
+     "step time per operator and layer for batch sizes and tensor-parallel widths (docs/model.md)"},
+    {"calibrate", kvtier::cmd_calibrate,
+     "reference figures of the calibration sheet beside the model's own; fails outside tolerance"},
 };
 
 void usage(std::ostream& os) {
-  os << "usage: kvtier COMMAND [options]   (kvtier COMMAND --help for its options; kvtier --version)\n\ncommands:\n";
-  for (const Command& c : kCommands) os << "  " << c.name << std::string(14 - std::strlen(c.name), ' ') << c.summary << "\n";
+  os << "usage: kvtier COMMAND [options]   (kvtier COMMAND --help for its options; kvtier "
+        "--version)\n\ncommands:\n";
+  for (const Command& c : kCommands)
+    os << "  " << c.name << std::string(14 - std::strlen(c.name), ' ') << c.summary << "\n";
 }
 
 }  // namespace
@@ -53,8 +68,8 @@ int sc_main(int argc, char** argv) {
       std::cerr << "kvtier --version: unexpected argument '" << argv[2] << "'\n";
       return 2;
     }
-    std::cout << "kvtier " << KVTIER_VERSION << " (" << KVTIER_BUILD_TYPE << " build; SystemC " << sc_core::sc_release()
-              << "; TLM " << tlm::tlm_release() << ")\n";
+    std::cout << "kvtier " << KVTIER_VERSION << " (" << KVTIER_BUILD_TYPE << " build; SystemC "
+              << sc_core::sc_release() << "; TLM " << tlm::tlm_release() << ")\n";
     return 0;
   }
   std::vector<std::string> names;
@@ -62,7 +77,8 @@ int sc_main(int argc, char** argv) {
     if (!std::strcmp(argv[1], c.name)) return c.run(argc - 1, argv + 1);
     names.push_back(c.name);
   }
-  std::cerr << "kvtier: unknown command '" << argv[1] << "'" << kvtier::did_you_mean(argv[1], names) << "\n";
+  std::cerr << "kvtier: unknown command '" << argv[1] << "'" << kvtier::did_you_mean(argv[1], names)
+            << "\n";
   usage(std::cerr);
   return 2;
 }

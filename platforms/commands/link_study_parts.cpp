@@ -23,13 +23,15 @@ std::string find_preset(const std::string& name, const char* argv0) {
   dirs.push_back(exe / "../platforms/links");
   dirs.push_back(exe / "../../platforms/links");
   // `cxl2-x8` or `cxl2-x8.ini`: the preset's name with or without its extension.
-  const std::string stem = std::filesystem::path(name).extension() == ".ini" ? name.substr(0, name.size() - 4) : name;
+  const std::string stem =
+      std::filesystem::path(name).extension() == ".ini" ? name.substr(0, name.size() - 4) : name;
   for (const auto& d : dirs) {
     const auto p = d / (stem + ".ini");
     if (std::filesystem::exists(p)) return p.string();
   }
-  throw ConfigError("link-study: no link preset '" + name + "' (looked for " + name +
-                    ".ini in platforms/links; presets: pcie5-x16, cxl2-x8, cxl2-x16, cxl3-x16, cxl3-lopt-x16)");
+  throw ConfigError(
+      "link-study: no link preset '" + name + "' (looked for " + name +
+      ".ini in platforms/links; presets: pcie5-x16, cxl2-x8, cxl2-x16, cxl3-x16, cxl3-lopt-x16)");
 }
 
 std::vector<uint64_t> parse_sizes(const std::string& text) {
@@ -39,25 +41,36 @@ std::vector<uint64_t> parse_sizes(const std::string& text) {
 References references_for(const LinkConfig& c) {
   References r;
   if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 16) {
-    r.read_only = {52.7, "52.7 GB/s (D: 63.0 GB/s of 68 B flits, 8 read lines per 9 flits, MDH on; CXL 2.0 §4.2)"};
-    r.write_only = {47.4, "47.4 GB/s (D: one RwD per 68 B flit, 4 lines per 5 flits; CXL 2.0 §4.2)"};
-    r.mix_2to1 = {76.2, "76.2-76.9 GB/s (D: 2:1 read:write, 8 reads per 9.25 68 B flits; CXL 2.0 §4.2)"};
+    r.read_only = {
+        52.7,
+        "52.7 GB/s (D: 63.0 GB/s of 68 B flits, 8 read lines per 9 flits, MDH on; CXL 2.0 §4.2)"};
+    r.write_only = {47.4,
+                    "47.4 GB/s (D: one RwD per 68 B flit, 4 lines per 5 flits; CXL 2.0 §4.2)"};
+    r.mix_2to1 = {76.2,
+                  "76.2-76.9 GB/s (D: 2:1 read:write, 8 reads per 9.25 68 B flits; CXL 2.0 §4.2)"};
   } else if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 8) {
     r.read_only = {26.4, "26.4 GB/s (D: the x16 read arithmetic at 8 lanes; CXL 2.0 §4.2)"};
     r.write_only = {23.7, "23.7 GB/s (D: the x16 write arithmetic at 8 lanes; CXL 2.0 §4.2)"};
     r.mix_2to1 = {36.0, "36 GB/s (M, Micron CZ120 MLC 2:1; D ceiling 38.1-38.5)"};
   } else if (c.protocol == LinkProtocolKind::Cxl3 && c.lanes == 16) {
-    r.read_only = {108.3, "108.3 GB/s (D: 44/13 read lines per 256 B flit at 64 GT/s; CXL 3.0 §4.3)"};
+    r.read_only = {108.3,
+                   "108.3 GB/s (D: 44/13 read lines per 256 B flit at 64 GT/s; CXL 3.0 §4.3)"};
     r.write_only = {96.0, "96.0 GB/s (D: 3 write lines per 256 B flit; CXL 3.0 §4.3)"};
     r.mix_2to1 = {156.4, "156.4 GB/s (D: 2:1, 88/27 reads per 256 B flit; CXL 3.0 §4.3)"};
   } else if (c.protocol == LinkProtocolKind::Cxl3Lopt && c.lanes == 16) {
-    r.read_only = {105.8, "105.8 GB/s (D: 3.308 read lines per latency-optimised 256 B flit; CXL 3.0 §4.3)"};
-    r.write_only = {96.0, "96.0 GB/s (D: 3 write lines per latency-optimised 256 B flit; CXL 3.0 §4.3)"};
+    r.read_only = {
+        105.8, "105.8 GB/s (D: 3.308 read lines per latency-optimised 256 B flit; CXL 3.0 §4.3)"};
+    r.write_only = {96.0,
+                    "96.0 GB/s (D: 3 write lines per latency-optimised 256 B flit; CXL 3.0 §4.3)"};
   } else if (c.protocol == LinkProtocolKind::Pcie5 && c.lanes == 16) {
     r.read_only = {48.0, "48.0 GB/s (D: 64/84 x 63.0 GB/s, 64 B completions, DLLPs ignored)"};
-    r.write_only = {45.8, "45.8 GB/s (D: 64/88 x 63.0 GB/s, 64 B MemWr with a 4DW header, DLLPs ignored)"};
+    r.write_only = {
+        45.8, "45.8 GB/s (D: 64/88 x 63.0 GB/s, 64 B MemWr with a 4DW header, DLLPs ignored)"};
   }
-  if (c.protocol != LinkProtocolKind::Pcie5 && c.protocol != LinkProtocolKind::Simple) r.idle_read_ns = {284.9, "284.9 ns (M: CXL ASIC, lmbench lat_mem_rd, CXL-DMSim paper data, arXiv 2411.02282)"};
+  if (c.protocol != LinkProtocolKind::Pcie5 && c.protocol != LinkProtocolKind::Simple)
+    r.idle_read_ns = {
+        284.9,
+        "284.9 ns (M: CXL ASIC, lmbench lat_mem_rd, CXL-DMSim paper data, arXiv 2411.02282)"};
   return r;
 }
 

@@ -9,10 +9,11 @@
 
 namespace kvtier::link_study {
 
-inline const std::vector<std::string> kDefaultPresets = {"pcie5-x16", "cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"};
+inline const std::vector<std::string> kDefaultPresets = {"pcie5-x16", "cxl2-x8", "cxl2-x16",
+                                                         "cxl3-x16", "cxl3-lopt-x16"};
 
 struct StudyLink {
-  std::string name;   // preset or file name
+  std::string name;  // preset or file name
   std::string file;
   LinkConfig link;
 };

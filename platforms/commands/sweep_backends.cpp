@@ -12,9 +12,8 @@
 namespace kvtier {
 namespace fs = std::filesystem;
 
-
-void run_local(std::vector<Point>& points, const std::vector<size_t>& pending, unsigned jobs, Progress& progress,
-               Tally& tally) {
+void run_local(std::vector<Point>& points, const std::vector<size_t>& pending, unsigned jobs,
+               Progress& progress, Tally& tally) {
   std::map<pid_t, std::pair<size_t, std::chrono::steady_clock::time_point>> running;
   size_t next = 0;
   progress.draw(tally.done, 0, tally.failed);
@@ -28,7 +27,9 @@ void run_local(std::vector<Point>& points, const std::vector<size_t>& pending, u
     const auto it = running.find(ended.pid);
     if (it == running.end()) continue;
     Point& p = points[it->second.first];
-    record_point(p, ended.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.second).count());
+    record_point(p, ended.status,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.second)
+                     .count());
     running.erase(it);
     const Outcome o = outcome_of(p);
     ++tally.done;
@@ -44,7 +45,8 @@ std::string array_ranges(const std::vector<size_t>& idx) {
   for (size_t i = 0; i < idx.size();) {
     size_t j = i;
     while (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1) ++j;
-    s += (s.empty() ? "" : ",") + std::to_string(idx[i]) + (j > i ? "-" + std::to_string(idx[j]) : "");
+    s += (s.empty() ? "" : ",") + std::to_string(idx[i]) +
+         (j > i ? "-" + std::to_string(idx[j]) : "");
     i = j + 1;
   }
   return s;
@@ -52,8 +54,9 @@ std::string array_ranges(const std::vector<size_t>& idx) {
 
 }  // namespace
 
-void run_slurm(std::vector<Point>& points, const std::vector<size_t>& pending, const fs::path& out, const fs::path& exe,
-               unsigned jobs, const SlurmOptions& so, Progress& progress, Tally& tally) {
+void run_slurm(std::vector<Point>& points, const std::vector<size_t>& pending, const fs::path& out,
+               const fs::path& exe, unsigned jobs, const SlurmOptions& so, Progress& progress,
+               Tally& tally) {
   const fs::path sdir = out / "slurm";
   fs::create_directories(sdir);
   // A job of an earlier, interrupted run of this sweep may still be running its points: two
@@ -66,22 +69,27 @@ void run_slurm(std::vector<Point>& points, const std::vector<size_t>& pending, c
       std::string q;
       const int qs = run_capture({"squeue", "-h", "-j", id, "-o", "%i"}, q);
       if (exited_zero(qs) && q.find_first_not_of(" \n") != std::string::npos)
-        throw ConfigError("Slurm job " + id + " of an earlier run of this sweep (" + (sdir / "jobs.txt").string() +
-                          ") is still queued or running; wait for it or `scancel " + id + "`, then run the sweep again");
+        throw ConfigError("Slurm job " + id + " of an earlier run of this sweep (" +
+                          (sdir / "jobs.txt").string() +
+                          ") is still queued or running; wait for it or `scancel " + id +
+                          "`, then run the sweep again");
     }
   }
   // The array task: run point $SLURM_ARRAY_TASK_ID of DIR/sweep.json on the node it lands on.
   const fs::path script = sdir / "task.sh";
   write_text_atomically(script, "#!/bin/sh\n# One point of the kvtier sweep in " + out.string() +
-                                    " (written by kvtier sweep --backend slurm).\nexec " + shell_quote(exe.string()) +
-                                    " sweep --out " + shell_quote(out.string()) +
+                                    " (written by kvtier sweep --backend slurm).\nexec " +
+                                    shell_quote(exe.string()) + " sweep --out " +
+                                    shell_quote(out.string()) +
                                     " --task-index \"$SLURM_ARRAY_TASK_ID\"\n");
   fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
-  std::vector<std::string> sbatch = {"sbatch", "--parsable", "--job-name=kvtier-sweep",
-                                     "--array=" + array_ranges(pending) + "%" + std::to_string(so.max_running ? so.max_running : jobs),
-                                     "--output=" + (sdir / "task-%a.out").string(),
-                                     // Relative paths in the run options (a trace) mean what they mean here.
-                                     "--chdir=" + fs::current_path().string()};
+  std::vector<std::string> sbatch = {
+      "sbatch", "--parsable", "--job-name=kvtier-sweep",
+      "--array=" + array_ranges(pending) + "%" +
+          std::to_string(so.max_running ? so.max_running : jobs),
+      "--output=" + (sdir / "task-%a.out").string(),
+      // Relative paths in the run options (a trace) mean what they mean here.
+      "--chdir=" + fs::current_path().string()};
   if (!so.partition.empty()) sbatch.push_back("--partition=" + so.partition);
   if (!so.account.empty()) sbatch.push_back("--account=" + so.account);
   if (!so.time_limit.empty()) sbatch.push_back("--time=" + so.time_limit);
@@ -137,9 +145,10 @@ void run_slurm(std::vector<Point>& points, const std::vector<size_t>& pending, c
   for (size_t i : pending) {
     if (seen.count(i)) continue;
     const auto s = states.find(job + "_" + std::to_string(i));
-    record_failure(points[i], "Slurm task " + job + "_" + std::to_string(i) + " left no result (state " +
-                                  (s == states.end() ? std::string("unknown") : s->second) + "); see " +
-                                  (sdir / ("task-" + std::to_string(i) + ".out")).string());
+    record_failure(points[i],
+                   "Slurm task " + job + "_" + std::to_string(i) + " left no result (state " +
+                       (s == states.end() ? std::string("unknown") : s->second) + "); see " +
+                       (sdir / ("task-" + std::to_string(i) + ".out")).string());
     ++tally.done;
     ++tally.failed;
     progress.ended(points[i], outcome_of(points[i]), tally.done, 0, tally.failed);

@@ -33,13 +33,16 @@ struct Tally {
 // Progress on standard error: one redrawn line on a terminal, a line per ended point otherwise.
 class Progress {
  public:
-  Progress(size_t total, size_t kept) : total_(total), kept_(kept), tty_(isatty(2)), t0_(std::chrono::steady_clock::now()) {}
+  Progress(size_t total, size_t kept)
+      : total_(total), kept_(kept), tty_(isatty(2)), t0_(std::chrono::steady_clock::now()) {}
 
   // A point ended in this session.
   void ended(const Point& p, const Outcome& o, size_t done, size_t running, size_t failed) {
     if (!tty_) {
-      std::cerr << "sweep: point " << point_name(p.index) << (o.ok ? " done" : " FAILED: " + o.error) << " (" << done
-                << "/" << total_ << " done, " << running << " running, " << failed << " failed" << eta(done) << ")\n";
+      std::cerr << "sweep: point " << point_name(p.index)
+                << (o.ok ? " done" : " FAILED: " + o.error) << " (" << done << "/" << total_
+                << " done, " << running << " running, " << failed << " failed" << eta(done)
+                << ")\n";
       return;
     }
     if (!o.ok) {
@@ -52,8 +55,9 @@ class Progress {
     if (!tty_) return;
     constexpr size_t kWidth = 30;
     const size_t filled = total_ ? done * kWidth / total_ : kWidth;
-    std::cerr << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done << "/" << total_
-              << " done, " << running << " running, " << failed << " failed" << eta(done) << "   " << std::flush;
+    std::cerr << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] "
+              << done << "/" << total_ << " done, " << running << " running, " << failed
+              << " failed" << eta(done) << "   " << std::flush;
     drawn_ = true;
   }
   void finish() {
@@ -68,7 +72,8 @@ class Progress {
   std::string eta(size_t done) const {
     const size_t here = done > kept_ ? done - kept_ : 0;
     if (!here || done >= total_) return "";
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     const long s = std::lround(elapsed / here * (total_ - done));
     std::ostringstream os;
     os << ", ETA " << s / 60 << ":" << std::setw(2) << std::setfill('0') << s % 60;
@@ -81,12 +86,12 @@ class Progress {
 };
 
 // Runs the `pending` points here, at most `jobs` at a time.
-void run_local(std::vector<Point>& points, const std::vector<size_t>& pending, unsigned jobs, Progress& progress,
-               Tally& tally);
+void run_local(std::vector<Point>& points, const std::vector<size_t>& pending, unsigned jobs,
+               Progress& progress, Tally& tally);
 // Submits the `pending` points as one Slurm job array (task script in DIR/slurm/) and waits
 // for it; a task that left no status.json is recorded as failed with its accounting state.
-void run_slurm(std::vector<Point>& points, const std::vector<size_t>& pending, const std::filesystem::path& out,
-               const std::filesystem::path& exe, unsigned jobs, const SlurmOptions& so, Progress& progress,
-               Tally& tally);
+void run_slurm(std::vector<Point>& points, const std::vector<size_t>& pending,
+               const std::filesystem::path& out, const std::filesystem::path& exe, unsigned jobs,
+               const SlurmOptions& so, Progress& progress, Tally& tally);
 
 }  // namespace kvtier

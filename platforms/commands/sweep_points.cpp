@@ -98,8 +98,8 @@ Outcome outcome_of(const Point& p) {
   return o;
 }
 
-
-void write_results(const std::vector<Point>& points, const std::vector<std::string>& keys, const fs::path& out) {
+void write_results(const std::vector<Point>& points, const std::vector<std::string>& keys,
+                   const fs::path& out) {
   // Columns: the union of every finished point's scalars, in first-seen order.
   std::vector<std::string> columns;
   std::set<std::string> known;
@@ -167,100 +167,116 @@ namespace {
 int run_point_here(Point& p) {
   const auto t0 = std::chrono::steady_clock::now();
   const int status = wait_child(start_point(p));
-  record_point(p, status, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  record_point(p, status,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return outcome_of(p).ok ? 0 : 1;
 }
 }  // namespace
 
 int run_task(const fs::path& out, long index) {
   const fs::path record_path = out / "sweep.json";
-  if (!fs::exists(record_path)) throw std::runtime_error("no " + record_path.string() + " (is --out a sweep directory?)");
-  std::vector<Point> points = points_from_record(nlohmann::json::parse(read_text(record_path)), out);
+  if (!fs::exists(record_path))
+    throw std::runtime_error("no " + record_path.string() + " (is --out a sweep directory?)");
+  std::vector<Point> points =
+      points_from_record(nlohmann::json::parse(read_text(record_path)), out);
   if (index < 0 || static_cast<size_t>(index) >= points.size())
-    throw std::runtime_error("--task-index " + std::to_string(index) + " is not a point of " + record_path.string() +
-                             " (" + std::to_string(points.size()) + " points)");
+    throw std::runtime_error("--task-index " + std::to_string(index) + " is not a point of " +
+                             record_path.string() + " (" + std::to_string(points.size()) +
+                             " points)");
   return run_point_here(points[static_cast<size_t>(index)]);
 }
 
 // The grid's points with their commands; an invalid one (its configuration or workload does
 // not load) is named in `invalid` with its values and why.
-std::vector<Point> plan_points(const std::vector<SweepAxis>& axes, const std::vector<std::vector<std::string>>& grid,
-                               const RunOptions& options, const fs::path& platform, const fs::path& dir,
-                               const fs::path& exe, std::vector<std::string>& invalid) {
-    std::vector<Point> points;
-    std::set<std::string> checked_workloads;
-    for (size_t i = 0; i < grid.size(); ++i) {
-      Point p;
-      p.index = i;
-      p.values = grid[i];
-      p.seed = options.seed;
-      p.dir = dir / "points" / point_name(i);
-      std::vector<std::string> sets = options.overrides;
-      std::string label;
-      try {
-        for (size_t k = 0; k < axes.size(); ++k) {
-          label += (label.empty() ? "" : ", ") + axes[k].key + " = " + grid[i][k];
-          if (axes[k].key == "seed") p.seed = parse_seed(grid[i][k], axes[k].where);
-          else sets.push_back(axes[k].key + "=" + grid[i][k]);
-        }
-        const PlatformConfig c = load_platform(platform.string(), sets);
-        p.sets = sets;
-        // The workload too, once per distinct input (a trace is read once, not per point).
-        const std::string spec = options.workload.empty() ? c.workload.spec : options.workload;
-        std::string workload_key = spec + "\n" + std::to_string(p.seed);
-        for (const auto& s : sets)
-          if (s.rfind("workload.", 0) == 0 || s.rfind("host.block_tokens=", 0) == 0) workload_key += "\n" + s;
-        if (checked_workloads.insert(workload_key).second) {
-          workload::LoadOptions load;
-          load.block_tokens = c.host.block_tokens;
-          load.seed = p.seed;
-          load.synthetic = c.workload.synthetic;
-          workload::load_workload(spec, load);
-        }
-      } catch (const ConfigError& e) {
-        // The registry names a swept value's origin "--set"; name its [sweep] line instead.
-        std::string why = e.what();
-        for (const SweepAxis& a : axes)
-          if (why.rfind("--set: key '" + a.key + "'", 0) == 0) why = a.where + ": [sweep]" + why.substr(6);
-        invalid.push_back("point " + point_name(i) + " (" + label + "): " + why);
-      } catch (const workload::WorkloadError& e) {
-        invalid.push_back("point " + point_name(i) + " (" + label + "): workload error: " + e.what());
+std::vector<Point> plan_points(const std::vector<SweepAxis>& axes,
+                               const std::vector<std::vector<std::string>>& grid,
+                               const RunOptions& options, const fs::path& platform,
+                               const fs::path& dir, const fs::path& exe,
+                               std::vector<std::string>& invalid) {
+  std::vector<Point> points;
+  std::set<std::string> checked_workloads;
+  for (size_t i = 0; i < grid.size(); ++i) {
+    Point p;
+    p.index = i;
+    p.values = grid[i];
+    p.seed = options.seed;
+    p.dir = dir / "points" / point_name(i);
+    std::vector<std::string> sets = options.overrides;
+    std::string label;
+    try {
+      for (size_t k = 0; k < axes.size(); ++k) {
+        label += (label.empty() ? "" : ", ") + axes[k].key + " = " + grid[i][k];
+        if (axes[k].key == "seed") p.seed = parse_seed(grid[i][k], axes[k].where);
+        else sets.push_back(axes[k].key + "=" + grid[i][k]);
       }
-      p.command = {exe.string(), "run", "--platform", platform.string()};
-      if (!options.workload.empty()) p.command.insert(p.command.end(), {"--workload", options.workload});
-      p.command.insert(p.command.end(), {"--seed", std::to_string(p.seed)});
-      for (const auto& s : sets) p.command.insert(p.command.end(), {"--set", s});
-      p.command.insert(p.command.end(), {"--out", p.dir.string()});
-      points.push_back(p);
+      const PlatformConfig c = load_platform(platform.string(), sets);
+      p.sets = sets;
+      // The workload too, once per distinct input (a trace is read once, not per point).
+      const std::string spec = options.workload.empty() ? c.workload.spec : options.workload;
+      std::string workload_key = spec + "\n" + std::to_string(p.seed);
+      for (const auto& s : sets)
+        if (s.rfind("workload.", 0) == 0 || s.rfind("host.block_tokens=", 0) == 0)
+          workload_key += "\n" + s;
+      if (checked_workloads.insert(workload_key).second) {
+        workload::LoadOptions load;
+        load.block_tokens = c.host.block_tokens;
+        load.seed = p.seed;
+        load.synthetic = c.workload.synthetic;
+        workload::load_workload(spec, load);
+      }
+    } catch (const ConfigError& e) {
+      // The registry names a swept value's origin "--set"; name its [sweep] line instead.
+      std::string why = e.what();
+      for (const SweepAxis& a : axes)
+        if (why.rfind("--set: key '" + a.key + "'", 0) == 0)
+          why = a.where + ": [sweep]" + why.substr(6);
+      invalid.push_back("point " + point_name(i) + " (" + label + "): " + why);
+    } catch (const workload::WorkloadError& e) {
+      invalid.push_back("point " + point_name(i) + " (" + label + "): workload error: " + e.what());
     }
-    return points;
+    p.command = {exe.string(), "run", "--platform", platform.string()};
+    if (!options.workload.empty())
+      p.command.insert(p.command.end(), {"--workload", options.workload});
+    p.command.insert(p.command.end(), {"--seed", std::to_string(p.seed)});
+    for (const auto& s : sets) p.command.insert(p.command.end(), {"--set", s});
+    p.command.insert(p.command.end(), {"--out", p.dir.string()});
+    points.push_back(p);
+  }
+  return points;
 }
 
 // DIR/sweep.json: the platform, the grid with each key's origin and description, the run
 // options, and every point's values, seed and command.
-nlohmann::ordered_json sweep_record(const std::vector<SweepAxis>& axes, const std::vector<Point>& points,
-                                    const RunOptions& options, const fs::path& platform, bool zip) {
-    nlohmann::ordered_json record;
-    record["platform"] = platform.string();
-    record["zip"] = zip;
-    record["workload"] = options.workload;
-    record["overrides"] = options.overrides;
-    nlohmann::ordered_json grid_json = nlohmann::ordered_json::array();
-    for (const SweepAxis& a : axes)
-      grid_json.push_back({{"key", a.key},
-                           {"values", a.values},
-                           {"where", a.where},
-                           {"description", a.key == "seed" ? "seed of generated workloads (--seed)" : platform_key_description(a.key)}});
-    record["grid"] = grid_json;
-    nlohmann::ordered_json seeds = nlohmann::ordered_json::array(), pts = nlohmann::ordered_json::array();
-    for (const Point& p : points) {
-      seeds.push_back(p.seed);
-      pts.push_back({{"point", p.index}, {"dir", p.dir.string()}, {"values", p.values}, {"seed", p.seed},
-                     {"command", p.command}, {"command_line", command_line(p.command)}});
-    }
-    record["seeds"] = seeds;
-    record["points"] = pts;
-    return record;
+nlohmann::ordered_json sweep_record(const std::vector<SweepAxis>& axes,
+                                    const std::vector<Point>& points, const RunOptions& options,
+                                    const fs::path& platform, bool zip) {
+  nlohmann::ordered_json record;
+  record["platform"] = platform.string();
+  record["zip"] = zip;
+  record["workload"] = options.workload;
+  record["overrides"] = options.overrides;
+  nlohmann::ordered_json grid_json = nlohmann::ordered_json::array();
+  for (const SweepAxis& a : axes)
+    grid_json.push_back({{"key", a.key},
+                         {"values", a.values},
+                         {"where", a.where},
+                         {"description", a.key == "seed" ? "seed of generated workloads (--seed)"
+                                                         : platform_key_description(a.key)}});
+  record["grid"] = grid_json;
+  nlohmann::ordered_json seeds = nlohmann::ordered_json::array(),
+                         pts = nlohmann::ordered_json::array();
+  for (const Point& p : points) {
+    seeds.push_back(p.seed);
+    pts.push_back({{"point", p.index},
+                   {"dir", p.dir.string()},
+                   {"values", p.values},
+                   {"seed", p.seed},
+                   {"command", p.command},
+                   {"command_line", command_line(p.command)}});
+  }
+  record["seeds"] = seeds;
+  record["points"] = pts;
+  return record;
 }
 
 }  // namespace kvtier

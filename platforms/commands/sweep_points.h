@@ -41,7 +41,8 @@ void record_point(const Point& p, int wait_status, double wall_s);
 void record_failure(const Point& p, const std::string& error);
 Outcome outcome_of(const Point& p);
 // The points sweep.json records, with their folders under `out`.
-std::vector<Point> points_from_record(const nlohmann::json& record, const std::filesystem::path& out);
+std::vector<Point> points_from_record(const nlohmann::json& record,
+                                      const std::filesystem::path& out);
 // Runs point `index` of `out`'s sweep.json in a child and waits for it (a Slurm array task);
 // returns 0 when it succeeded.
 int run_task(const std::filesystem::path& out, long index);
@@ -52,14 +53,16 @@ void write_results(const std::vector<Point>& points, const std::vector<std::stri
 // The grid's points with their commands (`kvtier run` of `exe` on `platform` with the run
 // options and the point's values); a point whose configuration or workload does not load is
 // named in `invalid` with its values and why.
-std::vector<Point> plan_points(const std::vector<SweepAxis>& axes, const std::vector<std::vector<std::string>>& grid,
+std::vector<Point> plan_points(const std::vector<SweepAxis>& axes,
+                               const std::vector<std::vector<std::string>>& grid,
                                const RunOptions& options, const std::filesystem::path& platform,
                                const std::filesystem::path& dir, const std::filesystem::path& exe,
                                std::vector<std::string>& invalid);
 // DIR/sweep.json: the platform, the grid with each key's origin and description, the run
 // options, and every point's values, seed and command.
-nlohmann::ordered_json sweep_record(const std::vector<SweepAxis>& axes, const std::vector<Point>& points,
-                                    const RunOptions& options, const std::filesystem::path& platform, bool zip);
+nlohmann::ordered_json sweep_record(const std::vector<SweepAxis>& axes,
+                                    const std::vector<Point>& points, const RunOptions& options,
+                                    const std::filesystem::path& platform, bool zip);
 // A [sweep] value of the key `seed` as a seed; ConfigError naming `where` otherwise.
 uint64_t parse_seed(const std::string& v, const std::string& where);
 

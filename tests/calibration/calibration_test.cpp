@@ -36,7 +36,8 @@ workload::Workload same_requests(uint32_t count, uint32_t prompt, uint32_t outpu
     r.session = i;
     r.prompt_tokens = prompt;
     r.output_tokens = output;
-    for (uint32_t b = 0; b < prompt / w.block_tokens; ++b) r.prefix_hashes.push_back(workload::decode_block_key(i, b));
+    for (uint32_t b = 0; b < prompt / w.block_tokens; ++b)
+      r.prefix_hashes.push_back(workload::decode_block_key(i, b));
     w.requests.push_back(r);
   }
   return w;
@@ -56,17 +57,20 @@ TEST(Calibrate, EveryFigureIsWithinItsTolerance) {
   const std::vector<CalibrationRow> rows = run_calibration();
   EXPECT_GE(rows.size(), 20u);
   for (const CalibrationRow& r : rows)
-    EXPECT_TRUE(r.ok()) << r.name << ": reference " << r.reference << ", model " << r.model << ", deviation "
-                        << r.deviation() << " > " << r.tolerance;
+    EXPECT_TRUE(r.ok()) << r.name << ": reference " << r.reference << ", model " << r.model
+                        << ", deviation " << r.deviation() << " > " << r.tolerance;
   const auto j = calibration_json(rows);
   ASSERT_TRUE(j.contains("rows"));
-  for (const char* key : {"name", "reference", "model", "deviation", "tolerance", "class", "source", "ok"})
+  for (const char* key :
+       {"name", "reference", "model", "deviation", "tolerance", "class", "source", "ok"})
     EXPECT_TRUE(j["rows"][0].contains(key)) << key;
 }
 
 TEST(Calibrate, KernelSlopesFollowFromEtaKvAtTheAchievableBandwidth) {
-  for (const auto& [kernel, eta, slope_ms] : {std::tuple{"gb10-a", 0.28, 16.34}, std::tuple{"gb10-b", 0.26, 17.58}}) {
-    const PlatformConfig c = embedded(std::string("include = gb10-pcie5-x16.ini\ninclude = kernels/") + kernel + ".ini\n");
+  for (const auto& [kernel, eta, slope_ms] :
+       {std::tuple{"gb10-a", 0.28, 16.34}, std::tuple{"gb10-b", 0.26, 17.58}}) {
+    const PlatformConfig c = embedded(
+        std::string("include = gb10-pcie5-x16.ini\ninclude = kernels/") + kernel + ".ini\n");
     EXPECT_EQ(c.hbm.eta_kv, eta);
     const DecodeCostModel cost(c.model_shape, c.model, c.hbm, c.sched, c.gpu);
     const double slope = 1.0 / (273e9 * c.hbm.achievable_fraction * eta);  // s per byte
@@ -82,11 +86,13 @@ TEST(Calibrate, KernelSlopesFollowFromEtaKvAtTheAchievableBandwidth) {
 // same slope, OperatorCostModel.DecodeKvSlopeIsOneOverAchievableTimesEtaKv, plus the second
 // token's activations).
 TEST(DecodeSlope, DoublingTheKvReadPerStepAddsExactlyTheCalibratedSlope) {
-  const PlatformConfig c =
-      embedded("include = gb10-pcie5-x16.ini\ninclude = kernels/gb10-a.ini\n", {"sched.cost_model=two_bandwidth"});
+  const PlatformConfig c = embedded("include = gb10-pcie5-x16.ini\ninclude = kernels/gb10-a.ini\n",
+                                    {"sched.cost_model=two_bandwidth"});
   const uint32_t prompt = 4000, output = 40;
-  const workload::Workload one = same_requests(1, prompt, output), two = same_requests(2, prompt, output);
-  double calibrated_ms_per_gib = 0.0;  // `kvtier calibrate`'s figure (built before the kernel starts)
+  const workload::Workload one = same_requests(1, prompt, output),
+                           two = same_requests(2, prompt, output);
+  double calibrated_ms_per_gib =
+      0.0;  // `kvtier calibrate`'s figure (built before the kernel starts)
   for (const CalibrationRow& r : run_calibration())
     if (r.name == "GB10 decode KV slope, kernel A") calibrated_ms_per_gib = r.model;
   Platform single("single", c, one), doubled("doubled", c, two);
@@ -103,7 +109,8 @@ TEST(DecodeSlope, DoublingTheKvReadPerStepAddsExactlyTheCalibratedSlope) {
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].second, 1u);
     EXPECT_EQ(b[i].second, 2u);
-    const double kv_single = static_cast<double>(prompt + 1 + i) * cost.kv_bytes_per_token();  // bytes step i reads
+    const double kv_single =
+        static_cast<double>(prompt + 1 + i) * cost.kv_bytes_per_token();  // bytes step i reads
     const double added = b[i].first - a[i].first;
     EXPECT_NEAR(added, kv_single * slope, 1e-12) << "step " << i;
     EXPECT_NEAR(added / (kv_single / kGiB) * 1e3, calibrated_ms_per_gib, 1e-6) << "step " << i;
@@ -123,7 +130,8 @@ TEST(HbmContention, BytesWithinHeadroomCostNothingAndTheExcessCostsExactlyExcess
   // Headroom: weights 0.1 A x 1 ms = 100 MB, KV 0.7 A x 0.5 ms = 350 MB, idle A x 0.1 ms = 100 MB.
   // 50 MB spread evenly over the step (a promotion at 31.25 GB/s): 31.25 MB in weight phases.
   const uint64_t burst = 50'000;
-  for (int i = 0; i < 1000; ++i) hbm.reserve(seconds(i * 1.6e-6), burst);  // one burst per 1.6 us over 1.6 ms
+  for (int i = 0; i < 1000; ++i)
+    hbm.reserve(seconds(i * 1.6e-6), burst);  // one burst per 1.6 us over 1.6 ms
   EXPECT_EQ(contention.extension_s(0.0, d), 0.0);
   EXPECT_EQ(contention.stats().steps_lengthened, 0u);
   EXPECT_NEAR(contention.stats().dma_bytes_in_steps, 50e6, 1.0);
@@ -142,11 +150,14 @@ TEST(HbmContention, BytesWithinHeadroomCostNothingAndTheExcessCostsExactlyExcess
 // Promotions and demotions of a real run: on the H200 they always fit in the HBM bandwidth the
 // step leaves free; on a GPU whose step already saturates its HBM they lengthen steps.
 TEST(HbmContention, PromotionTrafficLengthensAStepOnlyWhenTheHbmIsContended) {
-  const std::string spec = "synthetic:sessions=30,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4";
-  const PlatformConfig free_hbm = embedded("include = h200-cxl2-x16.ini\n", {"hbm.kv_budget_gib=6"});
-  const PlatformConfig saturated = embedded(
-      "include = h200-cxl2-x16.ini\n",
-      {"hbm.kv_budget_gib=6", "hbm.eta_weights=1", "hbm.eta_kv=1", "sched.layer_overhead_us=0", "sched.cost_model=two_bandwidth"});
+  const std::string spec =
+      "synthetic:sessions=30,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4";
+  const PlatformConfig free_hbm =
+      embedded("include = h200-cxl2-x16.ini\n", {"hbm.kv_budget_gib=6"});
+  const PlatformConfig saturated =
+      embedded("include = h200-cxl2-x16.ini\n",
+               {"hbm.kv_budget_gib=6", "hbm.eta_weights=1", "hbm.eta_kv=1",
+                "sched.layer_overhead_us=0", "sched.cost_model=two_bandwidth"});
   const workload::Workload w1 = synthetic(free_hbm, spec), w2 = synthetic(saturated, spec);
   Platform uncontended("uncontended", free_hbm, w1), contended("contended", saturated, w2);
   sc_core::sc_start();
@@ -154,7 +165,8 @@ TEST(HbmContention, PromotionTrafficLengthensAStepOnlyWhenTheHbmIsContended) {
   ASSERT_TRUE(contended.finished());
   const auto u = write_stats(uncontended, 0, 7), c = write_stats(contended, 0, 7);
   EXPECT_GT(u["promotions"].get<uint64_t>(), 0u);
-  EXPECT_GT(u["hbm_contention"]["dma_bytes_in_steps"].get<double>(), 0.0);  // DMA really overlapped steps
+  EXPECT_GT(u["hbm_contention"]["dma_bytes_in_steps"].get<double>(),
+            0.0);  // DMA really overlapped steps
   EXPECT_EQ(u["hbm_contention"]["steps_lengthened"].get<uint64_t>(), 0u);
   EXPECT_EQ(u["hbm_contention"]["extension_total_s"].get<double>(), 0.0);
   EXPECT_GT(c["promotions"].get<uint64_t>(), 0u);
@@ -163,7 +175,8 @@ TEST(HbmContention, PromotionTrafficLengthensAStepOnlyWhenTheHbmIsContended) {
   // With no headroom in the decode phases, the excess is bounded by the DMA bytes themselves.
   EXPECT_LE(c["hbm_contention"]["dma_bytes_over_headroom"].get<double>(),
             c["hbm_contention"]["dma_bytes_in_steps"].get<double>() * (1 + 1e-12));
-  // Regions: weights + activations + KV budget never exceed the capacity; the KV peak fits the budget.
+  // Regions: weights + activations + KV budget never exceed the capacity; the KV peak fits the
+  // budget.
   const auto& r = u["hbm_regions"];
   EXPECT_GE(r["unallocated_bytes"].get<double>(), 0.0);
   EXPECT_LE(r["kv_peak_resident_bytes"].get<double>(), r["kv_budget_bytes"].get<double>());
@@ -192,18 +205,21 @@ TEST(TensorParallel, Llama70bInBf16RunsOnTwoOrMoreH100sButNotOne) {
     EXPECT_NE(std::string(e.what()).find("weights 141.1 GB"), std::string::npos) << e.what();
   }
   for (uint32_t n : {2u, 4u, 8u}) {
-    const PlatformConfig c = embedded(h100, {"model.weight_dtype_bytes=2", "model.tensor_parallel=" + std::to_string(n)});
+    const PlatformConfig c = embedded(
+        h100, {"model.weight_dtype_bytes=2", "model.tensor_parallel=" + std::to_string(n)});
     const workload::ModelDescriptor& m = c.model_shape;
     const DecodeCostModel cost(m, c.model, c.hbm, c.sched, c.gpu);
     EXPECT_NEAR(cost.weight_bytes(), 2 * 70'553'706'496.0 / n, 1.0);
     EXPECT_EQ(cost.kv_bytes_per_token(), 327'680u / n);  // 320 KiB / N per GPU
-    EXPECT_EQ(block_bytes(c, m), 16u * 327'680u / n / 4);  // four layer groups (platforms/common.ini)
+    EXPECT_EQ(block_bytes(c, m),
+              16u * 327'680u / n / 4);  // four layer groups (platforms/common.ini)
   }
   try {
     embedded(h100, {"model.tensor_parallel=3"});
     FAIL() << "tensor_parallel = 3 accepted with 8 KV heads";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("must divide the model's 8 KV heads"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("must divide the model's 8 KV heads"), std::string::npos)
+        << e.what();
   }
 }
 

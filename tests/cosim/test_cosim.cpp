@@ -42,7 +42,8 @@ TEST(Cosim, BrokenEngineIsCaughtAtTheFirstDifference) {
   const CosimResult r = run_random_cosim(default_bench(), 3000, 11, make_broken_rtl_engine());
   ASSERT_TRUE(r.mismatch);
   // The first report names the descriptor, shows both sides and the simulated time.
-  EXPECT_NE(r.mismatch_report.find("cosim MISMATCH at descriptor #"), std::string::npos) << r.mismatch_report;
+  EXPECT_NE(r.mismatch_report.find("cosim MISMATCH at descriptor #"), std::string::npos)
+      << r.mismatch_report;
   EXPECT_NE(r.mismatch_report.find("simulated time"), std::string::npos);
   EXPECT_NE(r.mismatch_report.find(": DEMOTE"), std::string::npos) << r.mismatch_report;
   EXPECT_NE(r.mismatch_report.find("TLM: completion"), std::string::npos);
@@ -68,8 +69,9 @@ TEST(Cosim, BrokenEngineReportNamesTheFirstSkip) {
   EXPECT_EQ(r.mismatch_field, "flags differ");
   EXPECT_EQ(r.stream.at(first).opcode, cmdset::Opcode::DEMOTE);
   // The number the ctest cosim_broken_engine_caught matches in the command's output.
-  EXPECT_NE(r.mismatch_report.find("cosim MISMATCH at descriptor #" + std::to_string(first) + " of "),
-            std::string::npos)
+  EXPECT_NE(
+      r.mismatch_report.find("cosim MISMATCH at descriptor #" + std::to_string(first) + " of "),
+      std::string::npos)
       << r.mismatch_report;
 }
 
@@ -112,13 +114,15 @@ TEST_P(MutantCaught, ByTheScoreboardWithAssertionsOff) {
     // The first DENIED of an opcode that honours the shareable flag.
     const uint64_t i = first_where(r, [](const cmdset::Descriptor& d, const cmdset::Completion& c) {
       return c.status == Status::DENIED &&
-             (d.opcode == Opcode::PROMOTE || d.opcode == Opcode::QUERY || d.opcode == Opcode::DEMOTE);
+             (d.opcode == Opcode::PROMOTE || d.opcode == Opcode::QUERY ||
+              d.opcode == Opcode::DEMOTE);
     });
     EXPECT_EQ(r.mismatch_descriptor, i);
     EXPECT_EQ(r.mismatch_field, "status differs");
   } else if (name == "no_space") {
-    const uint64_t i = first_where(
-        r, [](const cmdset::Descriptor&, const cmdset::Completion& c) { return c.status == Status::NO_SPACE; });
+    const uint64_t i = first_where(r, [](const cmdset::Descriptor&, const cmdset::Completion& c) {
+      return c.status == Status::NO_SPACE;
+    });
     EXPECT_EQ(r.mismatch_descriptor, i);
     EXPECT_EQ(r.mismatch_field, "status differs");
   } else if (name == "burst_split") {
@@ -148,8 +152,9 @@ TEST_P(MutantCaught, ByItsAssertionWhereOneApplies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllMutants, MutantCaught,
-                         ::testing::Values("write_once_skip", "tenant_check", "set_hazard", "way_choice", "no_space",
-                                           "burst_split", "free_count", "completion_order", "ring_wrap"));
+                         ::testing::Values("write_once_skip", "tenant_check", "set_hazard",
+                                           "way_choice", "no_space", "burst_split", "free_count",
+                                           "completion_order", "ring_wrap"));
 
 // The table and this list agree: a new mutant needs a test.
 TEST(Cosim, EveryMutantIsTested) {
@@ -165,7 +170,8 @@ TEST(Cosim, MutantBuildWithoutMutantMatches) {
   for (const EngineBuild& b : engine_builds())
     if (b.kind == EngineBuild::Kind::Mutants) build = &b;
   ASSERT_NE(build, nullptr);
-  const CosimResult r = run_random_cosim(default_bench(), kMutantStream, kMutantSeed, build->make(o));
+  const CosimResult r =
+      run_random_cosim(default_bench(), kMutantStream, kMutantSeed, build->make(o));
   EXPECT_FALSE(r.mismatch) << r.mismatch_report;
   EXPECT_EQ(r.rtl_assertion_failures, 0);
 }
@@ -214,7 +220,8 @@ TEST(Cosim, QuiescentCyclesAreSkipped) {
 }
 
 TEST(Cosim, TraceWritesAnFstFile) {
-  const std::string path = (std::filesystem::temp_directory_path() / "kvtier_cosim_test.fst").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kvtier_cosim_test.fst").string();
   std::remove(path.c_str());
   const CosimResult r = run_random_cosim(default_bench(), 50, 2, make_rtl_engine(path));
   ASSERT_FALSE(r.mismatch) << r.mismatch_report;
@@ -251,10 +258,12 @@ TEST(Cosim, QueueDepthKeysMatchTheVerilatedEngine) {
     const char* name;
     const char* param;
   };
-  for (const Case& k : {Case{&CtrlConfig::desc_queue_depth, "ctrl.desc_queue_depth", "DescQueueDepth"},
-                        Case{&CtrlConfig::xfer_queue_depth, "ctrl.xfer_queue_depth", "XferQueueDepth"},
-                        Case{&CtrlConfig::cpl_queue_depth, "ctrl.cpl_queue_depth", "CplQueueDepth"},
-                        Case{&CtrlConfig::max_outstanding_transfers, "ctrl.max_outstanding_transfers", "MaxOutstanding"}}) {
+  for (const Case& k :
+       {Case{&CtrlConfig::desc_queue_depth, "ctrl.desc_queue_depth", "DescQueueDepth"},
+        Case{&CtrlConfig::xfer_queue_depth, "ctrl.xfer_queue_depth", "XferQueueDepth"},
+        Case{&CtrlConfig::cpl_queue_depth, "ctrl.cpl_queue_depth", "CplQueueDepth"},
+        Case{&CtrlConfig::max_outstanding_transfers, "ctrl.max_outstanding_transfers",
+             "MaxOutstanding"}}) {
     CtrlConfig c;
     c.*k.key += 1;
     const std::string why = rtl_config_mismatch(c);

@@ -17,7 +17,9 @@ RunResult run_small(std::vector<std::string> overrides = {}) {
   // Worked out on all-layer 5 MiB blocks and pinned residency, with the synthetic defaults of that
   // preset (192-token answers).
   o.platform = "h200-cxl2-x16-pinned";
-  o.workload = "synthetic:sessions=40,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4,document_share=0";
+  o.workload =
+      "synthetic:sessions=40,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4,document_share="
+      "0";
   o.overrides = {"hbm.kv_budget_gib=6"};  // the last --set of a key wins
   o.overrides.insert(o.overrides.end(), overrides.begin(), overrides.end());
   o.seed = 7;
@@ -34,8 +36,9 @@ TEST(EndToEnd, DefaultPlatformSmallWorkloadInvariants) {
   // Every request completes; tokens generated = sum of output tokens.
   EXPECT_EQ(s.requests_completed, reqs.size());
   EXPECT_EQ(s.requests_rejected, 0u);
-  const uint64_t outputs = std::accumulate(reqs.begin(), reqs.end(), uint64_t{0},
-                                           [](uint64_t a, const workload::Request& q) { return a + q.output_tokens; });
+  const uint64_t outputs =
+      std::accumulate(reqs.begin(), reqs.end(), uint64_t{0},
+                      [](uint64_t a, const workload::Request& q) { return a + q.output_tokens; });
   EXPECT_EQ(s.tokens_generated, outputs);
   // Resident KV never exceeds the budget.
   EXPECT_LE(h.peak_resident_blocks, r.platform->host().budget_blocks());
@@ -62,12 +65,30 @@ TEST(EndToEnd, DefaultPlatformSmallWorkloadInvariants) {
 TEST(EndToEnd, ReportHasEveryDocumentedKey) {
   RunResult r = run_small();
   const auto j = write_stats(*r.platform, r.wall_time_s, 7);
-  for (const char* key :
-       {"requests_completed", "tokens_generated", "sim_time_s", "hbm_byte_time_gib_s_per_request", "tier_bytes_per_token",
-        "a_read", "a_traffic", "reuse_per_moved_byte", "exposed_stall_per_token_s", "hit_rate", "ttft_p50_s", "ttft_p99_s",
-        "itl_p50_s", "itl_p99_s", "throughput_tokens_per_s", "promotions", "demotions", "link_wire_bytes_per_payload_byte",
-        "index_footprint_kib", "promotion_latency_queue_s", "promotion_latency_lookup_s", "promotion_latency_transfer_s",
-        "max_demotions_per_block", "wall_time_s"})
+  for (const char* key : {"requests_completed",
+                          "tokens_generated",
+                          "sim_time_s",
+                          "hbm_byte_time_gib_s_per_request",
+                          "tier_bytes_per_token",
+                          "a_read",
+                          "a_traffic",
+                          "reuse_per_moved_byte",
+                          "exposed_stall_per_token_s",
+                          "hit_rate",
+                          "ttft_p50_s",
+                          "ttft_p99_s",
+                          "itl_p50_s",
+                          "itl_p99_s",
+                          "throughput_tokens_per_s",
+                          "promotions",
+                          "demotions",
+                          "link_wire_bytes_per_payload_byte",
+                          "index_footprint_kib",
+                          "promotion_latency_queue_s",
+                          "promotion_latency_lookup_s",
+                          "promotion_latency_transfer_s",
+                          "max_demotions_per_block",
+                          "wall_time_s"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_GE(j["a_traffic"].get<double>(), j["a_read"].get<double>());
   EXPECT_GT(j["link_wire_bytes_per_payload_byte"].get<double>(), 1.0);

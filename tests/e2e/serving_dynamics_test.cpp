@@ -29,13 +29,15 @@ using namespace kvtier;
 
 namespace {
 
-constexpr double kKvPerToken = 327680.0;  // B
-constexpr double kWeights = 70'553'706'496.0;  // B
-constexpr double kA = 4.8e12;             // B/s
+constexpr double kKvPerToken = 327680.0;               // B
+constexpr double kWeights = 70'553'706'496.0;          // B
+constexpr double kA = 4.8e12;                          // B/s
 constexpr double kLaneRaw = 32e9 / 8 * 128.0 / 130.0;  // one lane at 32 GT/s, 128b/130b
 constexpr double kPayloadEfficiency = 256.0 / (256.0 + 24.0);
 
-double b_tier(double lanes = 16, double gt_per_s = 32.0) { return lanes * kLaneRaw * gt_per_s / 32.0 * kPayloadEfficiency; }
+double b_tier(double lanes = 16, double gt_per_s = 32.0) {
+  return lanes * kLaneRaw * gt_per_s / 32.0 * kPayloadEfficiency;
+}
 
 // Decode step of a decode set attending to `kv_tokens` tokens in all (docs/model.md).
 double decode_step_s(double kv_tokens) {
@@ -56,16 +58,20 @@ std::vector<uint64_t> keys(uint64_t salt, uint32_t n) {
   return k;
 }
 
-std::string native_file(const std::string& name, const std::vector<Req>& reqs, uint32_t block_tokens = 16) {
+std::string native_file(const std::string& name, const std::vector<Req>& reqs,
+                        uint32_t block_tokens = 16) {
   // One file per process: ctest runs the cases in parallel, several on the same workload.
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("kvtier_serving_" + name + "_" + std::to_string(::getpid()) + ".jsonl"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("kvtier_serving_" + name + "_" + std::to_string(::getpid()) + ".jsonl"))
+          .string();
   std::ofstream f(path);
-  f << "{\"kvtier_workload\":1,\"block_tokens\":" << block_tokens << ",\"tenants\":1,\"source\":\"test\"}\n";
+  f << "{\"kvtier_workload\":1,\"block_tokens\":" << block_tokens
+    << ",\"tenants\":1,\"source\":\"test\"}\n";
   for (const Req& r : reqs) {
-    f << "{\"arrival_s\":" << r.arrival_s << ",\"tenant\":0,\"session\":" << r.session << ",\"turn\":" << r.turn
-      << ",\"prompt_tokens\":" << r.prompt << ",\"output_tokens\":" << r.output << ",\"prefix_hashes\":[";
+    f << "{\"arrival_s\":" << r.arrival_s << ",\"tenant\":0,\"session\":" << r.session
+      << ",\"turn\":" << r.turn << ",\"prompt_tokens\":" << r.prompt
+      << ",\"output_tokens\":" << r.output << ",\"prefix_hashes\":[";
     for (size_t i = 0; i < r.hashes.size(); ++i) {
       char hex[17];
       std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r.hashes[i]));
@@ -89,7 +95,8 @@ RunResult run(const std::string& workload, std::vector<std::string> overrides) {
   // after 300 s without a turn) would keep the fillers' blocks and demote them to make room.
   // Idle session ends have their own tests (tests/tlm/control_plane_harness_test.cpp,
   // cosim_session_end_idle_queue_bounds).
-  o.overrides = {"link.protocol=simple", "sched.cost_model=two_bandwidth", "host.session_end=last_turn"};
+  o.overrides = {"link.protocol=simple", "sched.cost_model=two_bandwidth",
+                 "host.session_end=last_turn"};
   o.overrides.insert(o.overrides.end(), overrides.begin(), overrides.end());
   o.seed = 1;
   return simulate(o);
@@ -133,8 +140,8 @@ void expect_invariants(const RunResult& r) {
 
 // A session whose first turn leaves `context` tokens of KV and that comes back later reading all
 // of it: the second turn's prompt is that context plus `more` tokens.
-std::vector<Req> returning_session(uint64_t session, double t0, double t1, uint32_t prompt, uint32_t output,
-                                   uint32_t more) {
+std::vector<Req> returning_session(uint64_t session, double t0, double t1, uint32_t prompt,
+                                   uint32_t output, uint32_t more) {
   const std::vector<uint64_t> k = keys(session, prompt / 16);
   return {{t0, session, 0, prompt, output, k}, {t1, session, 1, prompt + output + more, output, k}};
 }
@@ -145,7 +152,8 @@ std::vector<Req> returning_session(uint64_t session, double t0, double t1, uint3
 // once. Their KV together (2 x 41k x 320 KiB = 25 GiB) fits the 32 GiB budget, so nothing is
 // preempted; admission that reserved whole outputs would have run them one after the other.
 TEST(ServingDynamics, AdmissionIsIndependentOfOutputLength) {
-  RunResult r = run(native_file("admission", {{0.0, 1, 0, 1000, 40000, keys(1, 62)}, {0.0, 2, 0, 1000, 40000, keys(2, 62)}}),
+  RunResult r = run(native_file("admission", {{0.0, 1, 0, 1000, 40000, keys(1, 62)},
+                                              {0.0, 2, 0, 1000, 40000, keys(2, 62)}}),
                     {});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(s.requests_completed, 2u);
@@ -162,14 +170,16 @@ TEST(ServingDynamics, AdmissionIsIndependentOfOutputLength) {
 // but not alone: the later arrival is preempted (swap), resumes when the first finishes, and
 // both complete; its resume reads back the blocks that were demoted meanwhile.
 TEST(ServingDynamics, PreemptionSwapsTheLatestArrivalAndBothComplete) {
-  RunResult r = run(native_file("preempt", {{0.0, 1, 0, 1000, 60000, keys(1, 62)}, {0.0, 2, 0, 1000, 60000, keys(2, 62)}}),
+  RunResult r = run(native_file("preempt", {{0.0, 1, 0, 1000, 60000, keys(1, 62)},
+                                            {0.0, 2, 0, 1000, 60000, keys(2, 62)}}),
                     {});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(s.requests_completed, 2u);
   EXPECT_GE(s.preemptions, 1u);
   EXPECT_EQ(s.requests[0].preemptions, 0u);  // the earlier arrival is never the victim
   EXPECT_GE(s.requests[1].preemptions, 1u);
-  EXPECT_GT(r.platform->host().stats().promotions, 0u);  // swap: the victim's KV came back from the tier
+  EXPECT_GT(r.platform->host().stats().promotions,
+            0u);  // swap: the victim's KV came back from the tier
   EXPECT_GT(s.requests[1].finish_s, s.requests[0].finish_s);
   expect_invariants(r);
 }
@@ -179,7 +189,8 @@ TEST(ServingDynamics, PreemptionSwapsTheLatestArrivalAndBothComplete) {
 // A alone outgrows the budget and is rejected with its reason; B then resumes (its blocks
 // demoted meanwhile come back from the tier) and completes.
 TEST(ServingDynamics, AContextOutgrowingTheBudgetAloneIsRejectedAndTheOthersResume) {
-  RunResult r = run(native_file("outgrow", {{0.0, 1, 0, 1000, 120000, keys(1, 62)}, {0.0, 2, 0, 1000, 60000, keys(2, 62)}}),
+  RunResult r = run(native_file("outgrow", {{0.0, 1, 0, 1000, 120000, keys(1, 62)},
+                                            {0.0, 2, 0, 1000, 60000, keys(2, 62)}}),
                     {});
   const SchedStats& s = r.platform->scheduler().stats();
   EXPECT_EQ(s.requests_rejected, 1u);
@@ -201,9 +212,10 @@ TEST(ServingDynamics, AContextOutgrowingTheBudgetAloneIsRejectedAndTheOthersResu
 // prefill's larger lead was given back.
 TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
   const uint32_t prompt = 192 * 1024, output = 6;
-  RunResult r = run(native_file("streamed", {{0.0, 1, 0, prompt, output, keys(1, prompt / 256)}}, 256),
-                    {"host.decode_residency=streamed", "sched.oversized_prompt=stream", "host.layers_per_block=8",
-                     "host.block_tokens=256", "sched.max_model_len=262144"});
+  RunResult r =
+      run(native_file("streamed", {{0.0, 1, 0, prompt, output, keys(1, prompt / 256)}}, 256),
+          {"host.decode_residency=streamed", "sched.oversized_prompt=stream",
+           "host.layers_per_block=8", "host.block_tokens=256", "sched.max_model_len=262144"});
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 1u);
@@ -216,10 +228,12 @@ TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
   // group 0 of the first decode step (at most a tenth of the streamed blocks: positions spill
   // whole) already streamed: that step moves the rest, and the blocks restored to slots of their
   // own cross once more, so every spilled block.
-  const double first = std::max(decode_step_s(prompt + 1), static_cast<double>(h.spills) * (8 << 20) / b_tier());
+  const double first =
+      std::max(decode_step_s(prompt + 1), static_cast<double>(h.spills) * (8 << 20) / b_tier());
   EXPECT_GE(s.itl_samples[0].first, 0.85 * first);
   EXPECT_LE(s.itl_samples[0].first, 1.05 * first);
-  for (size_t k = 1; k < s.itl_samples.size(); ++k) EXPECT_NEAR(s.itl_samples[k].first, expected, 0.05 * expected);
+  for (size_t k = 1; k < s.itl_samples.size(); ++k)
+    EXPECT_NEAR(s.itl_samples[k].first, expected, 0.05 * expected);
   EXPECT_GT(h.peak_staging_slots, 0u);
   EXPECT_EQ(s.requests[0].preemptions, 0u);
   expect_invariants(r);
@@ -232,11 +246,13 @@ TEST(ServingDynamics, StreamedLongContextRunsAtTheStreamingRate) {
 // is about a prompt alone against the whole budget.
 TEST(ServingDynamics, AnOversizedPromptIsRejectedUnlessItMayStream) {
   const uint32_t big = 192 * 1024, fits = 96 * 1024, output = 4;
-  RunResult r = run(native_file("oversized", {{0.0, 1, 0, big, output, keys(1, big / 256)},
-                                              {1.0, 2, 0, fits, output, keys(2, fits / 256)}},
-                                256),
-                    {"host.decode_residency=streamed", "sched.oversized_prompt=reject", "host.layers_per_block=8",
-                     "host.block_tokens=256", "sched.max_model_len=262144"});
+  RunResult r =
+      run(native_file("oversized",
+                      {{0.0, 1, 0, big, output, keys(1, big / 256)},
+                       {1.0, 2, 0, fits, output, keys(2, fits / 256)}},
+                      256),
+          {"host.decode_residency=streamed", "sched.oversized_prompt=reject",
+           "host.layers_per_block=8", "host.block_tokens=256", "sched.max_model_len=262144"});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(r.platform->host().budget_blocks(), 4096u);
   EXPECT_EQ(s.requests_rejected, 1u);
@@ -253,8 +269,9 @@ namespace {
 // The streamed tests' geometry: a 4 GiB budget of 512 blocks of 8 MiB (256-token blocks of 8
 // layers, 10 layer groups per position), streamed residency; `more` keys after it.
 std::vector<std::string> small_streamed(std::vector<std::string> more = {}) {
-  std::vector<std::string> keys = {"hbm.kv_budget_gib=4", "host.decode_residency=streamed", "sched.oversized_prompt=stream",
-                                   "host.layers_per_block=8", "host.block_tokens=256"};
+  std::vector<std::string> keys = {"hbm.kv_budget_gib=4", "host.decode_residency=streamed",
+                                   "sched.oversized_prompt=stream", "host.layers_per_block=8",
+                                   "host.block_tokens=256"};
   keys.insert(keys.end(), more.begin(), more.end());
   return keys;
 }
@@ -266,9 +283,10 @@ std::vector<std::string> small_streamed(std::vector<std::string> more = {}) {
 // 16.9 + 14000 x 320 KiB / 1.296 TB/s + 1.6 = 22 ms, so one step's worth of the link's raw rate
 // (16 x 3.94 GB/s = 63 GB/s) is about 1.39 GB = 165 blocks.
 RunResult two_growing_contexts(const std::string& stream_share) {
-  return run(native_file("stream_share_" + stream_share,
-                         {{0.0, 1, 0, 1000, 6000, keys(1, 3)}, {0.0, 2, 0, 1000, 6000, keys(2, 3)}}, 256),
-             small_streamed({"sched.stream_share=" + stream_share}));
+  return run(
+      native_file("stream_share_" + stream_share,
+                  {{0.0, 1, 0, 1000, 6000, keys(1, 3)}, {0.0, 2, 0, 1000, 6000, keys(2, 3)}}, 256),
+      small_streamed({"sched.stream_share=" + stream_share}));
 }
 }  // namespace
 
@@ -310,9 +328,11 @@ TEST(ServingDynamics, ZeroStreamSharePreemptsTheLatestArrivalInstead) {
 // streamed the other 283 every step.)
 TEST(ServingDynamics, AStreamedResidencyPromptThatFitsPromotesAllItsTierHits) {
   const uint32_t prompt = 47 * 256;
-  RunResult r = run(native_file("streamed_fits", {{0.0, 1, 0, prompt, 4, keys(1, 47)},
-                                                  {20.0, 2, 0, prompt, 4, keys(2, 47)},
-                                                  {40.0, 1, 1, prompt, 4, keys(1, 47)}}, 256),
+  RunResult r = run(native_file("streamed_fits",
+                                {{0.0, 1, 0, prompt, 4, keys(1, 47)},
+                                 {20.0, 2, 0, prompt, 4, keys(2, 47)},
+                                 {40.0, 1, 1, prompt, 4, keys(1, 47)}},
+                                256),
                     small_streamed());
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
@@ -334,9 +354,11 @@ TEST(ServingDynamics, AStreamedResidencyPromptThatFitsPromotesAllItsTierHits) {
 // 600 - 507 = 93 tier hits stay in the tier and stream.
 TEST(ServingDynamics, AStreamedResidencyPromptThatCannotFitStreamsTheTierHitsWithoutRoom) {
   const uint32_t prompt = 60 * 256;
-  RunResult r = run(native_file("streamed_cannot_fit", {{0.0, 1, 0, prompt, 4, keys(1, 60)},
-                                                        {100.0, 1, 1, prompt, 4, keys(1, 60)}}, 256),
-                    small_streamed());
+  RunResult r =
+      run(native_file("streamed_cannot_fit",
+                      {{0.0, 1, 0, prompt, 4, keys(1, 60)}, {100.0, 1, 1, prompt, 4, keys(1, 60)}},
+                      256),
+          small_streamed());
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 2u);
@@ -376,8 +398,10 @@ TEST(ServingDynamics, ASpillStopsAtTheStreamShareAndTheLatestArrivalIsPreempted)
 // preemption, it was preempted 413 times.)
 TEST(ServingDynamics, ARequestAdmittedToStreamGetsNoPassBeyondTheShare) {
   const uint32_t prompt = 30 * 256, output = 4000;
-  RunResult r = run(native_file("stream_pass", {{0.0, 1, 0, prompt, output, keys(1, 30)},
-                                                {5.0, 2, 0, prompt, output, keys(2, 30)}}, 256),
+  RunResult r = run(native_file("stream_pass",
+                                {{0.0, 1, 0, prompt, output, keys(1, 30)},
+                                 {5.0, 2, 0, prompt, output, keys(2, 30)}},
+                                256),
                     small_streamed({"sched.stream_share=1", "sched.max_batched_tokens=1024"}));
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
@@ -385,7 +409,8 @@ TEST(ServingDynamics, ARequestAdmittedToStreamGetsNoPassBeyondTheShare) {
   ASSERT_EQ(r.platform->host().budget_blocks(), 512u);
   EXPECT_LT(s.requests[1].admitted_s, 6.0);  // admitted to stream, not held until A ends
   ASSERT_GT(s.streamed_steps, 0u);
-  const double share_blocks = b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + output)) / (8 << 20);
+  const double share_blocks =
+      b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + output)) / (8 << 20);
   EXPECT_NEAR(share_blocks, 183.0, 1.0);
   EXPECT_LE(static_cast<double>(h.streamed_promotions) / s.streamed_steps, share_blocks);
   EXPECT_EQ(s.requests[0].preemptions, 0u);
@@ -410,8 +435,9 @@ constexpr uint32_t kSharePrompt = 30 * 256, kShareOutput = 2000;
 RunResult prompts_half_a_second_apart(const std::string& stream_share) {
   const auto reqs = std::vector<Req>{{0.0, 1, 0, kSharePrompt, kShareOutput, keys(1, 30)},
                                      {0.5, 2, 0, kSharePrompt, kShareOutput, keys(2, 30)}};
-  return run(native_file("decode_share_" + stream_share, reqs, 256),
-             small_streamed({"sched.stream_share=" + stream_share, "sched.max_batched_tokens=1024"}));
+  return run(
+      native_file("decode_share_" + stream_share, reqs, 256),
+      small_streamed({"sched.stream_share=" + stream_share, "sched.max_batched_tokens=1024"}));
 }
 }  // namespace
 
@@ -421,7 +447,8 @@ TEST(ServingDynamics, AStreamedAdmissionIsJudgedAgainstTheDecodeStepNotAPrefillC
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 2u);
-  EXPECT_NEAR(0.25 * b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + 1)) / (8 << 20), 42.0, 1.0);
+  EXPECT_NEAR(0.25 * b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + 1)) / (8 << 20),
+              42.0, 1.0);
   EXPECT_GE(s.requests[1].admitted_s, s.requests[0].finish_s);
   EXPECT_EQ(h.spills, 0u);
   EXPECT_EQ(s.streamed_steps, 0u);
@@ -440,7 +467,8 @@ TEST(ServingDynamics, AStreamedAdmissionWithinTheDecodeStepShareStreams) {
   EXPECT_LT(s.requests[1].admitted_s, 1.0);
   ASSERT_GT(s.streamed_steps, 0u);
   EXPECT_GE(h.spills, 90u);  // what B lacked
-  const double share = b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + output)) / (8 << 20);
+  const double share =
+      b_tier() / kPayloadEfficiency * decode_step_s(2.0 * (prompt + output)) / (8 << 20);
   EXPECT_NEAR(share, 175.0, 1.0);
   EXPECT_LE(static_cast<double>(h.streamed_promotions) / s.streamed_steps, share);
   expect_invariants(r);
@@ -462,9 +490,12 @@ TEST(ServingDynamics, StreamedGroupZeroArrivesDuringTheStepBefore) {
   const uint64_t positions = h.spills / 10;
   const uint64_t streamed = c["hiding"]["streamed_transfers"].get<uint64_t>();
   const uint64_t missed = c["hiding"]["streamed_missed"].get<uint64_t>();
-  std::printf("streamed steps %llu, streamed %llu missed %llu, spilled positions %llu, ahead %llu unused %llu\n",
-              (unsigned long long)s.streamed_steps, (unsigned long long)streamed, (unsigned long long)missed,
-              (unsigned long long)positions, (unsigned long long)h.streamed_ahead, (unsigned long long)h.streamed_ahead_unused);
+  std::printf(
+      "streamed steps %llu, streamed %llu missed %llu, spilled positions %llu, ahead %llu unused "
+      "%llu\n",
+      (unsigned long long)s.streamed_steps, (unsigned long long)streamed,
+      (unsigned long long)missed, (unsigned long long)positions,
+      (unsigned long long)h.streamed_ahead, (unsigned long long)h.streamed_ahead_unused);
   EXPECT_GT(s.streamed_steps, 500u);
   EXPECT_LE(missed, positions + 10);
   EXPECT_GT(h.streamed_ahead, s.streamed_steps);
@@ -481,9 +512,11 @@ namespace {
 // A then holds 28 positions at most, 280 blocks, and the budget has room for every spilled one
 // beyond the restore floor (watermark 5 + one block per layer group of the one running request).
 RunResult outliving_spiller(bool restore) {
-  return run(native_file(std::string("outliving_spiller_") + (restore ? "restore" : "keep"),
-                         {{0.0, 1, 0, 1200, 6000, keys(1, 4)}, {0.0, 2, 0, 1000, 5800, keys(2, 3)}}, 256),
-             small_streamed({"sched.stream_share=1", std::string("host.restore_streamed=") + (restore ? "true" : "false")}));
+  return run(
+      native_file(std::string("outliving_spiller_") + (restore ? "restore" : "keep"),
+                  {{0.0, 1, 0, 1200, 6000, keys(1, 4)}, {0.0, 2, 0, 1000, 5800, keys(2, 3)}}, 256),
+      small_streamed({"sched.stream_share=1",
+                      std::string("host.restore_streamed=") + (restore ? "true" : "false")}));
 }
 
 void expect_squeeze(const RunResult& r) {
@@ -494,7 +527,8 @@ void expect_squeeze(const RunResult& r) {
   EXPECT_LT(s.requests[1].finish_s, s.requests[0].finish_s);
   std::printf("spilled %llu, restored %llu, streamed steps %llu, streamed promotions %llu\n",
               (unsigned long long)r.platform->host().stats().spills,
-              (unsigned long long)r.platform->host().stats().restored_streamed, (unsigned long long)s.streamed_steps,
+              (unsigned long long)r.platform->host().stats().restored_streamed,
+              (unsigned long long)s.streamed_steps,
               (unsigned long long)r.platform->host().stats().streamed_promotions);
   expect_invariants(r);
 }
@@ -526,8 +560,9 @@ TEST(ServingDynamics, WithoutRestoreAStreamedBlockStreamsUntilItsRequestEnds) {
 // The same context on pinned residency cannot run: it is rejected with its reason.
 TEST(ServingDynamics, PinnedResidencyRejectsAContextBeyondTheBudget) {
   const uint32_t prompt = 192 * 1024;
-  RunResult r = run(native_file("pinned_long", {{0.0, 1, 0, prompt, 4, keys(1, prompt / 256)}}, 256),
-                    {"host.layers_per_block=8", "host.block_tokens=256", "sched.max_model_len=262144"});
+  RunResult r =
+      run(native_file("pinned_long", {{0.0, 1, 0, prompt, 4, keys(1, prompt / 256)}}, 256),
+          {"host.layers_per_block=8", "host.block_tokens=256", "sched.max_model_len=262144"});
   const SchedStats& s = r.platform->scheduler().stats();
   EXPECT_EQ(s.requests_rejected, 1u);
   EXPECT_EQ(s.requests[0].rejected, "prompt_exceeds_kv_budget");
@@ -543,7 +578,8 @@ std::string returning_sessions() {
     auto turns = returning_session(s + 1, 3.0 * s, 3.0 * s + 12.0, 1008, 16, 32);
     reqs.insert(reqs.end(), turns.begin(), turns.end());
   }
-  std::sort(reqs.begin(), reqs.end(), [](const Req& a, const Req& b) { return a.arrival_s < b.arrival_s; });
+  std::sort(reqs.begin(), reqs.end(),
+            [](const Req& a, const Req& b) { return a.arrival_s < b.arrival_s; });
   return native_file("returning", reqs);
 }
 }  // namespace
@@ -560,21 +596,24 @@ TEST(ServingDynamics, AmpleLinkWithPrefetchHidesEveryTransfer) {
   EXPECT_GT(h.prefetched, 0u);  // the next-turn predictor fired
   EXPECT_GT(h.prefetch_used, 0u);
   const auto j = write_stats(*r.platform, 0, 1);
-  EXPECT_GT(j["prefetch"]["lead_time_mean_s"].get<double>(), 0.0);  // fetched ahead of the turn that read it
+  EXPECT_GT(j["prefetch"]["lead_time_mean_s"].get<double>(),
+            0.0);  // fetched ahead of the turn that read it
   expect_invariants(r);
 }
 
-// Narrow link (8 lanes at 1 GT/s: B_tier = 0.90 GB/s): the same context needs 320 MiB / 0.90 GB/s = 0.37 s,
-// far beyond the step it is meant for (and beyond 8 steps of prefetch lead), so transfers miss;
-// yet the aggregate demand, at most one 320 MiB context per 3 s, stays under B_tier in every
+// Narrow link (8 lanes at 1 GT/s: B_tier = 0.90 GB/s): the same context needs 320 MiB / 0.90 GB/s =
+// 0.37 s, far beyond the step it is meant for (and beyond 8 steps of prefetch lead), so transfers
+// miss; yet the aggregate demand, at most one 320 MiB context per 3 s, stays under B_tier in every
 // 1 s window: "the aggregate holds, per-transfer fails".
 TEST(ServingDynamics, NarrowLinkFailsHidingWhileSustainabilityHolds) {
-  RunResult r = run(returning_sessions(), {"hbm.kv_budget_gib=1", "host.prefetch_horizon_steps=8", "link.lanes=8", "link.gt_per_s=1"});
+  RunResult r = run(returning_sessions(), {"hbm.kv_budget_gib=1", "host.prefetch_horizon_steps=8",
+                                           "link.lanes=8", "link.gt_per_s=1"});
   const auto c = r.platform->constraints();
   EXPECT_GT(c["hiding"]["missed"].get<uint64_t>(), 0u);
   EXPECT_EQ(c["sustainability"]["violations"].get<uint64_t>(), 0u);
   EXPECT_LT(c["sustainability"]["peak_utilisation"].get<double>(), 1.0);
-  EXPECT_NEAR(c["sustainability"]["b_tier_bytes_per_s"].get<double>(), b_tier(8, 1), 1e-6 * b_tier(8, 1));
+  EXPECT_NEAR(c["sustainability"]["b_tier_bytes_per_s"].get<double>(), b_tier(8, 1),
+              1e-6 * b_tier(8, 1));
   // async: a late load delays only its own request, it never stalls the batch.
   EXPECT_EQ(c["hiding"]["missed_stalling_step"].get<uint64_t>(), 0u);
   EXPECT_EQ(r.platform->scheduler().stats().exposed_stall_s, 0.0);
@@ -597,7 +636,9 @@ std::string joining_load(uint32_t session_prompt, uint32_t filler_prompt) {
   return native_file("joining_" + std::to_string(session_prompt), reqs);
 }
 // Request A's largest gap between two tokens.
-double max_itl_of_a(const RunResult& r) { return r.platform->scheduler().stats().requests[3].max_itl_s; }
+double max_itl_of_a(const RunResult& r) {
+  return r.platform->scheduler().stats().requests[3].max_itl_s;
+}
 }  // namespace
 
 // async: the returning request waits outside the batch while its 91 ms load runs; A's tokens keep
@@ -609,7 +650,8 @@ TEST(ServingDynamics, AsyncLoadLeavesRunningRequestsItlUntouched) {
   ASSERT_EQ(s.requests_completed, 5u);
   const RequestRecord& back = s.requests[4];
   ASSERT_EQ(back.session, 1u);
-  const double load = static_cast<double>(r.platform->host().stats().tier_hits) * (5 << 20) / b_tier();
+  const double load =
+      static_cast<double>(r.platform->host().stats().tier_hits) * (5 << 20) / b_tier();
   EXPECT_GT(load, 0.05);  // the load is real: most of the context came from the tier
   EXPECT_LT(max_itl_of_a(r), decode_step_s(1000 + 1500 + 16050) + 0.01);
   EXPECT_LT(max_itl_of_a(r), 0.5 * load + decode_step_s(1000 + 1500));
@@ -623,7 +665,8 @@ TEST(ServingDynamics, BlockingLoadStallsRunningRequests) {
   RunResult r = run(joining_load(16000, 16000), {"hbm.kv_budget_gib=6", "sched.kv_load=blocking"});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(s.requests_completed, 5u);
-  const double load = static_cast<double>(r.platform->host().stats().tier_hits) * (5 << 20) / b_tier();
+  const double load =
+      static_cast<double>(r.platform->host().stats().tier_hits) * (5 << 20) / b_tier();
   EXPECT_GT(max_itl_of_a(r), 0.9 * load);
   EXPECT_NEAR(s.exposed_stall_s, load, 0.2 * load);
   EXPECT_GT(r.platform->constraints()["hiding"]["missed_stalling_step"].get<uint64_t>(), 0u);
@@ -631,24 +674,28 @@ TEST(ServingDynamics, BlockingLoadStallsRunningRequests) {
 }
 
 // Layerwise loading with a load shorter than the step: a 2,000-token context (125 blocks of
-// 5 MiB, 11 ms at B_tier; 3,000-token fillers push it to the tier) against a ~21 ms step. With all-layer blocks layer 0 waits for all of
-// it: the step stalls by the whole load. With 10 layer groups each group's share (1.1 ms) arrives
-// before its group starts except the first: the stall is about one group's share.
+// 5 MiB, 11 ms at B_tier; 3,000-token fillers push it to the tier) against a ~21 ms step. With
+// all-layer blocks layer 0 waits for all of it: the step stalls by the whole load. With 10 layer
+// groups each group's share (1.1 ms) arrives before its group starts except the first: the stall is
+// about one group's share.
 TEST(ServingDynamics, AllLayerBlocksStallByTheWholeLoad) {
   RunResult r = run(joining_load(2000, 3000), {"hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise"});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(s.requests_completed, 5u);
-  const double bytes = static_cast<double>(r.platform->host().stats().tier_hits) * r.platform->block_bytes();
+  const double bytes =
+      static_cast<double>(r.platform->host().stats().tier_hits) * r.platform->block_bytes();
   ASSERT_GT(bytes, 0.0);
   EXPECT_NEAR(s.exposed_stall_s, bytes / b_tier(), 0.2 * bytes / b_tier());
   expect_invariants(r);
 }
 
 TEST(ServingDynamics, PerLayerBlocksStallByOneGroupsShare) {
-  RunResult r = run(joining_load(2000, 3000), {"hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise", "host.layers_per_block=8"});
+  RunResult r = run(joining_load(2000, 3000), {"hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise",
+                                               "host.layers_per_block=8"});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(s.requests_completed, 5u);
-  const double bytes = static_cast<double>(r.platform->host().stats().tier_hits) * r.platform->block_bytes();
+  const double bytes =
+      static_cast<double>(r.platform->host().stats().tier_hits) * r.platform->block_bytes();
   ASSERT_GT(bytes, 0.0);
   const double whole_load = bytes / b_tier();
   EXPECT_LT(s.exposed_stall_s, 0.3 * whole_load);
@@ -667,26 +714,30 @@ TEST(ServingDynamics, PerLayerBlocksStallByOneGroupsShare) {
 // about B_tier; the demanded rate is the streamed bytes over the compute and violates.
 TEST(ServingDynamics, AStreamedContextBeyondTwiceTheBudgetDemandsMoreThanBTier) {
   const uint32_t prompt = 128 * 1024, output = 8;
-  RunResult r = run(native_file("demand_streamed", {{0.0, 1, 0, prompt, output, keys(1, prompt / 256)}}, 256),
-                    {"hbm.kv_budget_gib=16", "host.decode_residency=streamed", "sched.oversized_prompt=stream",
-                     "host.layers_per_block=8", "host.block_tokens=256", "sched.max_model_len=262144"});
+  RunResult r = run(
+      native_file("demand_streamed", {{0.0, 1, 0, prompt, output, keys(1, prompt / 256)}}, 256),
+      {"hbm.kv_budget_gib=16", "host.decode_residency=streamed", "sched.oversized_prompt=stream",
+       "host.layers_per_block=8", "host.block_tokens=256", "sched.max_model_len=262144"});
   const SchedStats& s = r.platform->scheduler().stats();
   const HostStats& h = r.platform->host().stats();
   ASSERT_EQ(s.requests_completed, 1u);
   EXPECT_GE(h.spills, 384u * 10);
   const double streamed_bytes = static_cast<double>(h.spills) * (8 << 20);
   const double achievable = kA * 0.85;
-  const double compute = kWeights / (achievable * 0.87) + (prompt + 1) * kKvPerToken / (achievable * 0.27) + 80 * 20e-6;
+  const double compute = kWeights / (achievable * 0.87) +
+                         (prompt + 1) * kKvPerToken / (achievable * 0.27) + 80 * 20e-6;
   const double demanded = streamed_bytes / compute;
   const auto c = r.platform->constraints()["sustainability"];
   EXPECT_NEAR(c["peak_step_demanded_bytes_per_s"].get<double>(), demanded, 0.05 * demanded);
   EXPECT_NEAR(c["peak_demanded_bytes_per_s"].get<double>(), demanded, 0.05 * demanded);
-  EXPECT_NEAR(c["peak_demanded_utilisation"].get<double>(), demanded / b_tier(), 0.05 * demanded / b_tier());
+  EXPECT_NEAR(c["peak_demanded_utilisation"].get<double>(), demanded / b_tier(),
+              0.05 * demanded / b_tier());
   EXPECT_GT(c["peak_demanded_utilisation"].get<double>(), 5.0);
   EXPECT_GE(c["violations"].get<uint64_t>(), 2u);  // every window of pure decode steps
   // What the link carried cannot show it: the stretched steps throttle it to B_tier.
   EXPECT_LT(c["peak_carried_utilisation"].get<double>(), 1.05);
-  EXPECT_NE(r.platform->constraints()["verdict"].get<std::string>().find("SUSTAINABILITY binds"), std::string::npos);
+  EXPECT_NE(r.platform->constraints()["verdict"].get<std::string>().find("SUSTAINABILITY binds"),
+            std::string::npos);
   expect_invariants(r);
 }
 
@@ -731,9 +782,9 @@ std::string returning_after_filler(uint32_t context, uint32_t filler) {
 // for 80 blocks per position of both contexts: at 16,384 x 4 entries the tier would give up
 // copies, and the positions they belong to would be computed again.)
 TEST(ServingDynamics, AnEightThousandTokenContextPerLayerMissesEveryChunk) {
-  RunResult r = run(returning_after_filler(8000, 11200), {"hbm.kv_budget_gib=3.5", "sched.kv_load=layerwise",
-                                                         "host.layers_per_block=1", "host.prefetch_slack_us=500",
-                                                         "ctrl.index_sets=65536", "ctrl.index_ways=16"});
+  RunResult r = run(returning_after_filler(8000, 11200),
+                    {"hbm.kv_budget_gib=3.5", "sched.kv_load=layerwise", "host.layers_per_block=1",
+                     "host.prefetch_slack_us=500", "ctrl.index_sets=65536", "ctrl.index_ways=16"});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(s.requests_completed, 4u);
   const RequestRecord& back = s.requests[3];
@@ -742,7 +793,8 @@ TEST(ServingDynamics, AnEightThousandTokenContextPerLayerMissesEveryChunk) {
   const auto c = r.platform->constraints()["hiding"];
   EXPECT_GE(c["chunks"].get<uint64_t>(), 80u);
   EXPECT_GE(c["chunks_late"].get<double>(), 0.95 * c["chunks"].get<double>());
-  EXPECT_GT(c["met_fraction"].get<double>(), c["chunk_met_fraction"].get<double>() + 0.2);  // per block flatters
+  EXPECT_GT(c["met_fraction"].get<double>(),
+            c["chunk_met_fraction"].get<double>() + 0.2);  // per block flatters
   // The last layer waits for the whole context: 80 x 0.57 ms against 79 x 0.27 ms of compute.
   EXPECT_GT(c["chunk_lateness_max_s"].get<double>(), 80 * 0.57e-3 - 79 * 0.3e-3 - 500e-6);
   EXPECT_EQ(back.hiding_chunks, 80u);
@@ -754,8 +806,9 @@ TEST(ServingDynamics, AnEightThousandTokenContextPerLayerMissesEveryChunk) {
 // The same at the default's four 20-layer groups (625 MiB per group, 11 ms at B_tier, against
 // about 5.5 ms of compute per group): all four chunks late.
 TEST(ServingDynamics, AnEightThousandTokenContextMissesEveryChunkAtFourGroups) {
-  RunResult r = run(returning_after_filler(8000, 11200), {"hbm.kv_budget_gib=3.5", "sched.kv_load=layerwise",
-                                                         "host.layers_per_block=20"});
+  RunResult r =
+      run(returning_after_filler(8000, 11200),
+          {"hbm.kv_budget_gib=3.5", "sched.kv_load=layerwise", "host.layers_per_block=20"});
   const auto c = r.platform->constraints()["hiding"];
   EXPECT_EQ(c["chunks"].get<uint64_t>(), 4u);
   EXPECT_EQ(c["chunks_late"].get<uint64_t>(), 4u);
@@ -768,8 +821,9 @@ TEST(ServingDynamics, AnEightThousandTokenContextMissesEveryChunkAtFourGroups) {
 // (g + 1) x 71 us <= g x 0.27 ms from g = 1 on. With 500 us of slack none is late.
 namespace {
 RunResult thousand_token_return(const std::string& slack_us) {
-  return run(returning_after_filler(1000, 4800), {"hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise",
-                                                 "host.layers_per_block=1", "host.prefetch_slack_us=" + slack_us});
+  return run(returning_after_filler(1000, 4800),
+             {"hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise", "host.layers_per_block=1",
+              "host.prefetch_slack_us=" + slack_us});
 }
 }  // namespace
 
@@ -803,7 +857,8 @@ TEST(ServingDynamics, EachRequestSaysWhereItsPrefixCameFrom) {
   RunResult r = run(joining_load(16000, 16000), {"hbm.kv_budget_gib=6", "sched.kv_load=async"});
   const SchedStats& s = r.platform->scheduler().stats();
   ASSERT_EQ(s.requests_completed, 5u);
-  for (const RequestRecord& q : s.requests) EXPECT_EQ(q.cached_tokens, q.cached_hbm_tokens + q.loaded_tokens) << q.id;
+  for (const RequestRecord& q : s.requests)
+    EXPECT_EQ(q.cached_tokens, q.cached_hbm_tokens + q.loaded_tokens) << q.id;
   const RequestRecord& back = s.requests[4];
   EXPECT_EQ(back.cached_tokens, 16000u);  // 1,000 full blocks of its 16,032-token prompt
   EXPECT_GT(back.loaded_tokens, 0u);

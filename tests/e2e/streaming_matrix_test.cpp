@@ -28,34 +28,39 @@ using namespace kvtier;
 
 namespace {
 
-constexpr double kKvPerToken = 327680.0;             // Llama-3.1-70B: 80 x 8 x 128 x 2 x 2 B
-constexpr double kWeights = 70'553'706'496.0;        // B (FP8, 1 B per parameter)
-constexpr double kAchievable = 4.8e12 * 0.85;        // H200 peak x hbm.achievable_fraction
+constexpr double kKvPerToken = 327680.0;       // Llama-3.1-70B: 80 x 8 x 128 x 2 x 2 B
+constexpr double kWeights = 70'553'706'496.0;  // B (FP8, 1 B per parameter)
+constexpr double kAchievable = 4.8e12 * 0.85;  // H200 peak x hbm.achievable_fraction
 
 // Two-bandwidth decode step over `kv_tokens` tokens of context (spec Appendix L).
 double decode_compute_s(double kv_tokens) {
-  return kWeights / (kAchievable * 0.87) + kv_tokens * kKvPerToken / (kAchievable * 0.27) + 80 * 20e-6;
+  return kWeights / (kAchievable * 0.87) + kv_tokens * kKvPerToken / (kAchievable * 0.27) +
+         80 * 20e-6;
 }
 
-std::string one_prompt(const std::string& name, uint32_t prompt, uint32_t output, uint32_t block_tokens) {
+std::string one_prompt(const std::string& name, uint32_t prompt, uint32_t output,
+                       uint32_t block_tokens) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("kvtier_matrix_" + name + "_" + std::to_string(::getpid()) + ".jsonl"))
                                .string();
   std::ofstream f(path);
-  f << "{\"kvtier_workload\":1,\"block_tokens\":" << block_tokens << ",\"tenants\":1,\"source\":\"test\"}\n";
+  f << "{\"kvtier_workload\":1,\"block_tokens\":" << block_tokens
+    << ",\"tenants\":1,\"source\":\"test\"}\n";
   f << "{\"arrival_s\":0,\"tenant\":0,\"session\":1,\"turn\":0,\"prompt_tokens\":" << prompt
     << ",\"output_tokens\":" << output << ",\"prefix_hashes\":[]}\n";
   return "native:" + path;
 }
 
 // Runs the prompt and checks completion and every decode gap after the first.
-void expect_streaming_rate(const std::string& platform, std::vector<std::string> overrides, uint32_t prompt,
-                           uint32_t block_tokens, double budget_multiple_at_least) {
+void expect_streaming_rate(const std::string& platform, std::vector<std::string> overrides,
+                           uint32_t prompt, uint32_t block_tokens,
+                           double budget_multiple_at_least) {
   const uint32_t output = 5;
   RunOptions o;
   o.platform = platform;
   o.workload = one_prompt(platform, prompt, output, block_tokens);
-  o.overrides = {"sched.cost_model=two_bandwidth", "host.decode_residency=streamed", "sched.oversized_prompt=stream"};
+  o.overrides = {"sched.cost_model=two_bandwidth", "host.decode_residency=streamed",
+                 "sched.oversized_prompt=stream"};
   o.overrides.insert(o.overrides.end(), overrides.begin(), overrides.end());
   RunResult r = simulate(o);
   const SchedStats& s = r.platform->scheduler().stats();
@@ -68,9 +73,10 @@ void expect_streaming_rate(const std::string& platform, std::vector<std::string>
   // What streams every decode step: every block spilled to the tier, less those that took a slot
   // of their own again (host.restore_streamed) once the prefill's larger staging was given back.
   ASSERT_GT(h.spills, h.restored_streamed);
-  const double b_tier = r.platform->constraints()["sustainability"]["b_tier_bytes_per_s"].get<double>();
-  const double streamed_bytes =
-      static_cast<double>(h.spills - h.restored_streamed) * static_cast<double>(r.platform->block_bytes());
+  const double b_tier =
+      r.platform->constraints()["sustainability"]["b_tier_bytes_per_s"].get<double>();
+  const double streamed_bytes = static_cast<double>(h.spills - h.restored_streamed) *
+                                static_cast<double>(r.platform->block_bytes());
   ASSERT_EQ(s.itl_samples.size(), output - 1u);
   // The first gap follows the last prefill step, during which group 0's lead already streamed;
   // every later one is a decode step on its own.
@@ -92,14 +98,17 @@ TEST(StreamingMatrix, DefaultPlatformFourGroups) {
 }
 
 TEST(StreamingMatrix, PinnedPresetWithTwentyLayerBlocks) {
-  expect_streaming_rate("h200-cxl2-x16-pinned", {"hbm.kv_budget_gib=16", "host.layers_per_block=20"}, 120000, 16, 2.2);
+  expect_streaming_rate("h200-cxl2-x16-pinned",
+                        {"hbm.kv_budget_gib=16", "host.layers_per_block=20"}, 120000, 16, 2.2);
 }
 
 // 256-token blocks of 8 layers (8 MiB, ten groups) on 12 GiB (1,536 blocks): 120k tokens are 469
 // positions x 10 = 4,690 blocks, 3.05 x the budget.
 TEST(StreamingMatrix, TenGroupsOf256TokenBlocks) {
-  expect_streaming_rate("h200-cxl2-x16-pinned",
-                        {"hbm.kv_budget_gib=12", "host.layers_per_block=8", "host.block_tokens=256"}, 120000, 256, 3.0);
+  expect_streaming_rate(
+      "h200-cxl2-x16-pinned",
+      {"hbm.kv_budget_gib=12", "host.layers_per_block=8", "host.block_tokens=256"}, 120000, 256,
+      3.0);
 }
 
 KVTIER_SC_TEST_MAIN()

@@ -21,15 +21,18 @@ namespace {
 // A session that returns for its 2,000-token context after two fillers pushed it to the tier,
 // beside a long decode: its promotions arrive while steps run (the layerwise test's workload).
 std::string returning_context() {
-  const std::string path = (std::filesystem::temp_directory_path() / "kvtier_timeline_workload.jsonl").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kvtier_timeline_workload.jsonl").string();
   std::ofstream f(path);
   f << "{\"kvtier_workload\":1,\"block_tokens\":16,\"tenants\":1,\"source\":\"test\"}\n";
   auto line = [&](double t, int session, int turn, int prompt, int output, int salt, int blocks) {
     f << "{\"arrival_s\":" << t << ",\"tenant\":0,\"session\":" << session << ",\"turn\":" << turn
-      << ",\"prompt_tokens\":" << prompt << ",\"output_tokens\":" << output << ",\"prefix_hashes\":[";
+      << ",\"prompt_tokens\":" << prompt << ",\"output_tokens\":" << output
+      << ",\"prefix_hashes\":[";
     for (int i = 0; i < blocks; ++i) {
       char hex[17];
-      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>((uint64_t(salt) << 32) + i + 1));
+      std::snprintf(hex, sizeof hex, "%016llx",
+                    static_cast<unsigned long long>((uint64_t(salt) << 32) + i + 1));
       f << (i ? "," : "") << '"' << hex << '"';
     }
     f << "]}\n";
@@ -51,14 +54,16 @@ struct TimelineFile {
   }
 };
 
-TimelineFile run_with_timeline(const std::string& name, double start_s, double end_s, RunResult& r) {
+TimelineFile run_with_timeline(const std::string& name, double start_s, double end_s,
+                               RunResult& r) {
   RunOptions o;
   o.workload = returning_context();
   // host.session_end = last_turn: the fillers' blocks are freed when they finish, so the window
   // around the returning turn holds that turn's load and little else (see the window test).
-  o.overrides = {"link.protocol=simple", "hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise", "host.layers_per_block=8",
-                 "host.session_end=last_turn"};
-  o.timeline = (std::filesystem::temp_directory_path() / ("kvtier_timeline_" + name + ".json")).string();
+  o.overrides = {"link.protocol=simple", "hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise",
+                 "host.layers_per_block=8", "host.session_end=last_turn"};
+  o.timeline =
+      (std::filesystem::temp_directory_path() / ("kvtier_timeline_" + name + ".json")).string();
   o.timeline_start_s = start_s;
   o.timeline_end_s = end_s;
   r = simulate(o);
@@ -67,7 +72,8 @@ TimelineFile run_with_timeline(const std::string& name, double start_s, double e
   const nlohmann::json j = nlohmann::json::parse(f);
   t.events = j.at("traceEvents");
   for (const auto& e : t.events)
-    if (e["ph"] == "M" && e["name"] == "thread_name") t.threads[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      t.threads[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
   return t;
 }
 
@@ -75,11 +81,12 @@ TimelineFile run_with_timeline(const std::string& name, double start_s, double e
 
 TEST(Timeline, WholeRunHasEveryTrackAStepSliceEachStepAndClosedFlows) {
   RunResult r;
-  const TimelineFile t = run_with_timeline("whole", 0.0, std::numeric_limits<double>::infinity(), r);
+  const TimelineFile t =
+      run_with_timeline("whole", 0.0, std::numeric_limits<double>::infinity(), r);
   std::set<std::string> names;
   for (const auto& [key, name] : t.threads) names.insert(name);
-  for (const char* track : {"steps", "layer groups", "DMA engine 0", "DMA engine 3", "to HBM", "to tier",
-                            "admission promotions", "occupancy"})
+  for (const char* track : {"steps", "layer groups", "DMA engine 0", "DMA engine 3", "to HBM",
+                            "to tier", "admission promotions", "occupancy"})
     EXPECT_TRUE(names.count(track)) << "no track '" << track << "'";
 
   const SchedStats& s = r.platform->scheduler().stats();
@@ -96,7 +103,8 @@ TEST(Timeline, WholeRunHasEveryTrackAStepSliceEachStepAndClosedFlows) {
     }
     if (ph == "s") flow_start[e["id"].get<uint64_t>()] = e["ts"].get<double>();
     if (ph == "f") flow_end.emplace_back(e["id"].get<uint64_t>(), e["ts"].get<double>());
-    if (ph == "C" && e["name"] == "HBM KV resident (GiB)") max_resident_gib = std::max(max_resident_gib, e["args"]["value"].get<double>());
+    if (ph == "C" && e["name"] == "HBM KV resident (GiB)")
+      max_resident_gib = std::max(max_resident_gib, e["args"]["value"].get<double>());
   }
   EXPECT_EQ(steps, s.steps);
   EXPECT_EQ(groups, s.steps * 10);  // 80 layers / 8 per block
@@ -126,7 +134,7 @@ TEST(Timeline, AWindowKeepsOnlyEventsThatOverlapIt) {
     EXPECT_LE(from, 12.5 + 1e-9) << e.dump();
     slices += ph == "X";
   }
-  EXPECT_GT(slices, 0u);                                    // the returning turn loads at 12 s
+  EXPECT_GT(slices, 0u);  // the returning turn loads at 12 s
   EXPECT_LT(slices, r.platform->scheduler().stats().steps * 11);  // far fewer than the whole run
 }
 

@@ -11,8 +11,10 @@ using namespace kvtier;
 namespace {
 
 // Conversations whose later turns come back after their context was demoted.
-RunResult run(std::vector<std::string> overrides, const std::string& workload =
-                  "synthetic:sessions=40,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4,document_share=0") {
+RunResult run(std::vector<std::string> overrides,
+              const std::string& workload =
+                  "synthetic:sessions=40,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4,"
+                  "document_share=0") {
   RunOptions o;
   // Worked out on the pinned preset: all-layer 5 MiB blocks, pinned residency, 192-token answers.
   o.platform = "h200-cxl2-x16-pinned";
@@ -40,7 +42,8 @@ TEST(Constraints, HidingFailsWhileTheAggregateHolds) {
   EXPECT_GE(c["hiding"]["transfers"].get<uint64_t>(), r.platform->host().stats().promotions);
   EXPECT_LE(c["hiding"]["transfers"].get<uint64_t>(),
             r.platform->host().stats().promotions + r.platform->host().stats().hbm_hits);
-  EXPECT_NE(c["verdict"].get<std::string>().find("HIDING failure, not a bandwidth one"), std::string::npos);
+  EXPECT_NE(c["verdict"].get<std::string>().find("HIDING failure, not a bandwidth one"),
+            std::string::npos);
   EXPECT_GT(j["exposed_stall_per_token_s"].get<double>(), 0.0);
   // The printed summary says it too.
   EXPECT_NE(r.platform->constraints_summary().find("HIDING"), std::string::npos);
@@ -48,7 +51,8 @@ TEST(Constraints, HidingFailsWhileTheAggregateHolds) {
 
 TEST(Constraints, QosTargetsPerTenantFromThePlatform) {
   // Tenant 0 gets an impossible TTFT target, the others a generous one.
-  RunResult r = run({"sched.ttft_target_s=1000", "sched.itl_target_s=1000", "sched.tenant_qos=0:0.000001:1000"});
+  RunResult r = run(
+      {"sched.ttft_target_s=1000", "sched.itl_target_s=1000", "sched.tenant_qos=0:0.000001:1000"});
   const auto c = r.platform->constraints();
   ASSERT_GE(c["qos"]["tenants"].size(), 2u);
   for (const auto& t : c["qos"]["tenants"]) {
@@ -70,8 +74,10 @@ TEST(Prefetch, PromotesAheadAndCountsAccuracy) {
   EXPECT_GT(h.prefetch_used, 0u);
   EXPECT_LE(h.prefetch_used, h.prefetched);
   const auto j = write_stats(*r.platform, r.wall_time_s, 7);
-  EXPECT_DOUBLE_EQ(j["prefetch_accuracy"].get<double>(), double(h.prefetch_used) / double(h.prefetched));
-  EXPECT_DOUBLE_EQ(j["prefetch"]["accuracy"].get<double>(), double(h.prefetch_used) / double(h.prefetched));
+  EXPECT_DOUBLE_EQ(j["prefetch_accuracy"].get<double>(),
+                   double(h.prefetch_used) / double(h.prefetched));
+  EXPECT_DOUBLE_EQ(j["prefetch"]["accuracy"].get<double>(),
+                   double(h.prefetch_used) / double(h.prefetched));
   // Every prefetched block a request read is one transfer judged for HIDING, and some arrive in
   // time: the ones issued a step or more ahead.
   const auto& hiding = j["constraints"]["hiding"];
@@ -94,28 +100,32 @@ TEST(Representation, RecompressionBreaksWriteOnceForExactlyThoseBlocks) {
 }
 
 TEST(Representation, CompressedTierCopiesTradeLinkBytesForEngineTime) {
-  RunResult r = run({"host.tier_format=fp8", "ctrl.compress_gbps=200", "ctrl.compress_latency_ns=500"});
+  RunResult r =
+      run({"host.tier_format=fp8", "ctrl.compress_gbps=200", "ctrl.compress_latency_ns=500"});
   const HostStats& h = r.platform->host().stats();
   ASSERT_GT(h.demotions, 0u);
   EXPECT_EQ(h.demoted_bytes, h.demotions * (r.platform->block_bytes() / 2));
   EXPECT_EQ(h.promoted_bytes, h.promotions * (r.platform->block_bytes() / 2));
   EXPECT_GT(r.platform->controller().stats().compress_busy_s, 0.0);
-  EXPECT_LE(r.platform->host().ledger().max_demotions_per_block(), 1u);  // no recompression: write-once holds
+  EXPECT_LE(r.platform->host().ledger().max_demotions_per_block(),
+            1u);  // no recompression: write-once holds
   const auto j = write_stats(*r.platform, r.wall_time_s, 7);
   const double tokens = static_cast<double>(j["tokens_generated"].get<uint64_t>());
-  EXPECT_DOUBLE_EQ(j["tier_bytes_per_token"].get<double>(), double(h.promoted_bytes + h.demoted_bytes) / tokens);
+  EXPECT_DOUBLE_EQ(j["tier_bytes_per_token"].get<double>(),
+                   double(h.promoted_bytes + h.demoted_bytes) / tokens);
 }
 
 TEST(HostDma, EveryCopyPaysTheCallCostAndACompletionRoundTrip) {
-  RunResult r = run({"host.dma=host", "host.copy_issue_cpu_ns=3000", "host.copy_completion_rtt_us=5",
-                     "host_copy.call_overhead_us=4", "host_copy.batched_call_overhead_us=4",
-                     "host_copy.bandwidth_gbps=50"});
+  RunResult r = run({"host.dma=host", "host.copy_issue_cpu_ns=3000",
+                     "host.copy_completion_rtt_us=5", "host_copy.call_overhead_us=4",
+                     "host_copy.batched_call_overhead_us=4", "host_copy.bandwidth_gbps=50"});
   const HostStats& h = r.platform->host().stats();
   ASSERT_GT(h.promotions, 0u);
   EXPECT_EQ(h.host_copies, h.promotions + h.demotions);
   EXPECT_EQ(h.descriptors, 0u);  // the data plane is not involved
   EXPECT_NEAR(h.cpu_copy_issue_s, h.host_copies * 3000e-9, 1e-12);
-  // The fastest possible promotion: one call (3 us CPU), t0 = 4 us, 5 MiB at 50 GB/s, 5 us round trip.
+  // The fastest possible promotion: one call (3 us CPU), t0 = 4 us, 5 MiB at 50 GB/s, 5 us round
+  // trip.
   const double floor = 3e-6 + 4e-6 + double(r.platform->block_bytes()) / 50e9 + 5e-6;
   double fastest = 1e9;
   for (double l : h.promotion_latency_s) fastest = std::min(fastest, l);

@@ -55,7 +55,9 @@ struct Bench : sc_core::sc_module {
     return c;
   }
   Bench(sc_core::sc_module_name name, const CtrlConfig& cc, bool start = true)
-      : sc_core::sc_module(name), link("link", std::make_unique<SimpleLinkProtocol>(link_config())), ctrl("ctrl", cc) {
+      : sc_core::sc_module(name),
+        link("link", std::make_unique<SimpleLinkProtocol>(link_config())),
+        ctrl("ctrl", cc) {
     host.out.bind(link.host_in);
     link.device_out.bind(ctrl.mmio_in);
     ctrl.tier_out.bind(tier.in);
@@ -72,7 +74,8 @@ struct Bench : sc_core::sc_module {
     for (const cmdset::Descriptor& d : ds) {
       uint8_t bytes[64];
       cmdset::encode(d, bytes);
-      transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + tail * 64ull, bytes, 64, TxnClass::DescriptorWrite, at);
+      transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + tail * 64ull, bytes, 64,
+               TxnClass::DescriptorWrite, at);
       ++tail;
     }
     uint8_t db[8];
@@ -100,7 +103,8 @@ cmdset::Descriptor demote(uint64_t key, uint16_t tag, cmdset::Format format = cm
   return d;
 }
 
-cmdset::Descriptor promote(uint64_t key, uint16_t tag, uint64_t deadline_ns = 0, uint16_t prio = 0) {
+cmdset::Descriptor promote(uint64_t key, uint16_t tag, uint64_t deadline_ns = 0,
+                           uint16_t prio = 0) {
   cmdset::Descriptor d = demote(key, tag);
   d.opcode = cmdset::Opcode::PROMOTE;
   d.deadline_ns = deadline_ns;
@@ -116,12 +120,14 @@ CtrlConfig one_engine() {
 }
 
 // Demotes keys 1..3, then promotes them in one doorbell with deadlines (later, earlier, none).
-std::vector<cmdset::Completion> three_promotions(const std::string& order, uint64_t d1, uint64_t d2, uint64_t d3) {
+std::vector<cmdset::Completion> three_promotions(const std::string& order, uint64_t d1, uint64_t d2,
+                                                 uint64_t d3) {
   CtrlConfig cc = one_engine();
   cc.transfer_order = order == "deadline" ? TransferOrder::Deadline : TransferOrder::Fifo;
   Bench b("bench", cc);
   b.post({demote(1, 1), demote(2, 2), demote(3, 3)}, sc_core::SC_ZERO_TIME);
-  b.post({promote(1, 11, d1), promote(2, 12, d2), promote(3, 13, d3)}, sc_core::sc_time(10, sc_core::SC_MS));
+  b.post({promote(1, 11, d1), promote(2, 12, d2), promote(3, 13, d3)},
+         sc_core::sc_time(10, sc_core::SC_MS));
   return {b.by_tag(11), b.by_tag(12), b.by_tag(13)};
 }
 
@@ -200,7 +206,8 @@ void later_urgent(Bench& b) {
 
 TEST(TransferOrder, DeadlineOrderLetsALaterDoorbellsEarlierDeadlineOvertakeHeldTransfers) {
   // Two benches side by side (one elaboration per process), the same stimulus.
-  Bench edf("edf", one_slot(TransferOrder::Deadline), false), fifo("fifo", one_slot(TransferOrder::Fifo), false);
+  Bench edf("edf", one_slot(TransferOrder::Deadline), false),
+      fifo("fifo", one_slot(TransferOrder::Fifo), false);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   later_urgent(edf);
   later_urgent(fifo);
@@ -249,7 +256,8 @@ TEST(TransferOrder, WaitingForAHeldTransferSchedulesOnlyWhatIsDueBeforeIt) {
   b.post({demote(4, 4)}, sc_core::sc_time(11, sc_core::SC_MS));
   EXPECT_EQ(b.ctrl.held_transfers(), 0u);
   const uint64_t one = b.by_tag(11).ts_transfer_done - b.by_tag(12).ts_transfer_done;
-  EXPECT_NEAR(static_cast<double>(b.by_tag(13).ts_transfer_done - b.by_tag(11).ts_transfer_done), one, 1.0);
+  EXPECT_NEAR(static_cast<double>(b.by_tag(13).ts_transfer_done - b.by_tag(11).ts_transfer_done),
+              one, 1.0);
   EXPECT_LT(b.by_tag(13).ts_transfer_done, 10'100'000u);  // cycles of 1 ns: before 10.1 ms
   EXPECT_GT(b.by_tag(4).ts_transfer_done, 11'000'000u);
 }
@@ -268,7 +276,8 @@ TEST(TransferOrder, RingOrderIgnoresTheDeferrableFlag) {
   ASSERT_EQ(plain.host_mem.completions.size(), flagged.host_mem.completions.size());
   for (size_t i = 0; i < plain.host_mem.completions.size(); ++i) {
     EXPECT_EQ(plain.host_mem.completions[i].tag, flagged.host_mem.completions[i].tag);
-    EXPECT_EQ(plain.host_mem.completions[i].ts_transfer_done, flagged.host_mem.completions[i].ts_transfer_done);
+    EXPECT_EQ(plain.host_mem.completions[i].ts_transfer_done,
+              flagged.host_mem.completions[i].ts_transfer_done);
   }
   EXPECT_EQ(flagged.ctrl.held_transfers(), 0u);
   EXPECT_EQ(flagged.ctrl.stats().deferred_transfers, 0u);
@@ -279,14 +288,16 @@ TEST(CachedIndex, AMissAddsOneTierDramReadToTheLookup) {
   cc.index_org = IndexOrg::Cached;
   cc.index_cache_entries = 1;  // holds one entry: the second key evicts the first
   cc.index_dram_read_ns = 110;
-  cc.clock_mhz = 1000;         // 1 ns cycles
+  cc.clock_mhz = 1000;  // 1 ns cycles
   cc.index_read_cycles = 2;
   Bench b("bench", cc);
-  b.post({demote(1, 1)}, sc_core::SC_ZERO_TIME);                               // miss (key 1 not cached)
-  b.post({promote(1, 2)}, sc_core::sc_time(1, sc_core::SC_MS));               // hit
-  b.post({demote(2, 3)}, sc_core::sc_time(2, sc_core::SC_MS));                // miss, evicts key 1
-  b.post({promote(1, 4)}, sc_core::sc_time(3, sc_core::SC_MS));               // miss
-  auto lookup = [&](uint16_t tag) { return b.by_tag(tag).ts_lookup_done - b.by_tag(tag).ts_accepted; };
+  b.post({demote(1, 1)}, sc_core::SC_ZERO_TIME);                 // miss (key 1 not cached)
+  b.post({promote(1, 2)}, sc_core::sc_time(1, sc_core::SC_MS));  // hit
+  b.post({demote(2, 3)}, sc_core::sc_time(2, sc_core::SC_MS));   // miss, evicts key 1
+  b.post({promote(1, 4)}, sc_core::sc_time(3, sc_core::SC_MS));  // miss
+  auto lookup = [&](uint16_t tag) {
+    return b.by_tag(tag).ts_lookup_done - b.by_tag(tag).ts_accepted;
+  };
   EXPECT_EQ(lookup(1), 2u + 110u);
   EXPECT_EQ(lookup(2), 2u);
   EXPECT_EQ(lookup(3), 2u + 110u);

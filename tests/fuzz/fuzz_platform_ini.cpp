@@ -24,8 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     // Loaded under the same name: describe() names its source in its first line.
-    const std::string again = kvtier::describe(kvtier::load_platform_text(described, "fuzz.ini", ""));
-    kvtier::fuzz::check(again == described, "describe() output does not load back to the same configuration");
+    const std::string again =
+        kvtier::describe(kvtier::load_platform_text(described, "fuzz.ini", ""));
+    kvtier::fuzz::check(again == described,
+                        "describe() output does not load back to the same configuration");
   } catch (const std::exception& e) {
     kvtier::fuzz::finding(std::string("describe() output does not load: ") + e.what());
   }

@@ -5,6 +5,9 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
-extern "C" int LLVMFuzzerRunDriver(int* argc, char*** argv, int (*callback)(const uint8_t* data, size_t size));
+extern "C" int LLVMFuzzerRunDriver(int* argc, char*** argv,
+                                   int (*callback)(const uint8_t* data, size_t size));
 
-extern "C" int sc_main(int argc, char** argv) { return LLVMFuzzerRunDriver(&argc, &argv, &LLVMFuzzerTestOneInput); }
+extern "C" int sc_main(int argc, char** argv) {
+  return LLVMFuzzerRunDriver(&argc, &argv, &LLVMFuzzerTestOneInput);
+}

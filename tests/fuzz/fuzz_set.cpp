@@ -15,10 +15,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (std::string line; std::getline(in, line);) overrides.push_back(line);
   try {
     const kvtier::PlatformConfig config = kvtier::load_platform("", overrides);
-    kvtier::fuzz::check(!kvtier::describe(config).empty(), "empty description of a loaded platform");
+    kvtier::fuzz::check(!kvtier::describe(config).empty(),
+                        "empty description of a loaded platform");
   } catch (const kvtier::ConfigError& e) {
     const std::string what = e.what();
-    kvtier::fuzz::check(what.find("--set") != std::string::npos || what.find("key '") != std::string::npos ||
+    kvtier::fuzz::check(what.find("--set") != std::string::npos ||
+                            what.find("key '") != std::string::npos ||
                             what.find("platforms/") != std::string::npos,
                         "configuration error names neither --set, a key nor the platform: " + what);
   } catch (const std::exception& e) {

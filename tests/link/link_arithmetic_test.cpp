@@ -61,7 +61,8 @@ TEST(Pcie5Tlp, ReadsSplitAtMrrsAndCompletionsAtMpsOrRcb) {
   EXPECT_EQ(rq.units, 8u);
   // The device answers 8 TLPs with 8 / 4 = 2 ACK and 2 UpdateFC DLLPs: 4 x 8 = 32 B.
   EXPECT_EQ(rq.wire_bytes, 8u * 24u + 32u);
-  // Completions at MPS: 4096 / 256 = 16 CplD of 4 + 12 (3DW) + 256 + 4 = 276 B, + 4 ACK + 4 UpdateFC.
+  // Completions at MPS: 4096 / 256 = 16 CplD of 4 + 12 (3DW) + 256 + 4 = 276 B, + 4 ACK + 4
+  // UpdateFC.
   const LinkTransfer cp = p->send(read_rsp(kDown, TxnClass::PayloadRead, 4096), SC_ZERO_TIME);
   EXPECT_EQ(cp.units, 16u);
   EXPECT_EQ(cp.wire_bytes, 16u * 276u + 8u * 8u);
@@ -83,7 +84,8 @@ TEST(Cxl2Slots, Read64BytesIsOneReqSlotThenFiveSlotsInTwoFlits) {
   // S2M DRS -> H5 in slot 0, data chunks 0-2 in slots 1-3; chunk 3 rolls over into slot 1 of
   // the next flit (1 chunk <= 3: forced into slot 1, not an all-data flit).
   // Slots: 1 header + 4 data = 5; flits: 2; wire 2 x 68 = 136 B.
-  const LinkTransfer rs = p->send(read_rsp(kUp, TxnClass::MemRead, 64), sc_core::sc_time(1, sc_core::SC_US));
+  const LinkTransfer rs =
+      p->send(read_rsp(kUp, TxnClass::MemRead, 64), sc_core::sc_time(1, sc_core::SC_US));
   EXPECT_EQ(rs.slots, 5u);
   EXPECT_EQ(rs.units, 2u);
   EXPECT_EQ(rs.wire_bytes, 136u);
@@ -100,7 +102,8 @@ TEST(Cxl2Slots, Write64BytesIsFiveSlotsInTwoFlitsThenOneNdrSlot) {
   EXPECT_EQ(w.units, 2u);
   EXPECT_EQ(w.wire_bytes, 136u);
   // S2M NDR (30 b) -> H4 (2 NDR) in slot 0: 1 slot, 1 flit.
-  const LinkTransfer n = p->send(read_rsp(kUp, TxnClass::MemWrite, 0), sc_core::sc_time(1, sc_core::SC_US));
+  const LinkTransfer n =
+      p->send(read_rsp(kUp, TxnClass::MemWrite, 0), sc_core::sc_time(1, sc_core::SC_US));
   EXPECT_EQ(n.slots, 1u);
   EXPECT_EQ(n.units, 1u);
 }
@@ -127,8 +130,10 @@ TEST(Cxl2Slots, SaturatedReadsWithoutMdhAndWritesPackFourLinesInFiveFlits) {
   c.multi_data_header = false;
   auto p = make_link_protocol(c);
   uint64_t read_flits = 0, write_flits = 0;
-  for (int i = 0; i < 800; ++i) read_flits += p->send(read_rsp(kUp, TxnClass::MemRead, 64), SC_ZERO_TIME).units;
-  for (int i = 0; i < 800; ++i) write_flits += p->send(write_msg(kDown, TxnClass::MemWrite, 64), SC_ZERO_TIME).units;
+  for (int i = 0; i < 800; ++i)
+    read_flits += p->send(read_rsp(kUp, TxnClass::MemRead, 64), SC_ZERO_TIME).units;
+  for (int i = 0; i < 800; ++i)
+    write_flits += p->send(write_msg(kDown, TxnClass::MemWrite, 64), SC_ZERO_TIME).units;
   EXPECT_EQ(read_flits, 1000u);
   EXPECT_EQ(write_flits, 1000u);
 }
@@ -142,7 +147,8 @@ TEST(Cxl3Slots, Read64BytesFitsOneFlitEachWay) {
   EXPECT_EQ(rq.units, 1u);
   EXPECT_EQ(rq.wire_bytes, 256u);
   // S2M DRS -> H15 in the H slot, 4 data chunks in G slots 1-4: 5 slots, 1 flit.
-  const LinkTransfer rs = p->send(read_rsp(kUp, TxnClass::MemRead, 64), sc_core::sc_time(1, sc_core::SC_US));
+  const LinkTransfer rs =
+      p->send(read_rsp(kUp, TxnClass::MemRead, 64), sc_core::sc_time(1, sc_core::SC_US));
   EXPECT_EQ(rs.slots, 5u);
   EXPECT_EQ(rs.units, 1u);
   // 256 B at 16 x 64 GT/s (PAM4, no 128b/130b) = 128 GB/s -> 2.0 ns.
@@ -156,7 +162,8 @@ TEST(Cxl3Slots, Write64BytesFitsOneFlitAndNdrOneSlot) {
   EXPECT_EQ(w.slots, 5u);
   EXPECT_EQ(w.units, 1u);
   // S2M NDR (40 b) -> H7 (2 NDR): 1 slot, 1 flit.
-  const LinkTransfer n = p->send(read_rsp(kUp, TxnClass::MemWrite, 0), sc_core::sc_time(1, sc_core::SC_US));
+  const LinkTransfer n =
+      p->send(read_rsp(kUp, TxnClass::MemWrite, 0), sc_core::sc_time(1, sc_core::SC_US));
   EXPECT_EQ(n.slots, 1u);
   EXPECT_EQ(n.units, 1u);
 }
@@ -165,7 +172,8 @@ TEST(Cxl3Slots, SaturatedWritesPackThreeLinesPerFlit) {
   // 14 G slots: H14 + (x-1) G14 headers + 4x data <= 14 -> x = 3 lines per flit (§8.5).
   auto p = make_link_protocol(test::preset("cxl3-x16"));
   uint64_t flits = 0;
-  for (int i = 0; i < 300; ++i) flits += p->send(write_msg(kDown, TxnClass::MemWrite, 64), SC_ZERO_TIME).units;
+  for (int i = 0; i < 300; ++i)
+    flits += p->send(write_msg(kDown, TxnClass::MemWrite, 64), SC_ZERO_TIME).units;
   EXPECT_EQ(flits, 100u);
 }
 
@@ -239,7 +247,8 @@ TEST(Retry, FecRepairsSingleErrorsOn256ByteFlits) {
   LinkConfig c = test::preset("cxl3-x16");
   c.bit_error_rate = 1e-6;
   auto p = make_link_protocol(c);
-  for (int i = 0; i < 100; ++i) p->send(write_msg(kUp, TxnClass::PayloadWrite, 65536), SC_ZERO_TIME);
+  for (int i = 0; i < 100; ++i)
+    p->send(write_msg(kUp, TxnClass::PayloadWrite, 65536), SC_ZERO_TIME);
   const LinkWireStats s = p->wire_stats(kUp);
   EXPECT_GT(s.fec_corrected, 10u);
   EXPECT_LT(s.corrupted, s.fec_corrected / 10 + 1);

@@ -22,8 +22,8 @@ namespace {
 constexpr uint32_t kBlockBytes = 64 * 1024;
 constexpr uint32_t kBlocks = 2048;
 
-using testing::StoringMemory;
 using testing::fnv1a;
+using testing::StoringMemory;
 
 // A device-side DMA engine: writes every block, then reads every block back.
 class DmaInitiator : public sc_core::sc_module {
@@ -32,7 +32,8 @@ class DmaInitiator : public sc_core::sc_module {
   uint64_t mismatches = 0, blocks_checked = 0;
   sc_core::sc_time write_done, read_done;
 
-  DmaInitiator(sc_core::sc_module_name name, uint32_t seed) : sc_core::sc_module(name), seed_(seed) {
+  DmaInitiator(sc_core::sc_module_name name, uint32_t seed)
+      : sc_core::sc_module(name), seed_(seed) {
     SC_HAS_PROCESS(DmaInitiator);  // SystemC 2.3.4 still needs it for SC_THREAD outside SC_CTOR
     SC_THREAD(run);
   }
@@ -64,12 +65,14 @@ class DmaInitiator : public sc_core::sc_module {
         std::memcpy(&block[i], &v, 8);
       }
       sums[b] = fnv1a(block.data(), kBlockBytes);
-      wait(transact(tlm::TLM_WRITE_COMMAND, uint64_t{b} * kBlockBytes, block.data(), TxnClass::PayloadWrite));
+      wait(transact(tlm::TLM_WRITE_COMMAND, uint64_t{b} * kBlockBytes, block.data(),
+                    TxnClass::PayloadWrite));
     }
     write_done = sc_core::sc_time_stamp();
     for (uint32_t b = 0; b < kBlocks; ++b) {
       std::fill(block.begin(), block.end(), 0);
-      wait(transact(tlm::TLM_READ_COMMAND, uint64_t{b} * kBlockBytes, block.data(), TxnClass::PayloadRead));
+      wait(transact(tlm::TLM_READ_COMMAND, uint64_t{b} * kBlockBytes, block.data(),
+                    TxnClass::PayloadRead));
       ++blocks_checked;
       if (fnv1a(block.data(), kBlockBytes) != sums[b]) ++mismatches;
     }
@@ -80,7 +83,8 @@ class DmaInitiator : public sc_core::sc_module {
 
 // Routes SystemC errors into test failures.
 void report_handler(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
-  if (r.get_severity() >= sc_core::SC_ERROR) ADD_FAILURE() << r.get_msg_type() << ": " << r.get_msg();
+  if (r.get_severity() >= sc_core::SC_ERROR)
+    ADD_FAILURE() << r.get_msg_type() << ": " << r.get_msg();
   sc_core::sc_report_handler::default_handler(r, a & ~sc_core::SC_STOP & ~sc_core::SC_ABORT);
 }
 
@@ -101,8 +105,10 @@ TEST(LinkEndToEnd, BitErrorsAreReplayedAndEveryBlockRoundTripsIntact) {
   const LinkConfig clean = cxl2_x16();
 
   DmaInitiator dma_noisy("dma_noisy", 5), dma_clean("dma_clean", 5);
-  Link link_noisy("link_noisy", make_link_protocol(noisy)), link_clean("link_clean", make_link_protocol(clean));
-  StoringMemory mem_noisy("mem_noisy", size_t{kBlocks} * kBlockBytes), mem_clean("mem_clean", size_t{kBlocks} * kBlockBytes);
+  Link link_noisy("link_noisy", make_link_protocol(noisy)),
+      link_clean("link_clean", make_link_protocol(clean));
+  StoringMemory mem_noisy("mem_noisy", size_t{kBlocks} * kBlockBytes),
+      mem_clean("mem_clean", size_t{kBlocks} * kBlockBytes);
   dma_noisy.out.bind(link_noisy.device_in);
   link_noisy.host_out.bind(mem_noisy.in);
   dma_clean.out.bind(link_clean.device_in);
@@ -144,8 +150,9 @@ TEST(LinkEndToEnd, BitErrorsAreReplayedAndEveryBlockRoundTripsIntact) {
   const double noisy_gbps = bytes / dma_noisy.read_done.to_seconds() / 1e9;
   const double clean_gbps = bytes / dma_clean.read_done.to_seconds() / 1e9;
   const double loss = 1.0 - noisy_gbps / clean_gbps;
-  std::cout << "[ link BER 1e-6 ] cxl2 x16, " << kBlocks << " x 64 KiB written and read back: " << replays
-            << " flits replayed of " << up.units_sent + down.units_sent << " (" << up.corrupted + down.corrupted
+  std::cout << "[ link BER 1e-6 ] cxl2 x16, " << kBlocks
+            << " x 64 KiB written and read back: " << replays << " flits replayed of "
+            << up.units_sent + down.units_sent << " (" << up.corrupted + down.corrupted
             << " corrupted transmissions); payload " << noisy_gbps << " GB/s vs " << clean_gbps
             << " GB/s error-free: throughput loss " << 100.0 * loss << " %\n";
   EXPECT_GT(loss, 0.0);

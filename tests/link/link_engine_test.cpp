@@ -40,7 +40,8 @@ std::vector<Step> random_sequence(uint32_t seed, bool completing_writes, size_t 
   for (size_t i = 0; i < transactions; ++i) {
     const TxnClass cls = static_cast<TxnClass>(rng() % static_cast<uint64_t>(TxnClass::Count));
     const double max_log = std::log(8.0 * 1024 * 1024);
-    uint64_t bytes = static_cast<uint64_t>(std::exp(std::log(8.0) + unit(rng) * (max_log - std::log(8.0))));
+    uint64_t bytes =
+        static_cast<uint64_t>(std::exp(std::log(8.0) + unit(rng) * (max_log - std::log(8.0))));
     if (is_mem(cls)) bytes = std::max<uint64_t>(64, bytes / 64 * 64);
     const bool read = cls == TxnClass::PayloadRead || cls == TxnClass::MemRead;
     Direction dir = Direction::Downstream;
@@ -53,7 +54,8 @@ std::vector<Step> random_sequence(uint32_t seed, bool completing_writes, size_t 
     steps.push_back({{dir, cls, false, read ? 0 : bytes, read ? bytes : 0}, at});
     const sc_time later(now_ns + 100 + unit(rng) * 2000, sc_core::SC_NS);
     if (read) steps.push_back({{reverse(dir), cls, true, bytes, 0}, later});
-    if (cls == TxnClass::MemWrite && completing_writes) steps.push_back({{reverse(dir), cls, true, 0, 0}, later});
+    if (cls == TxnClass::MemWrite && completing_writes)
+      steps.push_back({{reverse(dir), cls, true, 0, 0}, later});
   }
   return steps;
 }
@@ -96,7 +98,8 @@ size_t compare_engines(LinkConfig c, const std::vector<Step>& steps) {
   const sc_time end = steps.back().at + sc_time(1, sc_core::SC_SEC);
   fast->flush(end);
   ref->flush(end);
-  for (Direction d : {Direction::Downstream, Direction::Upstream}) expect_same_wire(fast->wire_stats(d), ref->wire_stats(d), d);
+  for (Direction d : {Direction::Downstream, Direction::Upstream})
+    expect_same_wire(fast->wire_stats(d), ref->wire_stats(d), d);
   return steps.size();
 }
 
@@ -124,7 +127,8 @@ TEST(FlitEngine, FastMatchesReferenceWhenCreditsAndRetryBufferBind) {
       c.credits_posted = credits[pick() % 4];
       c.credits_non_posted = credits[pick() % 4];
       c.credits_completion = credits[pick() % 4];
-      c.credits_m2s_req = c.credits_m2s_rwd = c.credits_s2m_drs = c.credits_s2m_ndr = credits[pick() % 4];
+      c.credits_m2s_req = c.credits_m2s_rwd = c.credits_s2m_drs = c.credits_s2m_ndr =
+          credits[pick() % 4];
       const uint32_t depths[] = {1, 4, 16, 64};
       c.retry_buffer_units = depths[pick() % 4];
       c.tlps_per_ack = 1 + pick() % 5;
@@ -132,7 +136,8 @@ TEST(FlitEngine, FastMatchesReferenceWhenCreditsAndRetryBufferBind) {
       c.completions_at_rcb = pick() % 2 == 0;
       c.max_payload_bytes = 128u << (pick() % 4);
       auto probe = make_link_protocol(c);
-      const auto steps = random_sequence(100 + seed, probe->write_completes(TxnClass::MemWrite), 80);
+      const auto steps =
+          random_sequence(100 + seed, probe->write_completes(TxnClass::MemWrite), 80);
       EXPECT_EQ(compare_engines(c, steps), steps.size());
     }
   }
@@ -188,10 +193,12 @@ TEST(FlitEngine, DemotionBurstsHeldBackByTheirCreditsMatchTheReference) {
       steps.push_back({{Direction::Upstream, TxnClass::PayloadRead, false, 0, bytes}, at});
       steps.push_back({{Direction::Downstream, TxnClass::PayloadRead, true, bytes, 0},
                        at + sc_time(400 + static_cast<double>(rng() % 64), sc_core::SC_NS)});
-      if (rng() % 8 == 0) steps.push_back({{Direction::Upstream, TxnClass::CompletionWrite, false, 32, 0}, at});
+      if (rng() % 8 == 0)
+        steps.push_back({{Direction::Upstream, TxnClass::CompletionWrite, false, 32, 0}, at});
       now_ns += rng() % 16 == 0 ? 5000.0 : static_cast<double>(rng() % 40);
     }
-    std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.at < b.at; });
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const Step& a, const Step& b) { return a.at < b.at; });
     EXPECT_EQ(compare_engines(test::preset(name), steps), steps.size());
   }
 }
@@ -202,7 +209,8 @@ TEST(FlitEngine, DemotionBurstsHeldBackByTheirCreditsMatchTheReference) {
 // 32 KiB, a descriptor the other way now and then, and a completion record after each transfer.
 // `burst(steps, rng, at_ns, bytes)` adds one burst's messages.
 template <typename Burst>
-std::vector<Step> burst_trains(uint64_t seed, int transfers, uint64_t max_bursts, double late_ns, Burst burst) {
+std::vector<Step> burst_trains(uint64_t seed, int transfers, uint64_t max_bursts, double late_ns,
+                               Burst burst) {
   std::mt19937_64 rng(seed);
   std::vector<Step> steps;
   double now_ns = 0;
@@ -213,9 +221,11 @@ std::vector<Step> burst_trains(uint64_t seed, int transfers, uint64_t max_bursts
       burst(steps, rng, now_ns, bytes);
       now_ns += rng() % 30 == 0 ? late_ns : 250.0 + static_cast<double>(rng() % 8);
       if (rng() % 40 == 0)
-        steps.push_back({{Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, sc_time(now_ns, sc_core::SC_NS)});
+        steps.push_back({{Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0},
+                         sc_time(now_ns, sc_core::SC_NS)});
     }
-    steps.push_back({{Direction::Upstream, TxnClass::CompletionWrite, false, 32, 0}, sc_time(now_ns, sc_core::SC_NS)});
+    steps.push_back({{Direction::Upstream, TxnClass::CompletionWrite, false, 32, 0},
+                     sc_time(now_ns, sc_core::SC_NS)});
     now_ns += rng() % 4 == 0 ? 200000.0 : static_cast<double>(rng() % 2000);
   }
   return steps;
@@ -240,10 +250,13 @@ TEST(FlitEngine, PromotionBurstTrainsAppendToTheRunBeforeWithTheReferenceCounts)
   for (const char* name : {"cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"}) {
     SCOPED_TRACE(name);
     uint64_t big_bursts = 0;
-    const auto steps = burst_trains(23, 60, 80, 3000.0, [&](std::vector<Step>& out, std::mt19937_64&, double at_ns, uint64_t bytes) {
-      out.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, bytes, 0}, sc_time(at_ns, sc_core::SC_NS)});
-      big_bursts += bytes == 65536;
-    });
+    const auto steps = burst_trains(
+        23, 60, 80, 3000.0,
+        [&](std::vector<Step>& out, std::mt19937_64&, double at_ns, uint64_t bytes) {
+          out.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, bytes, 0},
+                         sc_time(at_ns, sc_core::SC_NS)});
+          big_bursts += bytes == 65536;
+        });
     const LinkConfig c = test::preset(name);
     EXPECT_EQ(compare_engines(c, steps), steps.size());
     const auto p = run_fast(c, steps);
@@ -266,20 +279,26 @@ TEST(FlitEngine, DemotionReadTrainsAppendCompletionsWithTheReferenceCounts) {
   for (const char* name : {"pcie5-x16", "cxl2-x8", "cxl2-x16", "cxl3-x16", "cxl3-lopt-x16"}) {
     SCOPED_TRACE(name);
     uint64_t bursts_total = 0;
-    const auto steps = burst_trains(31, 40, 40, 4000.0, [&](std::vector<Step>& out, std::mt19937_64& rng, double at_ns, uint64_t bytes) {
-      // The request at the engine's start, its data once the GPU memory answered (the Link
-      // issues the completions after the requests' last bit, a port latency and the read).
-      out.push_back({{Direction::Upstream, TxnClass::PayloadRead, false, 0, bytes}, sc_time(at_ns, sc_core::SC_NS)});
-      const double answered = at_ns + 300.0 + static_cast<double>(rng() % 40);
-      out.push_back({{Direction::Downstream, TxnClass::PayloadRead, true, bytes, 0}, sc_time(answered, sc_core::SC_NS)});
-      ++bursts_total;
-    });
+    const auto steps = burst_trains(
+        31, 40, 40, 4000.0,
+        [&](std::vector<Step>& out, std::mt19937_64& rng, double at_ns, uint64_t bytes) {
+          // The request at the engine's start, its data once the GPU memory answered (the Link
+          // issues the completions after the requests' last bit, a port latency and the read).
+          out.push_back({{Direction::Upstream, TxnClass::PayloadRead, false, 0, bytes},
+                         sc_time(at_ns, sc_core::SC_NS)});
+          const double answered = at_ns + 300.0 + static_cast<double>(rng() % 40);
+          out.push_back({{Direction::Downstream, TxnClass::PayloadRead, true, bytes, 0},
+                         sc_time(answered, sc_core::SC_NS)});
+          ++bursts_total;
+        });
     const LinkConfig c = test::preset(name);
     EXPECT_EQ(compare_engines(c, steps), steps.size());
     if (std::string(name) == "pcie5-x16") continue;  // no flit engine: nothing is deferred there
-    const uint64_t continued = run_fast(c, steps)->wire_stats(Direction::Downstream).continued_messages;
+    const uint64_t continued =
+        run_fast(c, steps)->wire_stats(Direction::Downstream).continued_messages;
     EXPECT_GT(continued, bursts_total / 2);
-    EXPECT_LT(continued, bursts_total);  // the first burst of a train, and those after a gap, are not
+    EXPECT_LT(continued,
+              bursts_total);  // the first burst of a train, and those after a gap, are not
   }
 }
 
@@ -291,7 +310,8 @@ TEST(FlitEngine, DemotionReadTrainsAppendCompletionsWithTheReferenceCounts) {
 TEST(FlitEngine, BurstsJoinOnlyWithMoreTlpsThanCredits) {
   std::vector<Step> steps;
   for (int i = 0; i < 20; ++i)
-    steps.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, 65536, 0}, sc_time(250.0 * i, sc_core::SC_NS)});
+    steps.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, 65536, 0},
+                     sc_time(250.0 * i, sc_core::SC_NS)});
   for (uint32_t credits : {256u, 254u}) {
     SCOPED_TRACE(credits);
     LinkConfig c = test::preset("cxl2-x16");
@@ -311,9 +331,10 @@ TEST(FlitEngine, BurstsJoinOnlyWithMoreTlpsThanCredits) {
 struct ErrorCase {
   const char* preset;
   double ber;
-  uint32_t unit_bytes;   // every sequenced unit of the stream below has this size
-  double fail;           // probability that one transmission fails, hand-computed
-  TxnClass cls;          // PayloadWrite: 64 KiB DMA writes (CXL.io); MemRead: 64 KiB of S2M DRS lines (CXL.mem)
+  uint32_t unit_bytes;  // every sequenced unit of the stream below has this size
+  double fail;          // probability that one transmission fails, hand-computed
+  TxnClass
+      cls;  // PayloadWrite: 64 KiB DMA writes (CXL.io); MemRead: 64 KiB of S2M DRS lines (CXL.mem)
 };
 
 double no_fec_failure(double ber, uint32_t bytes) { return 1.0 - std::pow(1.0 - ber, 8.0 * bytes); }
@@ -328,7 +349,8 @@ double fec_failure(double ber) {
 
 TEST(FlitEngine, SampledReplaysMatchThePerUnitModelWithinSamplingError) {
   const ErrorCase cases[] = {
-      {"pcie5-x16", 1e-6, 280, no_fec_failure(1e-6, 280), TxnClass::PayloadWrite},  // 4 + 16 + 256 + 4 B MWr TLPs
+      {"pcie5-x16", 1e-6, 280, no_fec_failure(1e-6, 280),
+       TxnClass::PayloadWrite},  // 4 + 16 + 256 + 4 B MWr TLPs
       {"cxl2-x16", 1e-6, 68, no_fec_failure(1e-6, 68), TxnClass::PayloadWrite},
       {"cxl3-x16", 1e-4, 256, fec_failure(1e-4), TxnClass::PayloadWrite},
       {"cxl3-lopt-x16", 1e-4, 256, fec_failure(1e-4), TxnClass::PayloadWrite},
@@ -349,7 +371,8 @@ TEST(FlitEngine, SampledReplaysMatchThePerUnitModelWithinSamplingError) {
       for (int i = 0; i < 1500; ++i) {
         // Both go upstream only (a DRS stream is the answer to reads whose requests are not sent).
         const bool mem = e.cls == TxnClass::MemRead;
-        const LinkTransfer t = p->send({Direction::Upstream, e.cls, mem, 65536, 0}, sc_time(20.0 * i, sc_core::SC_US));
+        const LinkTransfer t =
+            p->send({Direction::Upstream, e.cls, mem, 65536, 0}, sc_time(20.0 * i, sc_core::SC_US));
         replays += t.replays;
         wire += t.wire_bytes;
         payload += 65536;

@@ -64,7 +64,8 @@ TEST(LinkConfigErrors, NamedErrors) {
     make_link_protocol(bad);
     ADD_FAILURE() << "pcie5 x2 was accepted";
   } catch (const LinkConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "link.lanes = 2: the pcie5 model supports x4, x8 and x16 links only");
+    EXPECT_EQ(std::string(e.what()),
+              "link.lanes = 2: the pcie5 model supports x4, x8 and x16 links only");
   }
 }
 
@@ -75,7 +76,8 @@ TEST(LinkConfigErrors, PlatformLoaderRejectsUnknownProtocolAndOutOfRangeKeys) {
   EXPECT_THROW(load_platform_text(base + "bit_error_rate = 0.5\n", "t.ini", "."), ConfigError);
   EXPECT_THROW(load_platform_text(base + "retry_depth = 4\n", "t.ini", "."), ConfigError);
   EXPECT_THROW(load_platform_text(base + "flit_engine = exact\n", "t.ini", "."), ConfigError);
-  EXPECT_EQ(load_platform_text(base + "flit_engine = reference\n", "t.ini", ".").link.flit_engine, FlitEngine::Reference);
+  EXPECT_EQ(load_platform_text(base + "flit_engine = reference\n", "t.ini", ".").link.flit_engine,
+            FlitEngine::Reference);
   EXPECT_EQ(load_platform_text(base, "t.ini", ".").link.protocol, LinkProtocolKind::Cxl2);
 }
 
@@ -83,7 +85,8 @@ TEST(LinkConfigErrors, PlatformLoaderRejectsUnknownProtocolAndOutOfRangeKeys) {
 // and a word outside the table is an error naming the file, line and key, with the words allowed.
 TEST(LinkConfigErrors, ProtocolAndFlitEngineWordsReadBackAndUnknownWordsNameTheKey) {
   for (const EnumName<LinkProtocolKind>& n : kLinkProtocolNames) {
-    const PlatformConfig p = load_platform_text("[link]\nprotocol = " + std::string(n.name) + "\n", "t.ini", ".");
+    const PlatformConfig p =
+        load_platform_text("[link]\nprotocol = " + std::string(n.name) + "\n", "t.ini", ".");
     EXPECT_EQ(p.link.protocol, n.value) << n.name;
     EXPECT_STREQ(name_of(p.link.protocol), n.name);
   }
@@ -99,13 +102,16 @@ TEST(LinkConfigErrors, ProtocolAndFlitEngineWordsReadBackAndUnknownWordsNameTheK
   };
   EXPECT_EQ(error_of("[link]\nlanes = 8\nprotocol = cxl9\n"),
             "t.ini:3: key 'link.protocol' = 'cxl9' is not one of simple pcie5 cxl2 cxl3 cxl3-lopt");
-  EXPECT_EQ(error_of("[link]\nflit_engine = exact\n"), "t.ini:2: key 'link.flit_engine' = 'exact' is not one of fast reference");
+  EXPECT_EQ(error_of("[link]\nflit_engine = exact\n"),
+            "t.ini:2: key 'link.flit_engine' = 'exact' is not one of fast reference");
 }
 
 TEST(LinkConfigErrors, CxlMemTravelsOnlyItsOwnDirection) {
   auto p = make_link_protocol(test::preset("cxl2-x8"));
   // A device cannot send an M2S request.
-  EXPECT_THROW(p->send({Direction::Upstream, TxnClass::MemRead, false, 0, 64}, sc_core::SC_ZERO_TIME), std::logic_error);
+  EXPECT_THROW(
+      p->send({Direction::Upstream, TxnClass::MemRead, false, 0, 64}, sc_core::SC_ZERO_TIME),
+      std::logic_error);
 }
 
 TEST(LinkPresets, EveryPresetLoadsAndBuilds) {

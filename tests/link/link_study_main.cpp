@@ -9,6 +9,7 @@ int cmd_link_study(int argc, char** argv);
 }
 
 int sc_main(int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "link-study") == 0) return kvtier::cmd_link_study(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "link-study") == 0)
+    return kvtier::cmd_link_study(argc - 1, argv + 1);
   return kvtier::cmd_link_study(argc, argv);
 }

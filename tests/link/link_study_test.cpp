@@ -25,20 +25,24 @@ TEST(LinkStudy, Cxl2x16WriteOnlyWithin5PercentOf47p4) {
 
 TEST(LinkStudy, Cxl2x8TwoToOneWithin10PercentOfMicronCz120) {
   const StreamResult r = measure_stream(test::preset("cxl2-x8"), 64, 2.0 / 3.0, options());
-  EXPECT_NEAR(r.payload_gbps, 36.0, 0.10 * 36.0);   // M: 36 GB/s, MLC 2:1
+  EXPECT_NEAR(r.payload_gbps, 36.0, 0.10 * 36.0);  // M: 36 GB/s, MLC 2:1
   EXPECT_NEAR(r.read_gbps / r.write_gbps, 2.0, 0.05);
 }
 
 TEST(LinkStudy, Cxl2x8IdleReadLatencyWithin10PercentOf285ns) {
   const ReadLatencyBreakdown b = idle_read_latency(test::preset("cxl2-x8"), options());
-  EXPECT_NEAR(b.total_ns, 284.9, 0.10 * 284.9);     // M: CXL ASIC, lmbench
-  EXPECT_NEAR(b.total_ns, b.host_path_ns + b.link_latency_ns + b.request_serialisation_ns + b.device_ns +
-                              b.response_serialisation_ns, 0.01);
+  EXPECT_NEAR(b.total_ns, 284.9, 0.10 * 284.9);  // M: CXL ASIC, lmbench
+  EXPECT_NEAR(b.total_ns,
+              b.host_path_ns + b.link_latency_ns + b.request_serialisation_ns + b.device_ns +
+                  b.response_serialisation_ns,
+              0.01);
 }
 
 TEST(LinkStudy, Cxl3ReadAndWriteCeilings) {
-  EXPECT_NEAR(measure_stream(test::preset("cxl3-x16"), 64, 1.0, options()).payload_gbps, 108.3, 0.05 * 108.3);
-  EXPECT_NEAR(measure_stream(test::preset("cxl3-x16"), 64, 0.0, options()).payload_gbps, 96.0, 0.05 * 96.0);
+  EXPECT_NEAR(measure_stream(test::preset("cxl3-x16"), 64, 1.0, options()).payload_gbps, 108.3,
+              0.05 * 108.3);
+  EXPECT_NEAR(measure_stream(test::preset("cxl3-x16"), 64, 0.0, options()).payload_gbps, 96.0,
+              0.05 * 96.0);
 }
 
 TEST(LinkStudy, SmallTransfersCostMoreWirePerPayloadByteThanBlocks) {

@@ -19,7 +19,8 @@ inline uint64_t fnv1a(const uint8_t* p, size_t n) {  // FNV-1a, 64 bit
 class StoringMemory : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<StoringMemory> in{"in"};
-  StoringMemory(sc_core::sc_module_name name, size_t bytes) : sc_core::sc_module(name), data_(bytes, 0) {
+  StoringMemory(sc_core::sc_module_name name, size_t bytes)
+      : sc_core::sc_module(name), data_(bytes, 0) {
     in.register_b_transport(this, &StoringMemory::transport);
   }
 

@@ -14,7 +14,8 @@ namespace kvtier {
 namespace {
 
 // A TLP-end-like run: element i = base + floor((c0 + (i / repeat) a) / m) step.
-TimeRun arithmetic(Ticks base, uint64_t c0, uint64_t a, uint64_t m, uint64_t repeat, Ticks step, uint64_t count) {
+TimeRun arithmetic(Ticks base, uint64_t c0, uint64_t a, uint64_t m, uint64_t repeat, Ticks step,
+                   uint64_t count) {
   TimeRun r;
   r.count = count;
   r.base = base;
@@ -37,7 +38,8 @@ TEST(TimeQueue, RunThatContinuesTheNewestMergesAndKeepsEveryElement) {
   // stream ends (byte 10 * 280 of the first's stream = flit 43, 48 B in): one progression.
   const TimeRun first = arithmetic(5000, 279, 280, 64, 1, 1000, 10);
   const uint64_t next_c0 = 279 + 10 * 280;  // the stream byte the second run's formula starts at
-  const TimeRun second = arithmetic(5000 + (next_c0 / 64) * 1000, next_c0 % 64, 280, 64, 1, 1000, 6);
+  const TimeRun second =
+      arithmetic(5000 + (next_c0 / 64) * 1000, next_c0 % 64, 280, 64, 1, 1000, 6);
   TimeQueue q;
   q.push(first);
   q.push(second);
@@ -78,8 +80,8 @@ TEST(TimeQueue, MatchesAPlainListUnderRandomPushesAndPops) {
       TimeRun r;
       if (have_prev && rng() % 2) {
         const uint64_t byte = prev.c0 + prev.count / prev.repeat * prev.a;
-        r = arithmetic(prev.base + byte / prev.m * prev.step, byte % prev.m, prev.a, prev.m, prev.repeat, prev.step,
-                       prev.repeat * (1 + rng() % 20));
+        r = arithmetic(prev.base + byte / prev.m * prev.step, byte % prev.m, prev.a, prev.m,
+                       prev.repeat, prev.step, prev.repeat * (1 + rng() % 20));
       } else {
         const uint64_t m = (rng() % 2) ? 64 : 236, a = 24 + rng() % 300, repeat = 1 + rng() % 2;
         now += rng() % 3000;

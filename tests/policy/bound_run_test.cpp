@@ -15,16 +15,19 @@ struct Case {
   bool persistent;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.policy << (c.persistent ? " persistent" : ""); }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.policy << (c.persistent ? " persistent" : "");
+}
 
 class PolicyRun : public ::testing::TestWithParam<Case> {};
 
 TEST_P(PolicyRun, IsAtOrAboveTheOfflineOptimalBound) {
   RunOptions o;
   o.workload = "synthetic:sessions=24,session_rate_per_s=4,turns_mean=4,think_time_mean_s=4";
-  o.overrides = {"hbm.kv_budget_gib=6", std::string("host.policy=") + GetParam().policy,
-                 std::string("host.persistent_policy=") + (GetParam().persistent ? "true" : "false"),
-                 "host.tenant_qos=0,1,2,3"};
+  o.overrides = {
+      "hbm.kv_budget_gib=6", std::string("host.policy=") + GetParam().policy,
+      std::string("host.persistent_policy=") + (GetParam().persistent ? "true" : "false"),
+      "host.tenant_qos=0,1,2,3"};
   o.seed = 7;
   RunResult r = simulate(o);
   const HostControlPlane& host = r.platform->host();
@@ -44,11 +47,13 @@ TEST_P(PolicyRun, IsAtOrAboveTheOfflineOptimalBound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, PolicyRun,
-                         ::testing::Values(Case{"lru", false}, Case{"lfu", false}, Case{"lfu", true}, Case{"ema", false},
-                                           Case{"ema", true}, Case{"priority", false}, Case{"admission", false},
+                         ::testing::Values(Case{"lru", false}, Case{"lfu", false},
+                                           Case{"lfu", true}, Case{"ema", false}, Case{"ema", true},
+                                           Case{"priority", false}, Case{"admission", false},
                                            Case{"admission", true}),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(info.param.policy) + (info.param.persistent ? "_persistent" : "");
+                           return std::string(info.param.policy) +
+                                  (info.param.persistent ? "_persistent" : "");
                          });
 
 }  // namespace

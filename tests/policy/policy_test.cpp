@@ -25,7 +25,8 @@ namespace {
 
 // One reference through a policy, as the control plane does it: store entry, on_reference, then
 // the block is pinned and goes idle again.
-void touch(ReplacementPolicy& p, kv::PolicyStore& store, uint64_t key, double t, uint32_t tenant = 0) {
+void touch(ReplacementPolicy& p, kv::PolicyStore& store, uint64_t key, double t,
+           uint32_t tenant = 0) {
   kv::BlockPolicy& s = store.touch(key);
   s.tenant = tenant;
   p.on_reference(key, t, s);
@@ -40,7 +41,8 @@ void evict(ReplacementPolicy& p, kv::PolicyStore& store, uint64_t key) {
 
 std::vector<ReplayReference> stream(const std::vector<uint64_t>& keys) {
   std::vector<ReplayReference> out;
-  for (size_t i = 0; i < keys.size(); ++i) out.push_back({keys[i], static_cast<double>(i), 0, false});
+  for (size_t i = 0; i < keys.size(); ++i)
+    out.push_back({keys[i], static_cast<double>(i), 0, false});
   return out;
 }
 
@@ -59,9 +61,9 @@ struct Exhaustive {
   uint64_t max_hits = 0;
 };
 
-void search(const std::vector<BlockReference>& refs, const std::vector<bool>& reads, size_t i, uint64_t capacity,
-            std::vector<uint64_t> resident, std::set<uint64_t> tier, uint64_t promotions, uint64_t demotions,
-            uint64_t hits, Exhaustive& best) {
+void search(const std::vector<BlockReference>& refs, const std::vector<bool>& reads, size_t i,
+            uint64_t capacity, std::vector<uint64_t> resident, std::set<uint64_t> tier,
+            uint64_t promotions, uint64_t demotions, uint64_t hits, Exhaustive& best) {
   if (i == refs.size()) {
     best.min_promotions = std::min(best.min_promotions, promotions);
     best.min_demotions = std::min(best.min_demotions, demotions);
@@ -71,7 +73,8 @@ void search(const std::vector<BlockReference>& refs, const std::vector<bool>& re
   }
   const uint64_t key = refs[i].key;
   if (std::find(resident.begin(), resident.end(), key) != resident.end())
-    return search(refs, reads, i + 1, capacity, resident, tier, promotions, demotions, hits + (reads[i] ? 1 : 0), best);
+    return search(refs, reads, i + 1, capacity, resident, tier, promotions, demotions,
+                  hits + (reads[i] ? 1 : 0), best);
   const uint64_t promoted = promotions + (reads[i] ? 1 : 0);
   if (resident.size() < capacity) {
     resident.push_back(key);
@@ -101,18 +104,21 @@ void search(const std::vector<BlockReference>& refs, const std::vector<bool>& re
 Exhaustive exhaustive(const std::vector<BlockReference>& refs, uint64_t capacity) {
   std::vector<bool> reads(refs.size());
   std::set<uint64_t> seen;
-  for (size_t i = 0; i < refs.size(); ++i) reads[i] = seen.insert(refs[i].key).second ? false : refs[i].kind == ReferenceKind::Read;
+  for (size_t i = 0; i < refs.size(); ++i)
+    reads[i] = seen.insert(refs[i].key).second ? false : refs[i].kind == ReferenceKind::Read;
   Exhaustive best;
   search(refs, reads, 0, capacity, {}, {}, 0, 0, 0, best);
   return best;
 }
 
-std::vector<BlockReference> random_string(std::mt19937_64& rng, size_t length, uint64_t keys, double produce_share) {
+std::vector<BlockReference> random_string(std::mt19937_64& rng, size_t length, uint64_t keys,
+                                          double produce_share) {
   std::uniform_int_distribution<uint64_t> key(1, keys);
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<BlockReference> refs;
   for (size_t i = 0; i < length; ++i)
-    refs.push_back({key(rng), u(rng) < produce_share ? ReferenceKind::Produce : ReferenceKind::Read, u(rng) < 0.8});
+    refs.push_back({key(rng), u(rng) < produce_share ? ReferenceKind::Produce : ReferenceKind::Read,
+                    u(rng) < 0.8});
   return refs;
 }
 
@@ -122,8 +128,8 @@ struct OnlineCost {
   uint64_t promotions = 0, demotions = 0, hits = 0;
 };
 
-OnlineCost run_online(const std::vector<BlockReference>& refs, uint64_t capacity, const PolicyParams& params,
-                      bool persistent) {
+OnlineCost run_online(const std::vector<BlockReference>& refs, uint64_t capacity,
+                      const PolicyParams& params, bool persistent) {
   kv::PolicyStore store(persistent);
   auto policy = make_replacement_policy(params, store);
   std::vector<uint64_t> resident;
@@ -166,7 +172,7 @@ TEST(LfuPolicy, EvictsTheLeastCountedThenTheOldest) {
   touch(lfu, store, 1, 0);
   touch(lfu, store, 2, 1);
   touch(lfu, store, 3, 2);
-  touch(lfu, store, 1, 3);  // 1: two references, 2 and 3: one each
+  touch(lfu, store, 1, 3);      // 1: two references, 2 and 3: one each
   EXPECT_EQ(lfu.victim(), 2u);  // tie between 2 and 3: 2 went idle first
   touch(lfu, store, 2, 4);
   EXPECT_EQ(lfu.victim(), 3u);
@@ -229,11 +235,11 @@ TEST(EmaPolicy, AlphaOneIsLruAndSecondsClockDecaysWithTime) {
   kv::PolicyStore timed_store(false);
   EmaPolicy timed(timed_store, 0.5, EmaPolicy::Clock::Second);
   touch(timed, timed_store, 1, 0.0);
-  touch(timed, timed_store, 1, 0.0);   // same second: s1 = 0.5 + 0.5 = 1.0
-  touch(timed, timed_store, 2, 2.0);   // s2 = 0.5; s1 now 1.0 * 0.25 = 0.25
+  touch(timed, timed_store, 1, 0.0);  // same second: s1 = 0.5 + 0.5 = 1.0
+  touch(timed, timed_store, 2, 2.0);  // s2 = 0.5; s1 now 1.0 * 0.25 = 0.25
   EXPECT_DOUBLE_EQ(timed_store.find(1)->reuse_score, 1.0);
   EXPECT_EQ(timed.victim(), 1u);
-  touch(timed, timed_store, 1, 2.0);   // s1 = 0.5 + 0.25 = 0.75 > 0.5
+  touch(timed, timed_store, 1, 2.0);  // s1 = 0.5 + 0.25 = 0.75 > 0.5
   EXPECT_EQ(timed.victim(), 2u);
   EXPECT_THROW(EmaPolicy(store, 0.0), std::invalid_argument);
   EXPECT_THROW(EmaPolicy(store, 1.5), std::invalid_argument);
@@ -290,7 +296,8 @@ TEST(AdmissionPolicy, MarginFollowsTheDefinition) {
 
 TEST(PolicyFactory, NamesParametersAndErrors) {
   kv::PolicyStore store(false);
-  for (const auto& name : replacement_policy_names()) EXPECT_EQ(make_replacement_policy(named(name), store)->name(), name);
+  for (const auto& name : replacement_policy_names())
+    EXPECT_EQ(make_replacement_policy(named(name), store)->name(), name);
   EXPECT_THROW(make_replacement_policy(named("random"), store), std::invalid_argument);
   EXPECT_EQ(parse_tenant_qos("0,3,255"), (std::vector<uint32_t>{0, 3, 255}));
   EXPECT_TRUE(parse_tenant_qos("").empty());
@@ -312,18 +319,21 @@ TEST(PolicyFactory, NamesParametersAndErrors) {
 
 TEST(OfflineOptimal, HandComputedMinWithDeadBlockDiscard) {
   // Capacity 2: a b c a b, all reads after the first. MIN at c evicts b (next use 4 > 3)...
-  const std::vector<BlockReference> refs = {{1, ReferenceKind::Produce, true}, {2, ReferenceKind::Produce, true},
-                                            {3, ReferenceKind::Produce, true}, {1, ReferenceKind::Read, true},
+  const std::vector<BlockReference> refs = {{1, ReferenceKind::Produce, true},
+                                            {2, ReferenceKind::Produce, true},
+                                            {3, ReferenceKind::Produce, true},
+                                            {1, ReferenceKind::Read, true},
                                             {2, ReferenceKind::Read, true}};
   const auto r = kv::offline_optimal(refs, 2);
-  EXPECT_EQ(r.promotions, 1u);           // only b comes back from the tier
-  EXPECT_EQ(r.hits, 1u);                 // a
-  EXPECT_EQ(r.belady_demotions, 1u);     // b written out once; c is dead, dropped
+  EXPECT_EQ(r.promotions, 1u);        // only b comes back from the tier
+  EXPECT_EQ(r.hits, 1u);              // a
+  EXPECT_EQ(r.belady_demotions, 1u);  // b written out once; c is dead, dropped
   EXPECT_EQ(r.demotions_lower_bound, 1u);
   EXPECT_EQ(r.traffic_lower_bound(), 2u);
   EXPECT_EQ(r.blocks, 3u);
   // A block produced anew is not read from the tier: its old copy was dead.
-  const std::vector<BlockReference> produced = {{1, ReferenceKind::Produce, true}, {2, ReferenceKind::Produce, true},
+  const std::vector<BlockReference> produced = {{1, ReferenceKind::Produce, true},
+                                                {2, ReferenceKind::Produce, true},
                                                 {1, ReferenceKind::Produce, true}};
   const auto p = kv::offline_optimal(produced, 1);
   EXPECT_EQ(p.promotions, 0u);
@@ -336,9 +346,11 @@ TEST(OfflineOptimal, MinIsNotTrafficOptimalSoTheFloorIsALowerBound) {
   // Capacity 2 with x (tier copy exists) and y (none) resident, then z, x, y. MIN evicts y at z
   // (farther), paying a demotion and a promotion; evicting the clean x costs one promotion.
   const std::vector<BlockReference> refs = {
-      {1, ReferenceKind::Produce, true}, {2, ReferenceKind::Produce, true}, {3, ReferenceKind::Produce, true},
-      {1, ReferenceKind::Read, true},    {2, ReferenceKind::Read, true},    {4, ReferenceKind::Produce, true},
-      {5, ReferenceKind::Produce, true}, {1, ReferenceKind::Read, true},    {2, ReferenceKind::Read, true}};
+      {1, ReferenceKind::Produce, true}, {2, ReferenceKind::Produce, true},
+      {3, ReferenceKind::Produce, true}, {1, ReferenceKind::Read, true},
+      {2, ReferenceKind::Read, true},    {4, ReferenceKind::Produce, true},
+      {5, ReferenceKind::Produce, true}, {1, ReferenceKind::Read, true},
+      {2, ReferenceKind::Read, true}};
   const auto r = kv::offline_optimal(refs, 2);
   const Exhaustive e = exhaustive(refs, 2);
   EXPECT_EQ(r.promotions, e.min_promotions);
@@ -360,7 +372,8 @@ TEST(OfflineOptimal, EqualsExhaustiveSearchOnRandomStrings) {
     ASSERT_EQ(r.hits, e.max_hits) << "case " << n;
     ASSERT_LE(r.demotions_lower_bound, e.min_demotions) << "case " << n;
     ASSERT_LE(r.traffic_lower_bound(), e.min_traffic) << "case " << n;
-    ASSERT_GE(r.promotions + r.belady_demotions, e.min_traffic) << "case " << n;  // MIN's own schedule
+    ASSERT_GE(r.promotions + r.belady_demotions, e.min_traffic)
+        << "case " << n;  // MIN's own schedule
     tight += r.traffic_lower_bound() == e.min_traffic;
     ++cases;
   }
@@ -405,7 +418,8 @@ TEST(OfflineOptimal, ReferenceLogKeepsEveryReferenceAndGivesTheSameBound) {
   kv::ReferenceLog log;
   for (const BlockReference& r : refs) log.push_back(r.key, r.kind, r.counted);
   ASSERT_EQ(log.size(), refs.size());
-  for (size_t i : {size_t{0}, size_t{65535}, size_t{65536}, size_t{131071}, size_t{131072}, refs.size() - 1}) {
+  for (size_t i :
+       {size_t{0}, size_t{65535}, size_t{65536}, size_t{131071}, size_t{131072}, refs.size() - 1}) {
     EXPECT_EQ(log.key(i), refs[i].key) << i;
     EXPECT_EQ(log.kind(i), refs[i].kind) << i;
     EXPECT_EQ(log.counted(i), refs[i].counted) << i;
@@ -473,7 +487,8 @@ TEST(CacheReplay, BeladyReachesTheReuseFractionOnceLiveBlocksFitAndBoundsEveryPo
   for (uint64_t size : {4u, 16u, 64u, 256u}) {
     const uint64_t best = replay(refs, named("belady"), false, size).hits;
     for (const auto& name : replacement_policy_names())
-      for (bool persistent : {false, true}) EXPECT_LE(replay(refs, named(name), persistent, size).hits, best) << name;
+      for (bool persistent : {false, true})
+        EXPECT_LE(replay(refs, named(name), persistent, size).hits, best) << name;
   }
 }
 

@@ -27,8 +27,8 @@ namespace {
 constexpr uint32_t kBlockBytes = 16 * 1024;
 constexpr uint32_t kBlocks = 10'000;
 
-using testing::StoringMemory;
 using testing::fnv1a;
+using testing::StoringMemory;
 
 // Writes every block, then reads every block back and checks it.
 class BlockMover : public sc_core::sc_module {
@@ -70,11 +70,13 @@ class BlockMover : public sc_core::sc_module {
         std::memcpy(&block[i], &v, 8);
       }
       sums[b] = fnv1a(block.data(), kBlockBytes);
-      written[b] = transact(tlm::TLM_WRITE_COMMAND, uint64_t{b} * kBlockBytes, block.data(), TxnClass::PayloadWrite);
+      written[b] = transact(tlm::TLM_WRITE_COMMAND, uint64_t{b} * kBlockBytes, block.data(),
+                            TxnClass::PayloadWrite);
     }
     for (uint32_t b = 0; b < kBlocks; ++b) {
       std::fill(block.begin(), block.end(), 0);
-      const bool read = transact(tlm::TLM_READ_COMMAND, uint64_t{b} * kBlockBytes, block.data(), TxnClass::PayloadRead);
+      const bool read = transact(tlm::TLM_READ_COMMAND, uint64_t{b} * kBlockBytes, block.data(),
+                                 TxnClass::PayloadRead);
       ++checked;
       if (!written[b] || !read) ++lost;
       else if (fnv1a(block.data(), kBlockBytes) != sums[b]) ++corrupted;
@@ -85,7 +87,8 @@ class BlockMover : public sc_core::sc_module {
 };
 
 void report_handler(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
-  if (r.get_severity() >= sc_core::SC_ERROR) ADD_FAILURE() << r.get_msg_type() << ": " << r.get_msg();
+  if (r.get_severity() >= sc_core::SC_ERROR)
+    ADD_FAILURE() << r.get_msg_type() << ": " << r.get_msg();
   sc_core::sc_report_handler::default_handler(r, a & ~sc_core::SC_STOP & ~sc_core::SC_ABORT);
 }
 
@@ -101,7 +104,8 @@ LinkConfig preset(const std::string& protocol) {
 }
 
 struct Point {
-  uint64_t replays = 0, corrupted_transmissions = 0, units = 0, lost = 0, corrupted = 0, checked = 0;
+  uint64_t replays = 0, corrupted_transmissions = 0, units = 0, lost = 0, corrupted = 0,
+           checked = 0;
   double goodput_gbps = 0, clean_gbps = 0;
 };
 
@@ -111,7 +115,8 @@ Point run_point(const std::string& protocol, double ber) {
   noisy.bit_error_rate = ber;
   noisy.error_seed = 7;
   BlockMover mover_noisy("mover_noisy", 3), mover_clean("mover_clean", 3);
-  Link link_noisy("link_noisy", make_link_protocol(noisy)), link_clean("link_clean", make_link_protocol(preset(protocol)));
+  Link link_noisy("link_noisy", make_link_protocol(noisy)),
+      link_clean("link_clean", make_link_protocol(preset(protocol)));
   const size_t bytes = size_t{kBlocks} * kBlockBytes;
   StoringMemory mem_noisy("mem_noisy", bytes), mem_clean("mem_clean", bytes);
   mover_noisy.out.bind(link_noisy.device_in);
@@ -147,11 +152,12 @@ Point run_point(const std::string& protocol, double ber) {
   p.goodput_gbps = payload / mover_noisy.done.to_seconds() / 1e9;
   p.clean_gbps = payload / mover_clean.done.to_seconds() / 1e9;
   EXPECT_EQ(mover_clean.lost + mover_clean.corrupted, 0u);
-  std::printf("| %s | %.0e | %u | %llu | %llu | %llu | %llu | %llu | %.3f | %.3f | %.4f %% |\n", protocol.c_str(), ber,
-              kBlocks, static_cast<unsigned long long>(p.units), static_cast<unsigned long long>(p.replays),
-              static_cast<unsigned long long>(p.corrupted_transmissions), static_cast<unsigned long long>(p.lost),
-              static_cast<unsigned long long>(p.corrupted), p.goodput_gbps, p.clean_gbps,
-              100.0 * (1.0 - p.goodput_gbps / p.clean_gbps));
+  std::printf("| %s | %.0e | %u | %llu | %llu | %llu | %llu | %llu | %.3f | %.3f | %.4f %% |\n",
+              protocol.c_str(), ber, kBlocks, static_cast<unsigned long long>(p.units),
+              static_cast<unsigned long long>(p.replays),
+              static_cast<unsigned long long>(p.corrupted_transmissions),
+              static_cast<unsigned long long>(p.lost), static_cast<unsigned long long>(p.corrupted),
+              p.goodput_gbps, p.clean_gbps, 100.0 * (1.0 - p.goodput_gbps / p.clean_gbps));
   return p;
 }
 

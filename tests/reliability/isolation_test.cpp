@@ -29,7 +29,7 @@ using cmdset::Status;
 namespace {
 
 constexpr uint32_t kTenants = 4;
-constexpr uint32_t kSets = 8;         // keys crowd into 8 index sets: with 4 ways, every set is full
+constexpr uint32_t kSets = 8;  // keys crowd into 8 index sets: with 4 ways, every set is full
 constexpr uint32_t kBlockBytes = 4096;
 
 struct Initiator : sc_core::sc_module {
@@ -80,12 +80,14 @@ struct Bench : sc_core::sc_module {
     const sc_core::sc_time at(static_cast<double>(++posted) * 20.0, sc_core::SC_US);
     uint8_t bytes[cmdset::kDescriptorBytes];
     cmdset::encode(d, bytes);
-    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + tail * uint64_t{cmdset::kDescriptorBytes}, bytes,
+    transact(host.out, tlm::TLM_WRITE_COMMAND,
+             addr::kRingBase + tail * uint64_t{cmdset::kDescriptorBytes}, bytes,
              cmdset::kDescriptorBytes, TxnClass::DescriptorWrite, at);
     tail = (tail + 1) % 1024;  // CtrlConfig::ring_entries
     uint8_t db[cmdset::kDoorbellBytes];
     cmdset::encode(cmdset::Doorbell{tail}, db);
-    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, db, cmdset::kDoorbellBytes, TxnClass::Doorbell, at);
+    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, db, cmdset::kDoorbellBytes,
+             TxnClass::Doorbell, at);
     if (host_mem.completions.empty() || host_mem.completions.back().tag != d.tag)
       throw std::runtime_error("no completion for tag " + std::to_string(d.tag));
     return host_mem.completions.back();
@@ -112,8 +114,9 @@ cmdset::Descriptor descriptor(Opcode op, uint64_t key, uint16_t tenant, bool sha
   return d;
 }
 
-const std::vector<Opcode> kProbes = {Opcode::PROMOTE, Opcode::QUERY,  Opcode::DEMOTE,     Opcode::DISCARD, Opcode::FREE,
-                                     Opcode::UPDATE_POLICY, Opcode::PIN, Opcode::UNPIN, Opcode::RECOMPRESS};
+const std::vector<Opcode> kProbes = {Opcode::PROMOTE, Opcode::QUERY, Opcode::DEMOTE,
+                                     Opcode::DISCARD, Opcode::FREE,  Opcode::UPDATE_POLICY,
+                                     Opcode::PIN,     Opcode::UNPIN, Opcode::RECOMPRESS};
 
 // The tenant rule, written out: which probes of a foreign entry the index must grant.
 bool granted(Opcode op, bool shareable) {
@@ -138,9 +141,9 @@ void probe_all(Bench& b, const std::map<uint64_t, Owned>& owners, Tally& t) {
         if (c.status == Status::DENIED) ++t.denied;
         if (!expect_grant && c.status != Status::DENIED) {
           ++t.unauthorised_hits;
-          ADD_FAILURE() << "tenant " << prober << " " << cmdset::to_string(op) << " of key " << key << " (owner "
-                        << owner.tenant << (owner.shareable ? ", shareable" : "") << ") answered "
-                        << cmdset::to_string(c.status);
+          ADD_FAILURE() << "tenant " << prober << " " << cmdset::to_string(op) << " of key " << key
+                        << " (owner " << owner.tenant << (owner.shareable ? ", shareable" : "")
+                        << ") answered " << cmdset::to_string(c.status);
         }
         if (expect_grant) {
           // A shareable entry is visible: PROMOTE and QUERY succeed, DEMOTE finds the tier copy.
@@ -166,7 +169,8 @@ void expect_owners_unchanged(Bench& b, const std::map<uint64_t, Owned>& owners) 
     EXPECT_FALSE(e.pinned) << "key " << key << " pinned by a foreign PIN";
     EXPECT_EQ(e.prio, 7) << "key " << key << " policy changed by a foreign UPDATE_POLICY";
     EXPECT_EQ(e.policy, 0x1234u) << "key " << key;
-    EXPECT_EQ(b.run(descriptor(Opcode::QUERY, key, owner.tenant)).status, Status::OK) << "owner lost key " << key;
+    EXPECT_EQ(b.run(descriptor(Opcode::QUERY, key, owner.tenant)).status, Status::OK)
+        << "owner lost key " << key;
   }
 }
 
@@ -208,12 +212,14 @@ void isolation(const std::string& impl) {
   for (auto& [key, owner] : owners) {
     if ((key % sets) % 2 != 0) continue;
     owner = {static_cast<uint16_t>((owner.tenant + 1) % kTenants), !owner.shareable};
-    ASSERT_EQ(b.run(descriptor(Opcode::DEMOTE, key, owner.tenant, owner.shareable)).status, Status::OK);
+    ASSERT_EQ(b.run(descriptor(Opcode::DEMOTE, key, owner.tenant, owner.shareable)).status,
+              Status::OK);
   }
   probe_all(b, owners, t);
   expect_owners_unchanged(b, owners);
 
-  const uint64_t denied_counted = b.dp->stats().per_status[static_cast<size_t>(Status::DENIED)] - denied_before;
+  const uint64_t denied_counted =
+      b.dp->stats().per_status[static_cast<size_t>(Status::DENIED)] - denied_before;
   // Hand count: 32 entries, each probed by the 3 other tenants with 9 opcodes, twice = 1728
   // probes. Half the entries are shareable in each round (3 granted opcodes each):
   // 2 rounds x 16 shareable entries x 3 tenants x 3 opcodes = 288 grants, 1440 denials.
@@ -224,12 +230,14 @@ void isolation(const std::string& impl) {
   EXPECT_EQ(t.granted_shared, 288u);
   EXPECT_EQ(t.denied, t.expected_denials);
   EXPECT_EQ(denied_counted, t.expected_denials);
-  std::printf("isolation (%s): %llu probes, %llu denials expected, %llu answered DENIED, %llu counted, "
-              "%llu unauthorised hits, %llu shared grants\n",
-              impl.c_str(), static_cast<unsigned long long>(t.probes),
-              static_cast<unsigned long long>(t.expected_denials), static_cast<unsigned long long>(t.denied),
-              static_cast<unsigned long long>(denied_counted), static_cast<unsigned long long>(t.unauthorised_hits),
-              static_cast<unsigned long long>(t.granted_shared));
+  std::printf(
+      "isolation (%s): %llu probes, %llu denials expected, %llu answered DENIED, %llu counted, "
+      "%llu unauthorised hits, %llu shared grants\n",
+      impl.c_str(), static_cast<unsigned long long>(t.probes),
+      static_cast<unsigned long long>(t.expected_denials),
+      static_cast<unsigned long long>(t.denied), static_cast<unsigned long long>(denied_counted),
+      static_cast<unsigned long long>(t.unauthorised_hits),
+      static_cast<unsigned long long>(t.granted_shared));
 }
 
 }  // namespace

@@ -32,16 +32,20 @@ std::string workload_error(const std::string& spec) {
 }
 
 TEST(ParserFindings, MooncakeNumberTooLargeForADoubleNamesFileAndLine) {
-  const std::string path = scratch("mc.jsonl",
-                                   "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": [1]}\n"
-                                   "{\"timestamp\": 1e400, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": [1]}\n");
-  EXPECT_NE(workload_error("mooncake:" + path).find(path + ":2: number out of range"), std::string::npos)
+  const std::string path = scratch(
+      "mc.jsonl",
+      "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": [1]}\n"
+      "{\"timestamp\": 1e400, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": [1]}\n");
+  EXPECT_NE(workload_error("mooncake:" + path).find(path + ":2: number out of range"),
+            std::string::npos)
       << workload_error("mooncake:" + path);
 }
 
 TEST(ParserFindings, NativeNumberTooLargeForADoubleNamesFileAndLine) {
-  const std::string path = scratch("native.jsonl", "{\"kvtier_workload\":1,\"block_tokens\":16,\"tenants\":1e999}\n");
-  EXPECT_NE(workload_error("native:" + path).find(path + ":1: header: number out of range"), std::string::npos)
+  const std::string path =
+      scratch("native.jsonl", "{\"kvtier_workload\":1,\"block_tokens\":16,\"tenants\":1e999}\n");
+  EXPECT_NE(workload_error("native:" + path).find(path + ":1: header: number out of range"),
+            std::string::npos)
       << workload_error("native:" + path);
 }
 
@@ -52,9 +56,11 @@ TEST(ParserFindings, AzureTimestampOutsideSixtyFourBitNanosecondsIsRejected) {
   // days between them and 1970-01-01 (-106,751 and 106,751 days).
   EXPECT_EQ(workload::parse_wall_clock_ns("1677-09-22 00:00:00"), -106751LL * 86400 * 1000000000);
   EXPECT_EQ(workload::parse_wall_clock_ns("2262-04-10 00:00:00"), 106750LL * 86400 * 1000000000);
-  const std::string path = scratch("az.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n0001-01-01 00:00:00,5,5\n");
-  EXPECT_NE(workload_error("azure:" + path).find(path + ":2: TIMESTAMP '0001-01-01 00:00:00' is outside"),
-            std::string::npos)
+  const std::string path =
+      scratch("az.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n0001-01-01 00:00:00,5,5\n");
+  EXPECT_NE(
+      workload_error("azure:" + path).find(path + ":2: TIMESTAMP '0001-01-01 00:00:00' is outside"),
+      std::string::npos)
       << workload_error("azure:" + path);
 }
 
@@ -63,11 +69,14 @@ TEST(ParserFindings, PlatformKeySetTwiceInOneFileNamesFileLineAndKey) {
     load_embedded_platform_text("[link]\nlatency_ns = 80\nlatency_ns = 90\n", "twice.ini");
     ADD_FAILURE() << "a key set twice loaded";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("twice.ini:2: key 'link.latency_ns' is set more than once"), std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("twice.ini:2: key 'link.latency_ns' is set more than once"),
+        std::string::npos)
         << e.what();
   }
   // The same key in an including file and its include is composition, not an error.
-  EXPECT_NO_THROW(load_embedded_platform_text("include = h200-cxl2-x16.ini\n[link]\nlatency_ns = 90\n", "over.ini"));
+  EXPECT_NO_THROW(load_embedded_platform_text(
+      "include = h200-cxl2-x16.ini\n[link]\nlatency_ns = 90\n", "over.ini"));
 }
 
 }  // namespace

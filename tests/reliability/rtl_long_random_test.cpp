@@ -19,7 +19,9 @@ namespace {
 
 TEST(KvdpEngineLong, RandomTrafficWithBackPressureForTheRequestedCycles) {
   const char* env = std::getenv("KVDP_LONG_CYCLES");
-  if (env == nullptr) GTEST_SKIP() << "KVDP_LONG_CYCLES not set (ctest: rtl_random_1e6_cycles, rtl_random_1e7_cycles)";
+  if (env == nullptr)
+    GTEST_SKIP()
+        << "KVDP_LONG_CYCLES not set (ctest: rtl_random_1e6_cycles, rtl_random_1e7_cycles)";
   const uint64_t target = std::strtoull(env, nullptr, 0);
   ASSERT_GT(target, 0u) << "KVDP_LONG_CYCLES='" << env << "' is not a positive cycle count";
   const uint64_t seed = 0x5eed0001;
@@ -29,7 +31,8 @@ TEST(KvdpEngineLong, RandomTrafficWithBackPressureForTheRequestedCycles) {
   const RandomRunResult probe = run_random<Vkvdp_engine>(kTbConfig, seed + 1, 20000, false);
   ASSERT_TRUE(probe.drained);
   const double cycles_per_descriptor = double(probe.cycles) / double(probe.descriptors);
-  const uint64_t descriptors = static_cast<uint64_t>(std::ceil(1.25 * double(target) / cycles_per_descriptor));
+  const uint64_t descriptors =
+      static_cast<uint64_t>(std::ceil(1.25 * double(target) / cycles_per_descriptor));
 
   const RandomRunResult r = run_random<Vkvdp_engine>(kTbConfig, seed, descriptors);
   EXPECT_GE(r.cycles, target);
@@ -38,17 +41,19 @@ TEST(KvdpEngineLong, RandomTrafficWithBackPressureForTheRequestedCycles) {
   EXPECT_EQ(r.mismatches, 0u);
   EXPECT_EQ(r.assertion_failures, 0);
   // Every corner of the command set was reached, and the queues filled.
-  for (const cmdset::Status s : {cmdset::Status::OK, cmdset::Status::MISS, cmdset::Status::DENIED,
-                                 cmdset::Status::NO_SPACE, cmdset::Status::PINNED, cmdset::Status::BAD_OPCODE})
+  for (const cmdset::Status s :
+       {cmdset::Status::OK, cmdset::Status::MISS, cmdset::Status::DENIED, cmdset::Status::NO_SPACE,
+        cmdset::Status::PINNED, cmdset::Status::BAD_OPCODE})
     EXPECT_GT(r.status_histogram.count(s), 0u) << cmdset::to_string(s);
   EXPECT_GT(r.write_once_skips, 0u);
   EXPECT_GT(r.rewrites, 0u);
   EXPECT_EQ(r.max_outstanding_seen, kTbMaxOutstanding);
-  std::printf("long random run: %llu cycles (target %llu), %llu descriptors, %llu bursts, %.1f s wall, "
-              "%llu mismatches, %d assertion failures\n",
-              static_cast<unsigned long long>(r.cycles), static_cast<unsigned long long>(target),
-              static_cast<unsigned long long>(descriptors), static_cast<unsigned long long>(r.bursts), r.wall_seconds,
-              static_cast<unsigned long long>(r.mismatches), r.assertion_failures);
+  std::printf(
+      "long random run: %llu cycles (target %llu), %llu descriptors, %llu bursts, %.1f s wall, "
+      "%llu mismatches, %d assertion failures\n",
+      static_cast<unsigned long long>(r.cycles), static_cast<unsigned long long>(target),
+      static_cast<unsigned long long>(descriptors), static_cast<unsigned long long>(r.bursts),
+      r.wall_seconds, static_cast<unsigned long long>(r.mismatches), r.assertion_failures);
 }
 
 }  // namespace

@@ -47,8 +47,8 @@ struct HarnessKnobs {
   double dma_ready_prob{1.0};   // chance the DMA engine takes a burst in a cycle
   unsigned done_delay_min{1};   // cycles from a burst's handshake to its done pulse
   unsigned done_delay_max{1};
-  bool auto_done{true};         // false: bursts stay outstanding until release_done()
-  uint32_t mutant{0};           // mutant build only: +kvdp_mutant=ID (rtl/mutants), 0 = design
+  bool auto_done{true};  // false: bursts stay outstanding until release_done()
+  uint32_t mutant{0};    // mutant build only: +kvdp_mutant=ID (rtl/mutants), 0 = design
 };
 
 template <class Model>
@@ -166,14 +166,14 @@ class EngineHarness {
     }
     if (m.dma_req_valid_o && m.dma_req_ready_i) {
       SeenBurst seen;
-      seen.burst = RefBurst{DmaDir(m.dma_req_dir_o), m.dma_req_key_o, m.dma_req_src_addr_o,
-                            m.dma_req_dst_addr_o, m.dma_req_length_o, m.dma_req_last_o != 0};
+      seen.burst = RefBurst{DmaDir(m.dma_req_dir_o), m.dma_req_key_o,    m.dma_req_src_addr_o,
+                            m.dma_req_dst_addr_o,    m.dma_req_length_o, m.dma_req_last_o != 0};
       seen.id = m.dma_req_id_o;
       seen.cycle = cycle_;
       bursts_.push_back(seen);
       if (on_burst) on_burst(seen);
-      const unsigned delay = std::uniform_int_distribution<unsigned>(
-          knobs_.done_delay_min, knobs_.done_delay_max)(rng_);
+      const unsigned delay = std::uniform_int_distribution<unsigned>(knobs_.done_delay_min,
+                                                                     knobs_.done_delay_max)(rng_);
       if (knobs_.auto_done) {
         waiting_done_.push_back({seen.id, cycle_ + delay});
       } else {

@@ -53,13 +53,17 @@ inline cmdset::Descriptor random_descriptor(const TbConfig& cfg, std::mt19937_64
     unsigned weight;
     unsigned opcode;
   };
-  static constexpr Weighted kMix[] = {
-      {22, unsigned(Opcode::DEMOTE)},  {20, unsigned(Opcode::PROMOTE)},
-      {8, unsigned(Opcode::QUERY)},    {6, unsigned(Opcode::DISCARD)},
-      {13, unsigned(Opcode::FREE)},    {6, unsigned(Opcode::UPDATE_POLICY)},
-      {6, unsigned(Opcode::PIN)},      {7, unsigned(Opcode::UNPIN)},
-      {8, unsigned(Opcode::RECOMPRESS)}, {2, unsigned(Opcode::NOP)},
-      {2, 0xff}};
+  static constexpr Weighted kMix[] = {{22, unsigned(Opcode::DEMOTE)},
+                                      {20, unsigned(Opcode::PROMOTE)},
+                                      {8, unsigned(Opcode::QUERY)},
+                                      {6, unsigned(Opcode::DISCARD)},
+                                      {13, unsigned(Opcode::FREE)},
+                                      {6, unsigned(Opcode::UPDATE_POLICY)},
+                                      {6, unsigned(Opcode::PIN)},
+                                      {7, unsigned(Opcode::UNPIN)},
+                                      {8, unsigned(Opcode::RECOMPRESS)},
+                                      {2, unsigned(Opcode::NOP)},
+                                      {2, 0xff}};
   unsigned roll = unsigned(pick(100));
   unsigned opcode = 0;
   for (const Weighted& w : kMix) {
@@ -123,7 +127,7 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
   };
   std::deque<Expected> expected;
   std::deque<RefBurst> expected_bursts;
-  std::map<unsigned, uint64_t> id_key;        // outstanding transfers by DMA id
+  std::map<unsigned, uint64_t> id_key;         // outstanding transfers by DMA id
   std::map<unsigned, uint32_t> id_bursts_out;  // bursts of that id not yet done
   std::map<unsigned, bool> id_last_issued;     // that id's last burst has been issued
   // Transfers are numbered in the order their first burst appears (descriptor order); the
@@ -151,16 +155,16 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
     }
     const Expected e = expected.front();
     expected.pop_front();
-    const std::string at = " at completion " + std::to_string(r.completions - 1) +
-                           " (tag " + std::to_string(e.tag) + ")";
+    const std::string at = " at completion " + std::to_string(r.completions - 1) + " (tag " +
+                           std::to_string(e.tag) + ")";
     if (c.tag != e.tag) mismatch("tag " + std::to_string(c.tag) + at);
     if (c.status != e.outcome.status) {
       mismatch(std::string("status ") + cmdset::to_string(c.status) + " expected " +
                cmdset::to_string(e.outcome.status) + at);
     }
     if (c.flags != e.outcome.flags) {
-      mismatch("flags " + std::to_string(c.flags) + " expected " +
-               std::to_string(e.outcome.flags) + at);
+      mismatch("flags " + std::to_string(c.flags) + " expected " + std::to_string(e.outcome.flags) +
+               at);
     }
     if (c.bursts != e.outcome.bursts) {
       mismatch("bursts " + std::to_string(c.bursts) + " expected " +
@@ -197,9 +201,9 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
         const RefBurst& e = expected_bursts.front();
         mismatch(std::string("burst ") + to_string(seen.burst.dir) + " key " +
                  std::to_string(seen.burst.key) + " src " + std::to_string(seen.burst.src) +
-                 " len " + std::to_string(seen.burst.length) + ", expected " +
-                 to_string(e.dir) + " key " + std::to_string(e.key) + " src " +
-                 std::to_string(e.src) + " len " + std::to_string(e.length));
+                 " len " + std::to_string(seen.burst.length) + ", expected " + to_string(e.dir) +
+                 " key " + std::to_string(e.key) + " src " + std::to_string(e.src) + " len " +
+                 std::to_string(e.length));
       }
       expected_bursts.pop_front();
     }
@@ -240,11 +244,21 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
       // Switch the neighbours' behaviour every 500..4000 cycles.
       HarnessKnobs& k = h.knobs();
       switch (std::uniform_int_distribution<int>(0, 4)(rng)) {
-        case 0: k = {1.0, 1.0, 1.0, 1, 4, true}; break;      // everything fast
-        case 1: k = {0.9, 0.9, 0.3, 5, 60, true}; break;     // slow DMA, long latency
-        case 2: k = {1.0, 0.1, 0.9, 1, 10, true}; break;     // completions read slowly
-        case 3: k = {0.3, 1.0, 1.0, 1, 20, true}; break;     // sparse descriptors
-        default: k = {0.8, 0.7, 0.6, 1, 40, true}; break;    // mixed
+        case 0:
+          k = {1.0, 1.0, 1.0, 1, 4, true};
+          break;  // everything fast
+        case 1:
+          k = {0.9, 0.9, 0.3, 5, 60, true};
+          break;  // slow DMA, long latency
+        case 2:
+          k = {1.0, 0.1, 0.9, 1, 10, true};
+          break;  // completions read slowly
+        case 3:
+          k = {0.3, 1.0, 1.0, 1, 20, true};
+          break;  // sparse descriptors
+        default:
+          k = {0.8, 0.7, 0.6, 1, 40, true};
+          break;  // mixed
       }
       next_regime = h.cycle() + std::uniform_int_distribution<uint64_t>(500, 4000)(rng);
     }
@@ -269,8 +283,7 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
     }
     if (h.assertion_failures() > 20) break;  // broken variant: enough evidence, stop early
   }
-  r.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.cycles = h.cycle();
   r.assertion_failures = h.assertion_failures();
   if (!expected_bursts.empty()) mismatch("bursts expected but never issued");
@@ -294,18 +307,18 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
     check("misses", m.perf_misses_o, c.misses);
     check("no_space", m.perf_no_space_o, c.no_space);
     for (unsigned b = 0; b < kOpcodeBuckets; ++b) {
-      check(("opcode bucket " + std::to_string(b)).c_str(), m.perf_opcode_o[b],
-            c.per_opcode[b]);
+      check(("opcode bucket " + std::to_string(b)).c_str(), m.perf_opcode_o[b], c.per_opcode[b]);
     }
   }
 
   if (verbose) {
-    std::printf("random run: seed %llu, %llu descriptors, %llu completions, %llu bursts, "
-                "%llu cycles, %.3f s wall, %.0f cycles/s\n",
-                (unsigned long long)seed, (unsigned long long)r.descriptors,
-                (unsigned long long)r.completions, (unsigned long long)r.bursts,
-                (unsigned long long)r.cycles, r.wall_seconds,
-                r.wall_seconds > 0 ? double(r.cycles) / r.wall_seconds : 0.0);
+    std::printf(
+        "random run: seed %llu, %llu descriptors, %llu completions, %llu bursts, "
+        "%llu cycles, %.3f s wall, %.0f cycles/s\n",
+        (unsigned long long)seed, (unsigned long long)r.descriptors,
+        (unsigned long long)r.completions, (unsigned long long)r.bursts,
+        (unsigned long long)r.cycles, r.wall_seconds,
+        r.wall_seconds > 0 ? double(r.cycles) / r.wall_seconds : 0.0);
     std::printf("  statuses:");
     for (const auto& [status, n] : r.status_histogram) {
       std::printf(" %s=%llu", cmdset::to_string(status), (unsigned long long)n);
@@ -314,8 +327,7 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
                 (unsigned long long)r.write_once_skips, (unsigned long long)r.rewrites,
                 r.max_outstanding_seen, cfg.max_outstanding);
     std::printf("  mismatches %llu, assertion failures %d, drained %s\n",
-                (unsigned long long)r.mismatches, r.assertion_failures,
-                r.drained ? "yes" : "no");
+                (unsigned long long)r.mismatches, r.assertion_failures, r.drained ? "yes" : "no");
     for (const std::string& s : r.first_mismatches) std::printf("  mismatch: %s\n", s.c_str());
   }
   return r;

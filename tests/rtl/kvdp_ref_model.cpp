@@ -17,9 +17,12 @@ uint64_t field(uint64_t v, unsigned lsb, unsigned bits) { return low_bits(v >> l
 
 const char* to_string(DmaDir dir) {
   switch (dir) {
-    case DmaDir::TierToHbm: return "TIER_TO_HBM";
-    case DmaDir::HbmToTier: return "HBM_TO_TIER";
-    case DmaDir::TierToTier: return "TIER_TO_TIER";
+    case DmaDir::TierToHbm:
+      return "TIER_TO_HBM";
+    case DmaDir::HbmToTier:
+      return "HBM_TO_TIER";
+    case DmaDir::TierToTier:
+      return "TIER_TO_TIER";
   }
   return "UNKNOWN";
 }

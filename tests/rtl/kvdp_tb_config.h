@@ -28,13 +28,12 @@ struct TbConfig {
   }
 };
 
-#define KVDP_TB_CONFIG(P)                                                                  \
-  TbConfig {                                                                               \
-    IndexGeometry{P##Sets,        P##Ways,       P##TagBits,     P##TenantBits,           \
-                  P##TierAddrBits, P##TierAddrLsb, P##HbmSlotBits, P##HbmSlotLsb,         \
-                  P##LengthBits,  P##PolicyBits},                                         \
-        P##IndexReadLatency, P##DescQueueDepth, P##XferQueueDepth, P##CplQueueDepth,      \
-        P##MaxBurstBytes, P##MaxOutstanding                                               \
+#define KVDP_TB_CONFIG(P)                                                                        \
+  TbConfig {                                                                                     \
+    IndexGeometry{P##Sets,        P##Ways,        P##TagBits,    P##TenantBits, P##TierAddrBits, \
+                  P##TierAddrLsb, P##HbmSlotBits, P##HbmSlotLsb, P##LengthBits, P##PolicyBits},  \
+        P##IndexReadLatency, P##DescQueueDepth, P##XferQueueDepth, P##CplQueueDepth,             \
+        P##MaxBurstBytes, P##MaxOutstanding                                                      \
   }
 
 // Vkvdp_engine and Vkvdp_engine_broken.

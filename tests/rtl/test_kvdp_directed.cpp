@@ -292,8 +292,7 @@ TEST_F(KvdpEngineDirected, CompletionsLeaveInDescriptorOrder) {
   h.knobs().done_delay_min = h.knobs().done_delay_max = 40;
   // A long transfer, then commands without transfers that finish their lookup sooner.
   const auto out = run({tb_desc(Opcode::DEMOTE, tb_key(0, 1), 1, 4 * kTbMaxBurst),
-                        tb_desc(Opcode::QUERY, tb_key(0, 1)),
-                        tb_desc(Opcode::QUERY, tb_key(1, 1)),
+                        tb_desc(Opcode::QUERY, tb_key(0, 1)), tb_desc(Opcode::QUERY, tb_key(1, 1)),
                         tb_desc(Opcode::FREE, tb_key(2, 1))});
   ASSERT_EQ(out.size(), 4u);
   for (size_t i = 1; i < out.size(); ++i) EXPECT_EQ(out[i].tag, out[i - 1].tag + 1);

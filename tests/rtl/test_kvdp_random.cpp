@@ -46,8 +46,8 @@ TEST(KvdpEngineRandom, HundredThousandDescriptorsMatchReference) {
 // alias in the index exactly as the reference model says).
 TEST(KvdpEngineRandom, AlternateConfigurationMatchesReference) {
   constexpr uint64_t kDescriptors = 30000;
-  const RandomRunResult r = run_random<Vkvdp_engine_alt>(kTbAltConfig, random_seed() + 1,
-                                                         kDescriptors);
+  const RandomRunResult r =
+      run_random<Vkvdp_engine_alt>(kTbAltConfig, random_seed() + 1, kDescriptors);
   EXPECT_TRUE(r.drained);
   EXPECT_EQ(r.completions, kDescriptors);
   EXPECT_EQ(r.mismatches, 0u);
@@ -64,15 +64,16 @@ uint32_t mutant_id(const char* name) {
 }
 
 TEST(KvdpEngineRandom, BrokenWriteOnceVariantIsCaught) {
-  const RandomRunResult r =
-      run_random<Vkvdp_engine_broken>(kTbConfig, random_seed(), 20000, true, mutant_id("write_once_skip"));
+  const RandomRunResult r = run_random<Vkvdp_engine_broken>(kTbConfig, random_seed(), 20000, true,
+                                                            mutant_id("write_once_skip"));
   EXPECT_GT(r.mismatches, 0u) << "the scoreboard missed a skipped write-once check";
   EXPECT_GT(r.assertion_failures, 0) << "the RTL assertions missed a skipped write-once check";
 }
 
 // The mutant build with no mutant selected is the design: the same run passes.
 TEST(KvdpEngineRandom, MutantBuildWithoutMutantMatchesReference) {
-  const RandomRunResult r = run_random<Vkvdp_engine_broken>(kTbConfig, random_seed(), 20000, true, 0);
+  const RandomRunResult r =
+      run_random<Vkvdp_engine_broken>(kTbConfig, random_seed(), 20000, true, 0);
   EXPECT_TRUE(r.drained);
   EXPECT_EQ(r.mismatches, 0u);
   EXPECT_EQ(r.assertion_failures, 0);

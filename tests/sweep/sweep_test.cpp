@@ -25,7 +25,8 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(SweepGrid, ReadsKeysValuesAndLines) {
   const std::string text =
-      "include = h200-cxl2-x16\n[hbm]\nkv_budget_gib = 8\n\n[sweep]\n# budget first\nhbm.kv_budget_gib = 16, 32,64\n"
+      "include = h200-cxl2-x16\n[hbm]\nkv_budget_gib = 8\n\n[sweep]\n# budget "
+      "first\nhbm.kv_budget_gib = 16, 32,64\n"
       "link.lanes=4 , 8   # two widths\n";
   const auto axes = read_sweep_section(text, "f.ini");
   ASSERT_EQ(axes.size(), 2u);
@@ -38,19 +39,30 @@ TEST(SweepGrid, ReadsKeysValuesAndLines) {
 }
 
 TEST(SweepGrid, MalformedLinesNameFileAndLine) {
-  EXPECT_NE(error_of([] { read_sweep_section("[sweep]\na.b = 1\na.b = 2\n", "f.ini"); }).find("f.ini:3: [sweep] key 'a.b' is given twice"),
+  EXPECT_NE(error_of([] {
+              read_sweep_section("[sweep]\na.b = 1\na.b = 2\n", "f.ini");
+            }).find("f.ini:3: [sweep] key 'a.b' is given twice"),
             std::string::npos);
-  EXPECT_NE(error_of([] { read_sweep_section("[sweep]\na.b = 1,\n", "f.ini"); }).find("f.ini:2: [sweep] key 'a.b' has an empty value"),
+  EXPECT_NE(error_of([] {
+              read_sweep_section("[sweep]\na.b = 1,\n", "f.ini");
+            }).find("f.ini:2: [sweep] key 'a.b' has an empty value"),
             std::string::npos);
-  EXPECT_NE(error_of([] { read_sweep_section("[sweep]\na.b =\n", "f.ini"); }).find("f.ini:2: [sweep] key 'a.b' has no values"),
+  EXPECT_NE(error_of([] {
+              read_sweep_section("[sweep]\na.b =\n", "f.ini");
+            }).find("f.ini:2: [sweep] key 'a.b' has no values"),
             std::string::npos);
-  EXPECT_NE(error_of([] { read_sweep_section("[sweep]\njust words\n", "f.ini"); }).find("f.ini:2: [sweep] line 'just words'"),
+  EXPECT_NE(error_of([] {
+              read_sweep_section("[sweep]\njust words\n", "f.ini");
+            }).find("f.ini:2: [sweep] line 'just words'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { read_sweep_section("[sweep]\n[hbm]\n", "f.ini"); }).find("declares no key"), std::string::npos);
+  EXPECT_NE(
+      error_of([] { read_sweep_section("[sweep]\n[hbm]\n", "f.ini"); }).find("declares no key"),
+      std::string::npos);
 }
 
 TEST(SweepGrid, CartesianProductLastKeyFastest) {
-  const std::vector<SweepAxis> axes = {{"a", {"1", "2", "3"}, "f:1"}, {"b", {"x", "y"}, "f:2"}, {"c", {"p"}, "f:3"}};
+  const std::vector<SweepAxis> axes = {
+      {"a", {"1", "2", "3"}, "f:1"}, {"b", {"x", "y"}, "f:2"}, {"c", {"p"}, "f:3"}};
   const auto points = expand_sweep(axes, false);
   ASSERT_EQ(points.size(), 6u);  // 3 x 2 x 1
   EXPECT_EQ(points[0], (std::vector<std::string>{"1", "x", "p"}));
@@ -60,12 +72,15 @@ TEST(SweepGrid, CartesianProductLastKeyFastest) {
 }
 
 TEST(SweepGrid, ZipPairsListsOfEqualLength) {
-  const std::vector<SweepAxis> axes = {{"a", {"1", "2", "3"}, "f:1"}, {"b", {"x", "y", "z"}, "f:2"}};
+  const std::vector<SweepAxis> axes = {{"a", {"1", "2", "3"}, "f:1"},
+                                       {"b", {"x", "y", "z"}, "f:2"}};
   const auto points = expand_sweep(axes, true);
   ASSERT_EQ(points.size(), 3u);
   EXPECT_EQ(points[2], (std::vector<std::string>{"3", "z"}));
   const std::vector<SweepAxis> uneven = {{"a", {"1", "2", "3"}, "f:1"}, {"b", {"x"}, "f:2"}};
-  EXPECT_NE(error_of([&] { expand_sweep(uneven, true); }).find("f:2: --zip pairs the lists, but 'b' has 1 values and 'a' has 3"),
+  EXPECT_NE(error_of([&] {
+              expand_sweep(uneven, true);
+            }).find("f:2: --zip pairs the lists, but 'b' has 1 values and 'a' has 3"),
             std::string::npos);
 }
 
@@ -74,9 +89,14 @@ TEST(SweepTable, FlattensScalarsInDocumentOrder) {
       R"({"requests": 12, "ttft_p99_s": 0.25, "wall_time_s": 3.5, "serving": {"kv_load": "async", "preemptions": 0},
           "empty": null, "ok": true, "tenants": [1, 2], "blocks": {"inner": {"deep": 7}}})");
   const auto flat = flatten_scalars(j);
-  const std::vector<std::pair<std::string, std::string>> want = {
-      {"requests", "12"}, {"ttft_p99_s", "0.25"}, {"wall_time_s", "3.5"}, {"serving.kv_load", "async"},
-      {"serving.preemptions", "0"}, {"empty", ""}, {"ok", "true"}, {"blocks.inner.deep", "7"}};
+  const std::vector<std::pair<std::string, std::string>> want = {{"requests", "12"},
+                                                                 {"ttft_p99_s", "0.25"},
+                                                                 {"wall_time_s", "3.5"},
+                                                                 {"serving.kv_load", "async"},
+                                                                 {"serving.preemptions", "0"},
+                                                                 {"empty", ""},
+                                                                 {"ok", "true"},
+                                                                 {"blocks.inner.deep", "7"}};
   EXPECT_EQ(flat, want);
   EXPECT_TRUE(is_wall_clock_metric("wall_time_s"));
   EXPECT_TRUE(is_wall_clock_metric("bench.sim_s_per_wall_s"));
@@ -93,10 +113,13 @@ TEST(SweepTable, CsvFieldsQuoteOnlyWhenNeeded) {
 
 TEST(SweepSection, PlatformLoaderSkipsItAndKeepsLineNumbers) {
   const PlatformConfig c = load_embedded_platform_text(
-      "include = h200-cxl2-x16.ini\n[sweep]\nhbm.kv_budget_gib = 4, 8\n[hbm]\nkv_budget_gib = 6\n", "s.ini");
+      "include = h200-cxl2-x16.ini\n[sweep]\nhbm.kv_budget_gib = 4, 8\n[hbm]\nkv_budget_gib = 6\n",
+      "s.ini");
   EXPECT_DOUBLE_EQ(c.hbm.kv_budget_gib, 6.0);  // the base point: the [hbm] value, not a swept one
   const std::string e = error_of([] {
-    load_embedded_platform_text("include = h200-cxl2-x16.ini\n[sweep]\nhbm.kv_budget_gib = 4, 8\n[hbm]\nbogus = 1\n", "s.ini");
+    load_embedded_platform_text(
+        "include = h200-cxl2-x16.ini\n[sweep]\nhbm.kv_budget_gib = 4, 8\n[hbm]\nbogus = 1\n",
+        "s.ini");
   });
   EXPECT_NE(e.find("s.ini:5: unknown key 'hbm.bogus'"), std::string::npos) << e;
   EXPECT_TRUE(is_platform_key("hbm.kv_budget_gib"));
@@ -107,7 +130,8 @@ TEST(SweepSection, PlatformLoaderSkipsItAndKeepsLineNumbers) {
 class IncludeSearch : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() / ("kvtier_include_search_" + std::to_string(::getpid()));
+    root_ = std::filesystem::temp_directory_path() /
+            ("kvtier_include_search_" + std::to_string(::getpid()));
     std::filesystem::remove_all(root_);
     std::filesystem::create_directories(root_ / "user");
     std::filesystem::create_directories(root_ / "installed" / "links");
@@ -124,7 +148,8 @@ class IncludeSearch : public ::testing::Test {
 };
 
 TEST_F(IncludeSearch, StockPlatformByNameFromTheEmbeddedSet) {
-  const auto user = write(root_ / "user" / "mine.ini", "include = h200-cxl2-x16\n[hbm]\nkv_budget_gib = 5\n");
+  const auto user =
+      write(root_ / "user" / "mine.ini", "include = h200-cxl2-x16\n[hbm]\nkv_budget_gib = 5\n");
   const PlatformConfig mine = load_platform(user);
   const PlatformConfig stock = load_platform("h200-cxl2-x16");
   EXPECT_DOUBLE_EQ(mine.hbm.kv_budget_gib, 5.0);
@@ -132,20 +157,24 @@ TEST_F(IncludeSearch, StockPlatformByNameFromTheEmbeddedSet) {
   EXPECT_EQ(mine.link.lanes, stock.link.lanes);
   EXPECT_DOUBLE_EQ(mine.hbm.capacity_gb, stock.hbm.capacity_gb);
   // Sub-folder paths of the set, with or without the extension.
-  const auto parts = write(root_ / "user" / "parts.ini", "include = gpus/h200.ini\ninclude = links/cxl2-x16\n");
+  const auto parts =
+      write(root_ / "user" / "parts.ini", "include = gpus/h200.ini\ninclude = links/cxl2-x16\n");
   const PlatformConfig p = load_platform(parts);
-  EXPECT_EQ(p.link.protocol, LinkProtocolKind::Cxl2);  // the preset's own protocol (the pair file sets simple)
+  EXPECT_EQ(p.link.protocol,
+            LinkProtocolKind::Cxl2);  // the preset's own protocol (the pair file sets simple)
   EXPECT_EQ(p.link.lanes, 16u);
   EXPECT_DOUBLE_EQ(p.hbm.capacity_gb, stock.hbm.capacity_gb);
 }
 
 TEST_F(IncludeSearch, RelativeBeforeInstalledBeforeEmbedded) {
   setenv("KVTIER_PLATFORM_DIR", (root_ / "installed").c_str(), 1);
-  write(root_ / "installed" / "links" / "cxl2-x16.ini", "include = ../../installed_base.ini\n[link]\nlanes = 2\nprotocol = cxl2\n");
+  write(root_ / "installed" / "links" / "cxl2-x16.ini",
+        "include = ../../installed_base.ini\n[link]\nlanes = 2\nprotocol = cxl2\n");
   write(root_ / "installed_base.ini", "[link]\nlatency_ns = 77\n");
-  const auto user = write(root_ / "user" / "mine.ini", "include = gpus/h200.ini\ninclude = links/cxl2-x16.ini\n");
+  const auto user =
+      write(root_ / "user" / "mine.ini", "include = gpus/h200.ini\ninclude = links/cxl2-x16.ini\n");
   PlatformConfig c = load_platform(user);
-  EXPECT_EQ(c.link.lanes, 2u);                 // the installed file, not the embedded one
+  EXPECT_EQ(c.link.lanes, 2u);                // the installed file, not the embedded one
   EXPECT_DOUBLE_EQ(c.link.latency_ns, 77.0);  // and its own include, relative to it
   std::filesystem::create_directories(root_ / "user" / "links");
   write(root_ / "user" / "links" / "cxl2-x16.ini", "[link]\nlanes = 4\nprotocol = cxl2\n");
@@ -157,10 +186,14 @@ TEST_F(IncludeSearch, ErrorListsWhereItLooked) {
   setenv("KVTIER_PLATFORM_DIR", (root_ / "installed").c_str(), 1);
   const auto user = write(root_ / "user" / "mine.ini", "include = nosuch-platform\n");
   const std::string e = error_of([&] { load_platform(user); });
-  EXPECT_NE(e.find(user + ": cannot open included file 'nosuch-platform'; looked in"), std::string::npos) << e;
+  EXPECT_NE(e.find(user + ": cannot open included file 'nosuch-platform'; looked in"),
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find((root_ / "user" / "nosuch-platform.ini").string()), std::string::npos) << e;
   EXPECT_NE(e.find((root_ / "installed" / "nosuch-platform.ini").string()), std::string::npos) << e;
-  EXPECT_NE(e.find("the embedded platform set (platforms/nosuch-platform[.ini])"), std::string::npos) << e;
+  EXPECT_NE(e.find("the embedded platform set (platforms/nosuch-platform[.ini])"),
+            std::string::npos)
+      << e;
 }
 
 }  // namespace

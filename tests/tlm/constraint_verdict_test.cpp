@@ -22,11 +22,13 @@ ConstraintContext context(uint64_t steps, uint64_t streamed_steps = 0) {
   return x;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 }  // namespace
 
-// 3 of 8 steps waited for KV, 2 preemptions, 5 of the steps streamed: the verdict gives each, and the
-// waits as a share of the steps (3 / 8 = 37.5 %).
+// 3 of 8 steps waited for KV, 2 preemptions, 5 of the steps streamed: the verdict gives each, and
+// the waits as a share of the steps (3 / 8 = 37.5 %).
 TEST(ConstraintVerdict, CapacityNamesWaitsAsAShareOfStepsPreemptionsAndStreamedSteps) {
   Constraints k = empty_constraints();
   for (int i = 0; i < 3; ++i) k.capacity.queue_head_waited();
@@ -36,10 +38,13 @@ TEST(ConstraintVerdict, CapacityNamesWaitsAsAShareOfStepsPreemptionsAndStreamedS
   EXPECT_EQ(report["capacity"]["steps"].get<uint64_t>(), 8u);
   EXPECT_EQ(report["capacity"]["streamed_steps"].get<uint64_t>(), 5u);
   const std::string v = constraint_verdict(report);
-  EXPECT_TRUE(has(v, "CAPACITY binds: 3 of 8 steps (37.5 %) with the queue head waiting for KV, 2 preemptions, "
-                     "0 requests rejected, 5 steps streaming part of the decode set's KV from the tier"))
+  EXPECT_TRUE(has(
+      v,
+      "CAPACITY binds: 3 of 8 steps (37.5 %) with the queue head waiting for KV, 2 preemptions, "
+      "0 requests rejected, 5 steps streaming part of the decode set's KV from the tier"))
       << v;
-  EXPECT_TRUE(has(constraint_summary(report), "2 preemptions; 5 streamed steps; violations 3")) << constraint_summary(report);
+  EXPECT_TRUE(has(constraint_summary(report), "2 preemptions; 5 streamed steps; violations 3"))
+      << constraint_summary(report);
 }
 
 // Streaming alone (no wait, no preemption) still means the decode set outgrew the budget: CAPACITY
@@ -68,18 +73,21 @@ TEST(ConstraintVerdict, HidingWithNothingToJudgeIsNullNotMet) {
   EXPECT_TRUE(empty["hiding"]["met_fraction"].is_null());
   EXPECT_TRUE(empty["hiding"]["chunk_met_fraction"].is_null());
   EXPECT_FALSE(has(constraint_verdict(empty), "every chunk in time")) << constraint_verdict(empty);
-  EXPECT_TRUE(has(constraint_summary(empty), "0 of 0 chunks late (met n/a")) << constraint_summary(empty);
-  EXPECT_TRUE(has(constraint_summary(empty), "0 of 0 transfers late (met n/a")) << constraint_summary(empty);
+  EXPECT_TRUE(has(constraint_summary(empty), "0 of 0 chunks late (met n/a"))
+      << constraint_summary(empty);
+  EXPECT_TRUE(has(constraint_summary(empty), "0 of 0 transfers late (met n/a"))
+      << constraint_summary(empty);
 
   Constraints k = empty_constraints();
-  EXPECT_FALSE(k.hiding.chunk(1.0, 1.0, 0.0));                          // ready exactly at its start
-  k.hiding.transfer(0.5, 1.0, Lateness::StallsStep, false);             // 0.5 s early
-  k.hiding.transfer(1.5, 1.0, Lateness::StallsStep, false);             // 0.5 s late
+  EXPECT_FALSE(k.hiding.chunk(1.0, 1.0, 0.0));               // ready exactly at its start
+  k.hiding.transfer(0.5, 1.0, Lateness::StallsStep, false);  // 0.5 s early
+  k.hiding.transfer(1.5, 1.0, Lateness::StallsStep, false);  // 0.5 s late
   const auto judged = constraint_report(k, context(4));
   EXPECT_DOUBLE_EQ(judged["hiding"]["chunk_met_fraction"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(judged["hiding"]["met_fraction"].get<double>(), 0.5);
   EXPECT_TRUE(has(constraint_verdict(judged), "every chunk in time")) << constraint_verdict(judged);
-  EXPECT_TRUE(has(constraint_summary(judged), "1 of 2 transfers late (met 0.5")) << constraint_summary(judged);
+  EXPECT_TRUE(has(constraint_summary(judged), "1 of 2 transfers late (met 0.5"))
+      << constraint_summary(judged);
 }
 
 // SUSTAINABILITY by hand: window 0 has two steps of 10 ms compute needing 0.3 GB and 0.5 GB from
@@ -105,7 +113,8 @@ TEST(ConstraintVerdict, SustainabilityJudgesDemandedBytesOverComputeTime) {
   EXPECT_DOUBLE_EQ(s["peak_carried_utilisation"].get<double>(), 0.2e9 / 50e9);
   EXPECT_EQ(s["violations"].get<uint64_t>(), 1u);
   EXPECT_EQ(s["steps_needing_tier"].get<uint64_t>(), 4u);
-  EXPECT_TRUE(has(constraint_verdict(report), "SUSTAINABILITY binds: demanded rate exceeded B_tier in 1 windows"));
+  EXPECT_TRUE(has(constraint_verdict(report),
+                  "SUSTAINABILITY binds: demanded rate exceeded B_tier in 1 windows"));
 }
 
 // HIDING by hand: three chunks, planned to start at 1.0, 2.0 and 3.0 ms, usable at 0.9, 2.05 and

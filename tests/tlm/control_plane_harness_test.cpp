@@ -32,7 +32,9 @@ struct FakeDevice : sc_core::sc_module {
   uint64_t doorbells = 0;
   bool refuse_demotions = false;
 
-  explicit FakeDevice(sc_core::sc_module_name n) : sc_module(n) { mmio.register_b_transport(this, &FakeDevice::write); }
+  explicit FakeDevice(sc_core::sc_module_name n) : sc_module(n) {
+    mmio.register_b_transport(this, &FakeDevice::write);
+  }
 
   void write(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
     if (t.get_address() == addr::kDoorbell) {
@@ -40,7 +42,8 @@ struct FakeDevice : sc_core::sc_module {
       for (const cmdset::Descriptor& d : pending) {
         cmdset::Completion c;
         c.tag = d.tag;
-        c.status = refuse_demotions && d.opcode == Opcode::DEMOTE ? cmdset::Status::NO_SPACE : cmdset::Status::OK;
+        c.status = refuse_demotions && d.opcode == Opcode::DEMOTE ? cmdset::Status::NO_SPACE
+                                                                  : cmdset::Status::OK;
         uint8_t bytes[cmdset::kCompletionBytes];
         cmdset::encode(c, bytes);
         tlm::tlm_generic_payload p;
@@ -85,7 +88,8 @@ struct Scenario : sc_core::sc_module {
     host = std::make_unique<HostControlPlane>("host", c, 1024, kBlock, 4, 1, kKvBase, 100, 1e-9);
     host->mmio_out.bind(device.mmio);
     device.completions.bind(host->completion_in);
-    host->set_host_copy_time([](uint64_t bytes, bool) { return 1e-6 + static_cast<double>(bytes) / 1e10; });
+    host->set_host_copy_time(
+        [](uint64_t bytes, bool) { return 1e-6 + static_cast<double>(bytes) / 1e10; });
     SC_HAS_PROCESS(Scenario);
     SC_THREAD(run);
   }
@@ -119,9 +123,9 @@ TEST(ControlPlaneHarness, DescriptorRingDemotesThenPromotesInRingOrder) {
   ASSERT_EQ(s.device.seen.size(), 12u);
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(s.device.seen[i].opcode, Opcode::DEMOTE);
-    EXPECT_EQ(s.device.seen[i].key, 100 + i);       // A's blocks, oldest idle first (LRU)
+    EXPECT_EQ(s.device.seen[i].key, 100 + i);  // A's blocks, oldest idle first (LRU)
     EXPECT_EQ(s.device.seen[4 + i].opcode, Opcode::DEMOTE);
-    EXPECT_EQ(s.device.seen[4 + i].key, 200 + i);   // B's blocks make room for A's return
+    EXPECT_EQ(s.device.seen[4 + i].key, 200 + i);  // B's blocks make room for A's return
     EXPECT_EQ(s.device.seen[8 + i].opcode, Opcode::PROMOTE);
     EXPECT_EQ(s.device.seen[8 + i].key, 100 + i);
     // A promoted block lands in an HBM slot inside the budget, and carries its deadline.
@@ -129,8 +133,9 @@ TEST(ControlPlaneHarness, DescriptorRingDemotesThenPromotesInRingOrder) {
     EXPECT_LT(s.device.seen[8 + i].hbm_addr, kKvBase + 4 * kBlock);
     EXPECT_EQ(s.device.seen[8 + i].deadline_ns, 1'000'000'000u);  // layer group 0 of the step at t0
   }
-  for (size_t i = 0; i < s.device.seen.size(); ++i) EXPECT_EQ(s.device.seen[i].tag, i);  // tags in ring order
-  EXPECT_EQ(s.device.doorbells, 3u);  // one per flushed batch
+  for (size_t i = 0; i < s.device.seen.size(); ++i)
+    EXPECT_EQ(s.device.seen[i].tag, i);  // tags in ring order
+  EXPECT_EQ(s.device.doorbells, 3u);     // one per flushed batch
   EXPECT_EQ(h.stats().promotions, 4u);
   EXPECT_EQ(h.stats().demotions, 8u);
   EXPECT_EQ(s.back.tier_hits, 4u);
@@ -164,7 +169,8 @@ TEST(ControlPlaneHarness, HostCopiesFollowTheCopyModelExactly) {
   const double d = 1e-6 + static_cast<double>(kBlock) / 1e10;
   const double room = s.t0 + 3e-6 + 4 * d + 5e-6;
   ASSERT_EQ(s.back.transfers.size(), 4u);
-  for (size_t k = 0; k < 4; ++k) EXPECT_NEAR(s.back.transfers[k].ready_s, room + 3e-6 + (k + 1) * d + 5e-6, 1e-12) << k;
+  for (size_t k = 0; k < 4; ++k)
+    EXPECT_NEAR(s.back.transfers[k].ready_s, room + 3e-6 + (k + 1) * d + 5e-6, 1e-12) << k;
   EXPECT_EQ(s.host->stats().host_copies, 12u);
   EXPECT_NEAR(s.host->stats().cpu_copy_issue_s, 12 * 3e-6, 1e-15);
   EXPECT_EQ(s.host->verify_accounting(), "");

@@ -59,7 +59,8 @@ TEST(KeyMap, AgreesWithUnorderedMapOnRandomOperations) {
     }
     // for_each visits exactly the entries, each once.
     std::map<uint64_t, uint64_t> seen;
-    map.for_each([&](uint64_t k, uint64_t v) { ASSERT_TRUE(seen.emplace(k, v).second) << "key " << k; });
+    map.for_each(
+        [&](uint64_t k, uint64_t v) { ASSERT_TRUE(seen.emplace(k, v).second) << "key " << k; });
     ASSERT_EQ(seen.size(), ref.size());
     for (const auto& [k, v] : ref) EXPECT_EQ(seen.at(k), v);
   }

@@ -21,12 +21,14 @@ TEST(DecodeCostModel, StepTimeIsTheTwoBandwidthFormula) {
   // B/s x 0.87) = 16.895045 ms per step.
   // KV: 10,000 tokens x 327,680 B = 3.2768e9 B / (4.8e12 x 0.27) = 2.528395 ms.
   // Overhead: 80 layers x 20 us = 1.6 ms.
-  const double expected = 70'553'706'496.0 / (4.8e12 * 0.87) + 3.2768e9 / (4.8e12 * 0.27) + 80 * 20e-6;
+  const double expected =
+      70'553'706'496.0 / (4.8e12 * 0.87) + 3.2768e9 / (4.8e12 * 0.27) + 80 * 20e-6;
   EXPECT_NEAR(cost.decode_step_s(10'000), expected, 1e-12);
   EXPECT_NEAR(cost.decode_step_s(10'000), 21.023440e-3, 1e-8);
   EXPECT_NEAR(cost.step(1, 10'000, 0, 0, 0).total_s(), expected, 1e-12);
   // Doubling the KV read adds exactly one more KV term.
-  EXPECT_NEAR(cost.decode_step_s(20'000) - cost.decode_step_s(10'000), 3.2768e9 / (4.8e12 * 0.27), 1e-12);
+  EXPECT_NEAR(cost.decode_step_s(20'000) - cost.decode_step_s(10'000), 3.2768e9 / (4.8e12 * 0.27),
+              1e-12);
   EXPECT_EQ(cost.kv_bytes_per_token(), 327'680u);
 }
 
@@ -91,7 +93,7 @@ TEST(WriteOnceLedger, CountsDemotionsAndFlagsRewrites) {
 TEST(WriteOnceLedger, AFreedBlocksSuccessorStartsANewLifetime) {
   kv::WriteOnceLedger ledger;
   ledger.demotion(9);
-  ledger.retire(9);  // FREE: the block is dead
+  ledger.retire(9);    // FREE: the block is dead
   ledger.demotion(9);  // a new block with the same identity, demoted once in its own lifetime
   EXPECT_EQ(ledger.max_demotions_per_block(), 1u);
   EXPECT_EQ(ledger.blocks_over_bound(), 0u);

@@ -52,7 +52,8 @@ TEST(OperatorCostModel, OneDecodeTokenIsMemoryBoundWeightsOverBandwidth) {
   // Down: 14336 x 4096 x 2 B = 117,440,512 B + 36,864 B; output projection 33,554,432 + 16,384 B.
   EXPECT_NEAR(c.layer.down_s, (117'440'512.0 + 36'864.0) / 1e12, 1e-15);
   EXPECT_NEAR(c.layer.out_proj_s, (33'554'432.0 + 16'384.0) / 1e12, 1e-15);
-  EXPECT_NEAR(c.layer.linear_s(), c.layer.qkv_s + c.layer.out_proj_s + c.layer.gate_up_s + c.layer.down_s, 1e-18);
+  EXPECT_NEAR(c.layer.linear_s(),
+              c.layer.qkv_s + c.layer.out_proj_s + c.layer.gate_up_s + c.layer.down_s, 1e-18);
   EXPECT_EQ(c.layer.allreduce_s, 0.0);  // one GPU
   EXPECT_EQ(c.layer.attention_s, 0.0);  // no KV, no prefill
   // LM head once per step: 4096 x 128256 x 2 B + (4096 + 128256) x 2 B.
@@ -91,21 +92,26 @@ TEST(OperatorCostModel, DecodeKvSlopeIsOneOverAchievableTimesEtaKv) {
   const OperatorCostModel m(llama8b(), s.mc, s.hbm, s.gpu);
   // 1,000 more context tokens at 131,072 B of KV per token (4,096 B per layer): 4.096 MB per
   // layer at 0.25 TB/s.
-  const double dt = m.cost({16, 11'000, 0, 0, 0}).layer_s() - m.cost({16, 10'000, 0, 0, 0}).layer_s();
+  const double dt =
+      m.cost({16, 11'000, 0, 0, 0}).layer_s() - m.cost({16, 10'000, 0, 0, 0}).layer_s();
   EXPECT_NEAR(dt, 1000 * 4096 / 0.25e12, 1e-15);
   // Prefill attention: 4 x 4096 FLOPs per pair at 500 TFLOP/s.
   EXPECT_NEAR(m.cost({0, 0, 100, 5050, 1}).layer.attention_s, 4.0 * 4096 * 5050 / 5e14, 1e-18);
 }
 
 TEST(OperatorCostModel, MoeReadsTheExpertsItsTokensTouchAndComputesTopK) {
-  const std::string mixtral = R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+  const std::string mixtral =
+      R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
       "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "hidden_act": "silu",
       "num_local_experts": 8, "num_experts_per_tok": 2})";
-  const workload::ModelDescriptor moe = workload::model_from_config_json(mixtral, "mixtral.json", "mixtral");
+  const workload::ModelDescriptor moe =
+      workload::model_from_config_json(mixtral, "mixtral.json", "mixtral");
   RoundNumbers s;
   const OperatorCostModel m(moe, s.mc, s.hbm, s.gpu);
-  // One token touches its 2 experts: 2 x 4096 x 28672 x 2 B of gate/up weights + 2 rows of activations.
-  EXPECT_NEAR(m.cost({1, 0, 0, 0, 0}).layer.gate_up_s, (2 * 234'881'024.0 + 2 * 65'536.0) / 1e12, 1e-15);
+  // One token touches its 2 experts: 2 x 4096 x 28672 x 2 B of gate/up weights + 2 rows of
+  // activations.
+  EXPECT_NEAR(m.cost({1, 0, 0, 0, 0}).layer.gate_up_s, (2 * 234'881'024.0 + 2 * 65'536.0) / 1e12,
+              1e-15);
   // 1,000 tokens touch all 8 (8 x (1 - (3/4)^1000) = 8 to double precision).
   const double gate_up_1000 = m.cost({1000, 0, 0, 0, 0}).layer.gate_up_s;
   const double bytes = 8 * 234'881'024.0 + 2000 * (4096.0 + 28672) * 2;

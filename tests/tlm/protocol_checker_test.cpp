@@ -18,8 +18,20 @@ namespace {
 
 // What the target under test does wrong.
 enum class Fault {
-  None, Command, Address, DataPtr, Length, ByteEnablePtr, ByteEnableLength, StreamingWidth, Incomplete, DelayBack,
-  DmiRange, DmiAccess, DbgCount, DbgAttributes
+  None,
+  Command,
+  Address,
+  DataPtr,
+  Length,
+  ByteEnablePtr,
+  ByteEnableLength,
+  StreamingWidth,
+  Incomplete,
+  DelayBack,
+  DmiRange,
+  DmiAccess,
+  DbgCount,
+  DbgAttributes
 };
 
 class FaultyTarget : public sc_core::sc_module {
@@ -38,16 +50,35 @@ class FaultyTarget : public sc_core::sc_module {
     delay += sc_core::sc_time(10, sc_core::SC_NS);
     t.set_response_status(tlm::TLM_OK_RESPONSE);
     switch (fault) {
-      case Fault::Command: t.set_command(tlm::TLM_IGNORE_COMMAND); break;
-      case Fault::Address: t.set_address(t.get_address() + 64); break;
-      case Fault::DataPtr: t.set_data_ptr(other_.data()); break;
-      case Fault::Length: t.set_data_length(t.get_data_length() / 2); break;
-      case Fault::ByteEnablePtr: t.set_byte_enable_ptr(other_.data()); break;
-      case Fault::ByteEnableLength: t.set_byte_enable_length(4); break;
-      case Fault::StreamingWidth: t.set_streaming_width(t.get_streaming_width() / 2); break;
-      case Fault::Incomplete: t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE); break;
-      case Fault::DelayBack: delay = sc_core::SC_ZERO_TIME; break;
-      default: break;
+      case Fault::Command:
+        t.set_command(tlm::TLM_IGNORE_COMMAND);
+        break;
+      case Fault::Address:
+        t.set_address(t.get_address() + 64);
+        break;
+      case Fault::DataPtr:
+        t.set_data_ptr(other_.data());
+        break;
+      case Fault::Length:
+        t.set_data_length(t.get_data_length() / 2);
+        break;
+      case Fault::ByteEnablePtr:
+        t.set_byte_enable_ptr(other_.data());
+        break;
+      case Fault::ByteEnableLength:
+        t.set_byte_enable_length(4);
+        break;
+      case Fault::StreamingWidth:
+        t.set_streaming_width(t.get_streaming_width() / 2);
+        break;
+      case Fault::Incomplete:
+        t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        break;
+      case Fault::DelayBack:
+        delay = sc_core::SC_ZERO_TIME;
+        break;
+      default:
+        break;
     }
   }
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
@@ -112,22 +143,37 @@ void expect_rule(Fault fault, const std::string& rule, int call) {
     EXPECT_NE(msg.find("socket init->target: " + rule + ":"), std::string::npos) << msg;
   }
   ASSERT_EQ(b.checker.violations().size(), 1u);
-  EXPECT_EQ(b.checker.violations()[0].rfind("init->target: " + rule + ":", 0), 0u) << b.checker.violations()[0];
+  EXPECT_EQ(b.checker.violations()[0].rfind("init->target: " + rule + ":", 0), 0u)
+      << b.checker.violations()[0];
 }
 
 TEST(TlmProtocolChecker, CommandChanged) { expect_rule(Fault::Command, "command", 0); }
 TEST(TlmProtocolChecker, AddressChanged) { expect_rule(Fault::Address, "address", 0); }
 TEST(TlmProtocolChecker, DataPointerChanged) { expect_rule(Fault::DataPtr, "data-ptr", 0); }
 TEST(TlmProtocolChecker, LengthChanged) { expect_rule(Fault::Length, "data-length", 0); }
-TEST(TlmProtocolChecker, ByteEnablePointerChanged) { expect_rule(Fault::ByteEnablePtr, "byte-enable-ptr", 0); }
-TEST(TlmProtocolChecker, ByteEnableLengthChanged) { expect_rule(Fault::ByteEnableLength, "byte-enable-length", 0); }
-TEST(TlmProtocolChecker, StreamingWidthChanged) { expect_rule(Fault::StreamingWidth, "streaming-width", 0); }
-TEST(TlmProtocolChecker, ResponseLeftIncomplete) { expect_rule(Fault::Incomplete, "response-set", 0); }
+TEST(TlmProtocolChecker, ByteEnablePointerChanged) {
+  expect_rule(Fault::ByteEnablePtr, "byte-enable-ptr", 0);
+}
+TEST(TlmProtocolChecker, ByteEnableLengthChanged) {
+  expect_rule(Fault::ByteEnableLength, "byte-enable-length", 0);
+}
+TEST(TlmProtocolChecker, StreamingWidthChanged) {
+  expect_rule(Fault::StreamingWidth, "streaming-width", 0);
+}
+TEST(TlmProtocolChecker, ResponseLeftIncomplete) {
+  expect_rule(Fault::Incomplete, "response-set", 0);
+}
 TEST(TlmProtocolChecker, DelayWentBack) { expect_rule(Fault::DelayBack, "delay-monotonic", 0); }
-TEST(TlmProtocolChecker, DmiRegionMissesTheAddress) { expect_rule(Fault::DmiRange, "dmi-range", 1); }
-TEST(TlmProtocolChecker, DmiRegionRefusesTheAccess) { expect_rule(Fault::DmiAccess, "dmi-access", 1); }
+TEST(TlmProtocolChecker, DmiRegionMissesTheAddress) {
+  expect_rule(Fault::DmiRange, "dmi-range", 1);
+}
+TEST(TlmProtocolChecker, DmiRegionRefusesTheAccess) {
+  expect_rule(Fault::DmiAccess, "dmi-access", 1);
+}
 TEST(TlmProtocolChecker, DebugCountTooLarge) { expect_rule(Fault::DbgCount, "dbg-count", 2); }
-TEST(TlmProtocolChecker, DebugAttributesChanged) { expect_rule(Fault::DbgAttributes, "dbg-attributes", 2); }
+TEST(TlmProtocolChecker, DebugAttributesChanged) {
+  expect_rule(Fault::DbgAttributes, "dbg-attributes", 2);
+}
 
 // The initiator's side of the rule: a payload must enter with an INCOMPLETE status.
 TEST(TlmProtocolChecker, InitiatorPassesAStaleStatus) {

@@ -28,11 +28,13 @@ struct FixedLatencyTarget : sc_core::sc_module {
   tlm_utils::simple_target_socket<FixedLatencyTarget> in{"in"};
   sc_core::sc_time latency;
   std::vector<cmdset::Completion> completions;
-  FixedLatencyTarget(sc_core::sc_module_name n, sc_core::sc_time l) : sc_core::sc_module(n), latency(l) {
+  FixedLatencyTarget(sc_core::sc_module_name n, sc_core::sc_time l)
+      : sc_core::sc_module(n), latency(l) {
     in.register_b_transport(this, &FixedLatencyTarget::transport);
   }
   void transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-    if (t.is_write() && t.get_address() >= addr::kCompletionRing && t.get_data_length() == cmdset::kCompletionBytes)
+    if (t.is_write() && t.get_address() >= addr::kCompletionRing &&
+        t.get_data_length() == cmdset::kCompletionBytes)
       completions.push_back(cmdset::decode_completion(t.get_data_ptr()));
     delay += latency;
     t.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -96,7 +98,8 @@ struct Bench {
       d.length = kBurst;
       uint8_t bytes[cmdset::kDescriptorBytes];
       cmdset::encode(d, bytes);
-      write(addr::kRingBase + k * uint64_t{cmdset::kDescriptorBytes}, bytes, cmdset::kDescriptorBytes);
+      write(addr::kRingBase + k * uint64_t{cmdset::kDescriptorBytes}, bytes,
+            cmdset::kDescriptorBytes);
     }
     uint8_t db[cmdset::kDoorbellBytes];
     cmdset::encode(cmdset::Doorbell{kCommands}, db);
@@ -139,7 +142,8 @@ TEST(ControllerQueues, ThirtyDemotesWaitForTransferQueueRoom) {
   EXPECT_EQ(b.ctrl.stats().queue_held_descriptors, kCommands - 12);
   auto accepted = [](uint32_t k) { return k < 12 ? k + 1 : leave(k - 8) + 1; };
   double held_cycles = 0;
-  for (uint32_t k = 12; k < kCommands; ++k) held_cycles += static_cast<double>(accepted(k) - (accepted(k - 1) + 1));
+  for (uint32_t k = 12; k < kCommands; ++k)
+    held_cycles += static_cast<double>(accepted(k) - (accepted(k - 1) + 1));
   EXPECT_EQ(held_cycles, 994 + 4 * 995 + 13);  // the four slot waits of 995 cycles, 13 of one
   EXPECT_NEAR(b.ctrl.stats().queue_held_s, held_cycles * 1e-9, 1e-15);
 }

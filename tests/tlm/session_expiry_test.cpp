@@ -28,7 +28,7 @@ TEST(SessionExpiry, AReturnCancelsAndALaterTurnRestartsTheClock) {
   e.finished(1, 0.0, {11});
   e.arrived(1);  // back at some time before 10 s
   EXPECT_TRUE(e.take_ended(100.0).empty());
-  e.finished(1, 100.0, {11, 12, 13});  // its next turn finishes
+  e.finished(1, 100.0, {11, 12, 13});      // its next turn finishes
   e.finished(1, 105.0, {11, 12, 13, 14});  // and another: only the latest counts
   EXPECT_EQ(e.pending(), 1u);
   EXPECT_TRUE(e.take_ended(114.0).empty());

@@ -17,7 +17,9 @@ namespace {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-TEST(SimTime, ResolutionIsTheOnePicosecondTheHelpersAssume) { EXPECT_NO_THROW(check_time_resolution()); }
+TEST(SimTime, ResolutionIsTheOnePicosecondTheHelpersAssume) {
+  EXPECT_NO_THROW(check_time_resolution());
+}
 
 TEST(SimTime, SecondsAndNanosecondsRoundAsSystemCDoes) {
   std::mt19937_64 rng(7);

@@ -48,7 +48,8 @@ struct HostMemory : sc_core::sc_module {
     in.register_b_transport(this, &HostMemory::transport);
   }
   void transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-    completions.emplace_back(cmdset::decode_completion(t.get_data_ptr()), sc_core::sc_time_stamp() + delay);
+    completions.emplace_back(cmdset::decode_completion(t.get_data_ptr()),
+                             sc_core::sc_time_stamp() + delay);
     t.set_response_status(tlm::TLM_OK_RESPONSE);
   }
 };
@@ -59,7 +60,8 @@ TEST(SimpleLink, FiveMiBWriteTakesSerialisationPlusLatencyPlusMemory) {
   Initiator dma("dma");
   Link link("link", std::make_unique<SimpleLinkProtocol>(simple_x16()));
   const double hbm_bytes_per_s = 4800e9 * 0.84;
-  MemoryTarget hbm("hbm", hbm_bytes_per_s, sc_core::sc_time(500, sc_core::SC_NS), 141'000'000'000ull);
+  MemoryTarget hbm("hbm", hbm_bytes_per_s, sc_core::sc_time(500, sc_core::SC_NS),
+                   141'000'000'000ull);
   Initiator unused("unused");
   HostMemory sink("sink");
   dma.out.bind(link.device_in);
@@ -68,8 +70,8 @@ TEST(SimpleLink, FiveMiBWriteTakesSerialisationPlusLatencyPlusMemory) {
   link.device_out.bind(sink.in);
 
   std::vector<uint8_t> data(kBlock);
-  const sc_core::sc_time done =
-      transact(dma.out, tlm::TLM_WRITE_COMMAND, 0, data.data(), kBlock, TxnClass::PayloadWrite, sc_core::SC_ZERO_TIME);
+  const sc_core::sc_time done = transact(dma.out, tlm::TLM_WRITE_COMMAND, 0, data.data(), kBlock,
+                                         TxnClass::PayloadWrite, sc_core::SC_ZERO_TIME);
 
   // 5 MiB in 256 B transactions: 20,480 of them, each with 24 B of header and framing.
   const double wire_bytes = kBlock + 20480.0 * 24;
@@ -83,7 +85,7 @@ TEST(SimpleLink, FiveMiBWriteTakesSerialisationPlusLatencyPlusMemory) {
 
 TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
   CtrlConfig cc;
-  cc.clock_mhz = 1000;          // 1 ns cycles
+  cc.clock_mhz = 1000;  // 1 ns cycles
   cc.dma_engines = 1;
   cc.max_burst_bytes = kBlock;  // one burst: the arithmetic stays store-and-forward
   cc.intake_cycles = 4;
@@ -93,7 +95,8 @@ TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
   DataPlaneController ctrl("ctrl", cc);
   const double tier_bytes_per_s = 76.8e9, hbm_bytes_per_s = 4800e9 * 0.84;
   MemoryTarget tier("tier", tier_bytes_per_s, sc_core::sc_time(110, sc_core::SC_NS), 1ull << 38);
-  MemoryTarget hbm("hbm", hbm_bytes_per_s, sc_core::sc_time(500, sc_core::SC_NS), 141'000'000'000ull);
+  MemoryTarget hbm("hbm", hbm_bytes_per_s, sc_core::sc_time(500, sc_core::SC_NS),
+                   141'000'000'000ull);
   HostMemory host_mem("host_mem");
   AddressRouter bus("bus");
   host.out.bind(link.host_in);
@@ -105,16 +108,19 @@ TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
   bus.out.bind(hbm.in);
   bus.add_window(addr::kHostMemBase, addr::kHostMemSize);
   bus.out.bind(host_mem.in);
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // ends elaboration: multi-sockets resolve their bindings
+  sc_core::sc_start(
+      sc_core::SC_ZERO_TIME);  // ends elaboration: multi-sockets resolve their bindings
 
   // Posts one descriptor and rings the doorbell at `at`.
   auto post = [&](const cmdset::Descriptor& d, uint32_t slot, const sc_core::sc_time& at) {
     uint8_t bytes[64];
     cmdset::encode(d, bytes);
-    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + slot * 64ull, bytes, 64, TxnClass::DescriptorWrite, at);
+    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + slot * 64ull, bytes, 64,
+             TxnClass::DescriptorWrite, at);
     uint8_t db[8];
     cmdset::encode(cmdset::Doorbell{slot + 1}, db);
-    return transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, db, 8, TxnClass::Doorbell, at);
+    return transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, db, 8, TxnClass::Doorbell,
+                    at);
   };
   cmdset::Descriptor demote;
   demote.opcode = cmdset::Opcode::DEMOTE;
@@ -138,8 +144,9 @@ TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
   EXPECT_EQ(c.ts_lookup_done - c.ts_accepted, 2u);  // the SRAM read latency
   // Promotion: tier read, then the burst crosses the link upstream and is written into HBM.
   const double wire = kBlock + 20480.0 * 24;
-  const double expected_ns = (kBlock / tier_bytes_per_s + 110e-9 + wire / kLinkBytesPerS + 80e-9 + kBlock / hbm_bytes_per_s +
-                              500e-9) * 1e9;
+  const double expected_ns = (kBlock / tier_bytes_per_s + 110e-9 + wire / kLinkBytesPerS + 80e-9 +
+                              kBlock / hbm_bytes_per_s + 500e-9) *
+                             1e9;
   // As in the RTL engine, the transfer is pushed into the transfer queue at the lookup's
   // commit, leaves it the next cycle and its burst goes out the cycle after: 2 cycles (ns).
   EXPECT_NEAR(static_cast<double>(c.ts_transfer_done), c.ts_lookup_done + 2 + expected_ns, 1.0);
@@ -149,7 +156,8 @@ TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
   again.tag = 2;
   post(again, 2, sc_core::sc_time(20, sc_core::SC_MS));
   ASSERT_EQ(host_mem.completions.size(), 3u);
-  EXPECT_EQ(host_mem.completions[2].first.flags, static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP));
+  EXPECT_EQ(host_mem.completions[2].first.flags,
+            static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP));
   EXPECT_EQ(host_mem.completions[2].first.bursts, 0u);
   EXPECT_EQ(ctrl.stats().bursts, 2u);
 }

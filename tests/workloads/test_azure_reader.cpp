@@ -47,8 +47,10 @@ TEST(AzureReader, ReadsBundledExcerpt) {
 TEST(AzureReader, ParsesWallClockTimestamps) {
   EXPECT_EQ(parse_wall_clock_ns("1970-01-01 00:00:00"), 0);
   EXPECT_EQ(parse_wall_clock_ns("1970-01-02 00:00:01.5"), 86401500000000);
-  EXPECT_EQ(parse_wall_clock_ns("2024-03-01 00:00:00") - parse_wall_clock_ns("2024-02-28 00:00:00"), 2 * 86400000000000);
-  EXPECT_EQ(parse_wall_clock_ns("2023-11-16 18:17:04.0319600") - parse_wall_clock_ns("2023-11-16 18:17:03.9799600"),
+  EXPECT_EQ(parse_wall_clock_ns("2024-03-01 00:00:00") - parse_wall_clock_ns("2024-02-28 00:00:00"),
+            2 * 86400000000000);
+  EXPECT_EQ(parse_wall_clock_ns("2023-11-16 18:17:04.0319600") -
+                parse_wall_clock_ns("2023-11-16 18:17:03.9799600"),
             52000000);
   EXPECT_THROW(parse_wall_clock_ns("2023-02-29 00:00:00"), LineError);
   EXPECT_THROW(parse_wall_clock_ns("2023-11-16T18:17:04"), LineError);
@@ -61,7 +63,8 @@ TEST(AzureReader, WindowAndTenants) {
   EXPECT_EQ(w.tenants, 2u);
   EXPECT_EQ(w.requests[0].tenant, 0u);
   EXPECT_EQ(w.requests[1].tenant, 1u);
-  EXPECT_CONTAINS(load_error("azure:" + bundled(kExcerpt) + ",tenant=field:ContextTokens"), "no field to take tenants from");
+  EXPECT_CONTAINS(load_error("azure:" + bundled(kExcerpt) + ",tenant=field:ContextTokens"),
+                  "no field to take tenants from");
 }
 
 class AzureBadLine : public ::testing::Test {
@@ -76,7 +79,8 @@ class AzureBadLine : public ::testing::Test {
 };
 
 TEST_F(AzureBadLine, WrongFieldCount) {
-  EXPECT_CONTAINS(error_for("2023-11-16 18:17:04.0,10\n"), at_line_3() + "2 fields, the header has 3");
+  EXPECT_CONTAINS(error_for("2023-11-16 18:17:04.0,10\n"),
+                  at_line_3() + "2 fields, the header has 3");
 }
 
 TEST_F(AzureBadLine, MissingValue) {
@@ -84,11 +88,13 @@ TEST_F(AzureBadLine, MissingValue) {
 }
 
 TEST_F(AzureBadLine, NotANumber) {
-  EXPECT_CONTAINS(error_for("2023-11-16 18:17:04.0,many,10\n"), at_line_3() + "ContextTokens 'many' is not a number");
+  EXPECT_CONTAINS(error_for("2023-11-16 18:17:04.0,many,10\n"),
+                  at_line_3() + "ContextTokens 'many' is not a number");
 }
 
 TEST_F(AzureBadLine, NegativeLength) {
-  EXPECT_CONTAINS(error_for("2023-11-16 18:17:04.0,100,-3\n"), at_line_3() + "negative GeneratedTokens -3");
+  EXPECT_CONTAINS(error_for("2023-11-16 18:17:04.0,100,-3\n"),
+                  at_line_3() + "negative GeneratedTokens -3");
 }
 
 // 3.1 billion tokens fits a uint32 but no context window: rejected before its block keys are made.
@@ -98,27 +104,33 @@ TEST_F(AzureBadLine, TokenCountBeyondAnyContextWindow) {
 }
 
 TEST_F(AzureBadLine, BadTimestamp) {
-  EXPECT_CONTAINS(error_for("16/11/2023 18:17:04,100,3\n"), at_line_3() + "TIMESTAMP '16/11/2023 18:17:04' is not YYYY-MM-DD");
+  EXPECT_CONTAINS(error_for("16/11/2023 18:17:04,100,3\n"),
+                  at_line_3() + "TIMESTAMP '16/11/2023 18:17:04' is not YYYY-MM-DD");
 }
 
 TEST_F(AzureBadLine, NonMonotonicTimestamp) {
-  EXPECT_CONTAINS(error_for("2023-11-16 18:17:03.0000000,100,3\n"), at_line_3() + "TIMESTAMP 2023-11-16 18:17:03.0000000 is earlier");
+  EXPECT_CONTAINS(error_for("2023-11-16 18:17:03.0000000,100,3\n"),
+                  at_line_3() + "TIMESTAMP 2023-11-16 18:17:03.0000000 is earlier");
 }
 
 TEST_F(AzureBadLine, UnterminatedQuote) {
-  EXPECT_CONTAINS(error_for("\"2023-11-16 18:17:04.0,100,3\n"), at_line_3() + "unterminated quoted field 1");
+  EXPECT_CONTAINS(error_for("\"2023-11-16 18:17:04.0,100,3\n"),
+                  at_line_3() + "unterminated quoted field 1");
 }
 
 TEST(AzureReader, HeaderErrorsAreFatalEvenWhenLenient) {
-  const std::string path = scratch_file("h.csv", "TIMESTAMP,Context,GeneratedTokens\n2023-11-16 18:17:03.9799600,4808,10\n");
-  EXPECT_CONTAINS(load_error("azure:" + path + ",lenient"), path + ":1: header has no column 'ContextTokens'");
+  const std::string path = scratch_file(
+      "h.csv", "TIMESTAMP,Context,GeneratedTokens\n2023-11-16 18:17:03.9799600,4808,10\n");
+  EXPECT_CONTAINS(load_error("azure:" + path + ",lenient"),
+                  path + ":1: header has no column 'ContextTokens'");
   const std::string empty = scratch_file("e.csv", "");
   EXPECT_CONTAINS(load_error("azure:" + empty), empty + ": empty file");
 }
 
 TEST(AzureReader, LenientSkipsAndCounts) {
-  const std::string path = scratch_file("l.csv", kHeader + "2023-11-16 18:17:03.9799600,4808,10\nbroken\n" +
-                                                     "2023-11-16 18:17:05.0,100,-1\n2023-11-16 18:17:06.0,100,1\r\n");
+  const std::string path =
+      scratch_file("l.csv", kHeader + "2023-11-16 18:17:03.9799600,4808,10\nbroken\n" +
+                                "2023-11-16 18:17:05.0,100,-1\n2023-11-16 18:17:06.0,100,1\r\n");
   const Workload w = load_workload("azure:" + path + ",lenient=1", {});
   EXPECT_EQ(w.requests.size(), 2u);
   EXPECT_EQ(w.skipped_lines, 2u);

@@ -17,13 +17,15 @@ using testing::scratch_file;
 
 const std::string kSlice = "burstgpt/burstgpt3_slice.csv";
 const std::string kHeader =
-    "Timestamp,Session ID,Elapsed time,Model,Request tokens,Response tokens,Total tokens,Log Type\n";
+    "Timestamp,Session ID,Elapsed time,Model,Request tokens,Response tokens,Total tokens,Log "
+    "Type\n";
 
 Workload load(const std::string& spec_tail) { return load_workload("burstgpt:" + spec_tail, {}); }
 
 TEST(BurstGptReader, FailedRequestStopsTheReadByDefault) {
   const std::string path = bundled(kSlice);
-  EXPECT_CONTAINS(load_error("burstgpt:" + path), path + ":117: failed request (Response tokens 0)");
+  EXPECT_CONTAINS(load_error("burstgpt:" + path),
+                  path + ":117: failed request (Response tokens 0)");
   // Lenient mode is about malformed lines; a failed request is well-formed data.
   EXPECT_CONTAINS(load_error("burstgpt:" + path + ",lenient"), path + ":117: failed request");
 }
@@ -47,9 +49,11 @@ TEST(BurstGptReader, ReadsBundledSliceSkippingFailed) {
   EXPECT_EQ(second.session, first.session);
   EXPECT_EQ(second.turn, 1u);
   ASSERT_EQ(second.prefix_hashes.size(), 1631u / 16u);
-  for (size_t b = 0; b < first.prefix_hashes.size(); ++b) EXPECT_EQ(second.prefix_hashes[b], first.prefix_hashes[b]);
+  for (size_t b = 0; b < first.prefix_hashes.size(); ++b)
+    EXPECT_EQ(second.prefix_hashes[b], first.prefix_hashes[b]);
   // Blocks the first turn's answer filled are the session's decode keys.
-  for (uint64_t b = 906 / 16; b < (906 + 446) / 16; ++b) EXPECT_EQ(second.prefix_hashes[b], decode_block_key(first.session, b));
+  for (uint64_t b = 906 / 16; b < (906 + 446) / 16; ++b)
+    EXPECT_EQ(second.prefix_hashes[b], decode_block_key(first.session, b));
   // The busiest session of the slice has 24 turns; API log rows (empty Session ID) stand alone.
   std::map<uint64_t, int> turns;
   for (const auto& r : w.requests) ++turns[r.session];
@@ -84,8 +88,8 @@ TEST(BurstGptReader, ContextNoneSharesNothing) {
 TEST(BurstGptReader, TruncatedContextStartsAFreshEpoch) {
   const std::string path = scratch_file(
       "t.csv", kHeader + "10,s1,1,ChatGPT,100,60,160,Conversation log\n" +  // context 160
-                   "20,s1,1,ChatGPT,200,10,210,Conversation log\n" +           // 200 >= 160: carries
-                   "30,s1,1,ChatGPT,64,10,74,Conversation log\n");             // 64 < 210: rebuilt
+                   "20,s1,1,ChatGPT,200,10,210,Conversation log\n" +        // 200 >= 160: carries
+                   "30,s1,1,ChatGPT,64,10,74,Conversation log\n");          // 64 < 210: rebuilt
   const Workload w = load(path);
   ASSERT_EQ(w.requests.size(), 3u);
   EXPECT_EQ(w.requests[1].prefix_hashes[3], w.requests[0].prefix_hashes[3]);
@@ -99,14 +103,15 @@ TEST(BurstGptReader, TenantsFromTheModelColumn) {
   EXPECT_EQ(w.tenants, 2u);
   EXPECT_EQ(w.requests[0].tenant, 0u);  // GPT-4 appears first
   EXPECT_EQ(w.requests[1].tenant, 1u);  // ChatGPT
-  EXPECT_CONTAINS(load_error("burstgpt:" + bundled(kSlice) + ",tenant=field:User"), ":1: tenant=field:User names no column");
+  EXPECT_CONTAINS(load_error("burstgpt:" + bundled(kSlice) + ",tenant=field:User"),
+                  ":1: tenant=field:User names no column");
 }
 
 class BurstGptBadLine : public ::testing::Test {
  protected:
   std::string error_for(const std::string& bad_line) {
-    path_ = scratch_file("bad.csv", kHeader + "10,s1,1,ChatGPT,100,60,160,Conversation log\n" + bad_line +
-                                        "30,s1,1,ChatGPT,300,60,360,Conversation log\n");
+    path_ = scratch_file("bad.csv", kHeader + "10,s1,1,ChatGPT,100,60,160,Conversation log\n" +
+                                        bad_line + "30,s1,1,ChatGPT,300,60,360,Conversation log\n");
     return load_error("burstgpt:" + path_);
   }
   std::string at_line_3() const { return path_ + ":3: "; }
@@ -118,11 +123,13 @@ TEST_F(BurstGptBadLine, WrongFieldCount) {
 }
 
 TEST_F(BurstGptBadLine, NotANumber) {
-  EXPECT_CONTAINS(error_for("soon,s1,1,ChatGPT,100,60,160,Conversation log\n"), at_line_3() + "Timestamp 'soon' is not a number");
+  EXPECT_CONTAINS(error_for("soon,s1,1,ChatGPT,100,60,160,Conversation log\n"),
+                  at_line_3() + "Timestamp 'soon' is not a number");
 }
 
 TEST_F(BurstGptBadLine, NegativeLength) {
-  EXPECT_CONTAINS(error_for("20,s1,1,ChatGPT,-100,60,-40,Conversation log\n"), at_line_3() + "negative Request tokens -100");
+  EXPECT_CONTAINS(error_for("20,s1,1,ChatGPT,-100,60,-40,Conversation log\n"),
+                  at_line_3() + "negative Request tokens -100");
 }
 
 TEST_F(BurstGptBadLine, InconsistentTotal) {
@@ -131,18 +138,22 @@ TEST_F(BurstGptBadLine, InconsistentTotal) {
 }
 
 TEST_F(BurstGptBadLine, NonMonotonicTimestamp) {
-  EXPECT_CONTAINS(error_for("5,s1,1,ChatGPT,100,60,160,Conversation log\n"), at_line_3() + "Timestamp 5.0 s is earlier");
+  EXPECT_CONTAINS(error_for("5,s1,1,ChatGPT,100,60,160,Conversation log\n"),
+                  at_line_3() + "Timestamp 5.0 s is earlier");
 }
 
 TEST(BurstGptReader, MissingColumnIsFatal) {
-  const std::string path = scratch_file("h.csv", "Timestamp,Session ID,Request tokens\n10,s1,100\n");
-  EXPECT_CONTAINS(load_error("burstgpt:" + path + ",lenient"), path + ":1: header has no column 'Response tokens'");
+  const std::string path =
+      scratch_file("h.csv", "Timestamp,Session ID,Request tokens\n10,s1,100\n");
+  EXPECT_CONTAINS(load_error("burstgpt:" + path + ",lenient"),
+                  path + ":1: header has no column 'Response tokens'");
 }
 
 TEST(BurstGptReader, LenientSkipsAndCounts) {
-  const std::string path = scratch_file("l.csv", kHeader + "10,s1,1,ChatGPT,100,60,160,Conversation log\n" +
-                                                     "oops\n5,s1,1,ChatGPT,100,60,160,Conversation log\n" +
-                                                     "30,s1,1,ChatGPT,300,60,360,Conversation log\n");
+  const std::string path =
+      scratch_file("l.csv", kHeader + "10,s1,1,ChatGPT,100,60,160,Conversation log\n" +
+                                "oops\n5,s1,1,ChatGPT,100,60,160,Conversation log\n" +
+                                "30,s1,1,ChatGPT,300,60,360,Conversation log\n");
   const Workload w = load(path + ",lenient");
   EXPECT_EQ(w.requests.size(), 2u);
   EXPECT_EQ(w.skipped_lines, 2u);

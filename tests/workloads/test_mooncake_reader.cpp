@@ -20,14 +20,15 @@ const std::string kExcerpt = "mooncake/conversation_trace_head1000.jsonl";
 
 std::string line(uint64_t ms, uint32_t input, uint32_t output, const std::vector<uint64_t>& ids) {
   std::ostringstream os;
-  os << "{\"timestamp\": " << ms << ", \"input_length\": " << input << ", \"output_length\": " << output
-     << ", \"hash_ids\": [";
+  os << "{\"timestamp\": " << ms << ", \"input_length\": " << input
+     << ", \"output_length\": " << output << ", \"hash_ids\": [";
   for (size_t i = 0; i < ids.size(); ++i) os << (i ? ", " : "") << ids[i];
   os << "]}\n";
   return os.str();
 }
 
-Workload load(const std::string& path, const std::string& options = "", uint32_t block_tokens = 16) {
+Workload load(const std::string& path, const std::string& options = "",
+              uint32_t block_tokens = 16) {
   LoadOptions o;
   o.block_tokens = block_tokens;
   return load_workload("mooncake:" + path + options, o);
@@ -55,7 +56,8 @@ TEST(MooncakeReader, ReadsBundledExcerpt) {
   EXPECT_NE(w.requests[1].session, first.session);
   // The last line's timestamp is 330000 ms.
   EXPECT_DOUBLE_EQ(w.requests.back().arrival_s, 330.0);
-  for (size_t i = 1; i < w.requests.size(); ++i) EXPECT_LE(w.requests[i - 1].arrival_s, w.requests[i].arrival_s);
+  for (size_t i = 1; i < w.requests.size(); ++i)
+    EXPECT_LE(w.requests[i - 1].arrival_s, w.requests[i].arrival_s);
 }
 
 TEST(MooncakeReader, ExcerptSessionsMatchTheDocumentedInference) {
@@ -82,7 +84,8 @@ TEST(MooncakeReader, ExcerptSessionsMatchTheDocumentedInference) {
 TEST(MooncakeReader, MapsTraceBlocksOntoTheKvtierBlockSize) {
   const std::string path = scratch_file("t.jsonl", line(0, 1100, 5, {7, 8, 9}));
   const Workload at512 = load(path, "", 512);
-  ASSERT_EQ(at512.requests[0].prefix_hashes.size(), 2u);  // the partial third block (76 tokens) gives none
+  ASSERT_EQ(at512.requests[0].prefix_hashes.size(),
+            2u);  // the partial third block (76 tokens) gives none
   EXPECT_EQ(at512.requests[0].prefix_hashes[1], trace_block_key(8, 0));
   const Workload at64 = load(path, "", 64);
   // 2 x 8 keys for the full blocks + floor(76 / 64) = 1 from the partial one.
@@ -98,18 +101,20 @@ TEST(MooncakeReader, RejectsBlockSizesThatDoNotDivide512) {
   for (const uint32_t bad : {24u, 1024u}) {
     LoadOptions o;
     o.block_tokens = bad;
-    EXPECT_CONTAINS(load_error("mooncake:" + path, o), "does not divide the trace's 512-token blocks");
+    EXPECT_CONTAINS(load_error("mooncake:" + path, o),
+                    "does not divide the trace's 512-token blocks");
   }
 }
 
 TEST(MooncakeReader, InfersTurnsFromExtendedBlockChains) {
   const std::string path = scratch_file(
-      "t.jsonl", line(0, 1100, 50, {0, 1, 2})        // A turn 0: full chain [0,1]
-                     + line(1000, 2000, 50, {0, 1, 3, 4})  // A turn 1: extends [0,1]
-                     + line(2000, 700, 50, {0, 5})     // B: full chain [0] ends in shared block 0
-                     + line(3000, 900, 50, {0, 6})     // C: starts with [0] but that is no conversation
-                     + line(4000, 2600, 50, {0, 1, 3, 4, 10, 11})  // A turn 2: extends [0,1,3]
-                     + line(5000, 1600, 50, {0, 1, 12, 13}));      // D: extends [0,1], already continued
+      "t.jsonl",
+      line(0, 1100, 50, {0, 1, 2})              // A turn 0: full chain [0,1]
+          + line(1000, 2000, 50, {0, 1, 3, 4})  // A turn 1: extends [0,1]
+          + line(2000, 700, 50, {0, 5})         // B: full chain [0] ends in shared block 0
+          + line(3000, 900, 50, {0, 6})         // C: starts with [0] but that is no conversation
+          + line(4000, 2600, 50, {0, 1, 3, 4, 10, 11})  // A turn 2: extends [0,1,3]
+          + line(5000, 1600, 50, {0, 1, 12, 13}));      // D: extends [0,1], already continued
   const Workload w = load(path);
   ASSERT_EQ(w.requests.size(), 6u);
   const auto& r = w.requests;
@@ -142,7 +147,8 @@ TEST(MooncakeReader, WindowLimitAndRateScale) {
 
   const Workload limited = load(bundled(kExcerpt), ",limit=10,rate_scale=2");
   ASSERT_EQ(limited.requests.size(), 10u);
-  for (size_t i = 0; i < 10; ++i) EXPECT_DOUBLE_EQ(limited.requests[i].arrival_s, full.requests[i].arrival_s / 2);
+  for (size_t i = 0; i < 10; ++i)
+    EXPECT_DOUBLE_EQ(limited.requests[i].arrival_s, full.requests[i].arrival_s / 2);
 }
 
 TEST(MooncakeReader, AssignsTenantsBySession) {
@@ -160,15 +166,18 @@ TEST(MooncakeReader, AssignsTenantsBySession) {
   for (const auto& r : hashed.requests) seen.at(r.tenant) = 1;
   EXPECT_EQ(seen, std::vector<int>({1, 1, 1}));
   EXPECT_EQ(rr.requests[0].tenant, 0u);
-  EXPECT_EQ(testing::workload_digest(hashed), testing::workload_digest(load(bundled(kExcerpt), ",tenants=3,tenant=hashed")));
-  EXPECT_CONTAINS(load_error("mooncake:" + bundled(kExcerpt) + ",tenant=field:user"), "no field to take tenants from");
+  EXPECT_EQ(testing::workload_digest(hashed),
+            testing::workload_digest(load(bundled(kExcerpt), ",tenants=3,tenant=hashed")));
+  EXPECT_CONTAINS(load_error("mooncake:" + bundled(kExcerpt) + ",tenant=field:user"),
+                  "no field to take tenants from");
 }
 
 // One test per class of bad line; each message names the file and the line.
 class MooncakeBadLine : public ::testing::Test {
  protected:
   std::string error_for(const std::string& bad_line) {
-    path_ = scratch_file("bad.jsonl", line(0, 600, 5, {0, 1}) + line(10, 600, 5, {0, 2}) + bad_line + line(30, 600, 5, {0, 3}));
+    path_ = scratch_file("bad.jsonl", line(0, 600, 5, {0, 1}) + line(10, 600, 5, {0, 2}) +
+                                          bad_line + line(30, 600, 5, {0, 3}));
     return load_error("mooncake:" + path_);
   }
   std::string at_line_3() const { return path_ + ":3: "; }
@@ -180,7 +189,9 @@ TEST_F(MooncakeBadLine, MalformedJson) {
   EXPECT_CONTAINS(e, at_line_3() + "not valid JSON");
 }
 
-TEST_F(MooncakeBadLine, NotAnObject) { EXPECT_CONTAINS(error_for("[1, 2]\n"), at_line_3() + "not a JSON object"); }
+TEST_F(MooncakeBadLine, NotAnObject) {
+  EXPECT_CONTAINS(error_for("[1, 2]\n"), at_line_3() + "not a JSON object");
+}
 
 TEST_F(MooncakeBadLine, EmptyLine) { EXPECT_CONTAINS(error_for("\n"), at_line_3() + "empty line"); }
 
@@ -190,36 +201,43 @@ TEST_F(MooncakeBadLine, MissingField) {
 }
 
 TEST_F(MooncakeBadLine, WrongType) {
-  EXPECT_CONTAINS(error_for("{\"timestamp\": 20, \"input_length\": \"600\", \"output_length\": 5, \"hash_ids\": [0, 1]}\n"),
+  EXPECT_CONTAINS(error_for("{\"timestamp\": 20, \"input_length\": \"600\", \"output_length\": 5, "
+                            "\"hash_ids\": [0, 1]}\n"),
                   at_line_3() + "field 'input_length' is not a number");
 }
 
 TEST_F(MooncakeBadLine, NegativeLength) {
-  EXPECT_CONTAINS(error_for("{\"timestamp\": 20, \"input_length\": 600, \"output_length\": -5, \"hash_ids\": [0, 1]}\n"),
+  EXPECT_CONTAINS(error_for("{\"timestamp\": 20, \"input_length\": 600, \"output_length\": -5, "
+                            "\"hash_ids\": [0, 1]}\n"),
                   at_line_3() + "negative output_length -5");
 }
 
 TEST_F(MooncakeBadLine, FractionalLength) {
-  EXPECT_CONTAINS(error_for("{\"timestamp\": 20, \"input_length\": 600.5, \"output_length\": 5, \"hash_ids\": [0, 1]}\n"),
+  EXPECT_CONTAINS(error_for("{\"timestamp\": 20, \"input_length\": 600.5, \"output_length\": 5, "
+                            "\"hash_ids\": [0, 1]}\n"),
                   at_line_3() + "input_length 600.5 is not a whole number");
 }
 
 TEST_F(MooncakeBadLine, NonMonotonicTimestamp) {
-  EXPECT_CONTAINS(error_for(line(5, 600, 5, {0, 4})), at_line_3() + "timestamp 5.0 ms is earlier than the previous request's 10.0 ms");
+  EXPECT_CONTAINS(error_for(line(5, 600, 5, {0, 4})),
+                  at_line_3() + "timestamp 5.0 ms is earlier than the previous request's 10.0 ms");
 }
 
 TEST_F(MooncakeBadLine, HashIdCountDisagreesWithLength) {
-  EXPECT_CONTAINS(error_for(line(20, 600, 5, {0, 1, 2})), at_line_3() + "hash_ids has 3 entries, input_length 600 needs ceil(600/512) = 2");
+  EXPECT_CONTAINS(error_for(line(20, 600, 5, {0, 1, 2})),
+                  at_line_3() + "hash_ids has 3 entries, input_length 600 needs ceil(600/512) = 2");
 }
 
 TEST_F(MooncakeBadLine, NegativeHashId) {
-  EXPECT_CONTAINS(error_for("{\"timestamp\": 20, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [0, -1]}\n"),
+  EXPECT_CONTAINS(error_for("{\"timestamp\": 20, \"input_length\": 600, \"output_length\": 5, "
+                            "\"hash_ids\": [0, -1]}\n"),
                   at_line_3() + "negative hash_ids[1] -1");
 }
 
 TEST(MooncakeReader, LenientSkipsAndCountsBadLines) {
-  const std::string path = scratch_file("bad.jsonl", line(0, 600, 5, {0, 1}) + "not json\n" + line(20, 600, -0, {0, 2}) +
-                                                         line(10, 600, 5, {0, 3}) + line(30, 600, 5, {0, 4}));
+  const std::string path =
+      scratch_file("bad.jsonl", line(0, 600, 5, {0, 1}) + "not json\n" + line(20, 600, -0, {0, 2}) +
+                                    line(10, 600, 5, {0, 3}) + line(30, 600, 5, {0, 4}));
   const Workload w = load(path, ",lenient");
   EXPECT_EQ(w.requests.size(), 3u);
   EXPECT_EQ(w.skipped_lines, 2u);
@@ -232,7 +250,8 @@ TEST(MooncakeReader, LenientSkipsAndCountsBadLines) {
 }
 
 TEST(MooncakeReader, MissingFileNamesThePath) {
-  EXPECT_CONTAINS(load_error("mooncake:/nonexistent/trace.jsonl"), "/nonexistent/trace.jsonl: cannot open");
+  EXPECT_CONTAINS(load_error("mooncake:/nonexistent/trace.jsonl"),
+                  "/nonexistent/trace.jsonl: cannot open");
 }
 
 }  // namespace

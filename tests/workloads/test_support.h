@@ -11,12 +11,15 @@
 
 namespace kvtier::workload::testing {
 
-inline std::string bundled(const std::string& relative) { return std::string(KVTIER_BUNDLED_TRACES) + "/" + relative; }
+inline std::string bundled(const std::string& relative) {
+  return std::string(KVTIER_BUNDLED_TRACES) + "/" + relative;
+}
 
 // Writes `content` to a file under the test temp directory; the name includes the running test.
 inline std::string scratch_file(const std::string& name, const std::string& content) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = ::testing::TempDir() + "kvtier_" + info->test_suite_name() + "_" + info->name() + "_" + name;
+  const std::string path =
+      ::testing::TempDir() + "kvtier_" + info->test_suite_name() + "_" + info->name() + "_" + name;
   std::ofstream out(path, std::ios::binary);
   out << content;
   return path;
@@ -33,8 +36,9 @@ inline std::string load_error(const std::string& spec, const LoadOptions& option
   return "";
 }
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "'" << (text) << "' lacks '" << (part) << "'"
+#define EXPECT_CONTAINS(text, part)                          \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) \
+      << "'" << (text) << "' lacks '" << (part) << "'"
 
 // FNV-1a over every field of every request (arrival times by their bits).
 inline uint64_t workload_digest(const Workload& w) {
@@ -49,8 +53,14 @@ inline uint64_t workload_digest(const Workload& w) {
   for (const auto& r : w.requests) {
     uint64_t bits = 0;
     std::memcpy(&bits, &r.arrival_s, sizeof bits);
-    mix(r.id); mix(bits); mix(r.tenant); mix(r.session); mix(r.turn);
-    mix(r.prompt_tokens); mix(r.output_tokens); mix(r.last_turn);
+    mix(r.id);
+    mix(bits);
+    mix(r.tenant);
+    mix(r.session);
+    mix(r.turn);
+    mix(r.prompt_tokens);
+    mix(r.output_tokens);
+    mix(r.last_turn);
     mix(r.prefix_hashes.size());
     for (const auto k : r.prefix_hashes) mix(k);
   }

@@ -30,13 +30,20 @@ TEST(Synthetic, DefaultParametersKeepTheTunedStream) {
 
 TEST(Synthetic, CvOneIsThePoissonStreamForGammaAndWeibull) {
   const uint64_t poisson = workload_digest(load_workload("synthetic:", {}));
-  EXPECT_EQ(workload_digest(load_workload("synthetic:arrival_distribution=weibull,arrival_cv=1", {})), poisson);
-  EXPECT_EQ(workload_digest(load_workload("synthetic:think_distribution=weibull,think_time_cv=1", {})), poisson);
-  EXPECT_NE(workload_digest(load_workload("synthetic:arrival_distribution=lognormal,arrival_cv=1", {})), poisson);
+  EXPECT_EQ(
+      workload_digest(load_workload("synthetic:arrival_distribution=weibull,arrival_cv=1", {})),
+      poisson);
+  EXPECT_EQ(
+      workload_digest(load_workload("synthetic:think_distribution=weibull,think_time_cv=1", {})),
+      poisson);
+  EXPECT_NE(
+      workload_digest(load_workload("synthetic:arrival_distribution=lognormal,arrival_cv=1", {})),
+      poisson);
 }
 
 TEST(Synthetic, SameSeedSameWorkloadOtherSeedOther) {
-  const std::string spec = "synthetic:sessions=50,arrival_cv=3,think_distribution=lognormal,think_time_cv=2";
+  const std::string spec =
+      "synthetic:sessions=50,arrival_cv=3,think_distribution=lognormal,think_time_cv=2";
   LoadOptions a, b;
   b.seed = 2;
   EXPECT_EQ(workload_digest(load_workload(spec, a)), workload_digest(load_workload(spec, a)));
@@ -64,8 +71,9 @@ std::vector<double> session_gaps(const Workload& w) {
 TEST(Synthetic, ArrivalCvShapesSessionInterArrivals) {
   for (const char* shape : {"gamma", "weibull", "lognormal"}) {
     for (const double cv : {0.5, 3.0}) {
-      const std::string spec = std::string("synthetic:sessions=20000,turns_mean=1,arrival_distribution=") + shape +
-                               ",arrival_cv=" + std::to_string(cv);
+      const std::string spec =
+          std::string("synthetic:sessions=20000,turns_mean=1,arrival_distribution=") + shape +
+          ",arrival_cv=" + std::to_string(cv);
       const Workload w = load_workload(spec, {});
       const auto gaps = session_gaps(w);
       double mean = 0;
@@ -76,7 +84,8 @@ TEST(Synthetic, ArrivalCvShapesSessionInterArrivals) {
     }
   }
   // cv = 0: evenly spaced.
-  const auto even = session_gaps(load_workload("synthetic:sessions=100,turns_mean=1,arrival_cv=0", {}));
+  const auto even =
+      session_gaps(load_workload("synthetic:sessions=100,turns_mean=1,arrival_cv=0", {}));
   for (const double g : even) EXPECT_NEAR(g, 0.5, 1e-9);
 }
 
@@ -103,28 +112,36 @@ TEST(Synthetic, ThinkTimeDistribution) {
 
 TEST(Synthetic, WeibullShapeForCv) {
   EXPECT_NEAR(weibull_shape_for_cv(1.0), 1.0, 1e-9);
-  EXPECT_NEAR(weibull_shape_for_cv(0.5), 2.1013, 1e-3);   // tabulated: k = 2.1013 gives cv 0.5
+  EXPECT_NEAR(weibull_shape_for_cv(0.5), 2.1013, 1e-3);  // tabulated: k = 2.1013 gives cv 0.5
   EXPECT_NEAR(weibull_shape_for_cv(2.0), 0.5427, 1e-3);
 }
 
 TEST(Synthetic, SystemPromptPerTenantOrGlobal) {
   const Workload per_tenant = load_workload("synthetic:sessions=8,tenants=4", {});
-  const Workload global = load_workload("synthetic:sessions=8,tenants=4,system_prompt_scope=global", {});
+  const Workload global =
+      load_workload("synthetic:sessions=8,tenants=4,system_prompt_scope=global", {});
   const auto first_of_tenant = [](const Workload& w, uint32_t t) -> const Request& {
     for (const auto& r : w.requests)
       if (r.tenant == t) return r;
     throw std::runtime_error("no request of tenant");
   };
-  EXPECT_NE(first_of_tenant(per_tenant, 0).prefix_hashes[0], first_of_tenant(per_tenant, 1).prefix_hashes[0]);
-  EXPECT_EQ(first_of_tenant(global, 0).prefix_hashes[0], first_of_tenant(global, 1).prefix_hashes[0]);
-  EXPECT_EQ(first_of_tenant(global, 2).prefix_hashes[63], first_of_tenant(global, 3).prefix_hashes[63]);  // 1024/16 blocks
-  EXPECT_NE(first_of_tenant(global, 0).prefix_hashes[0], first_of_tenant(per_tenant, 0).prefix_hashes[0]);
+  EXPECT_NE(first_of_tenant(per_tenant, 0).prefix_hashes[0],
+            first_of_tenant(per_tenant, 1).prefix_hashes[0]);
+  EXPECT_EQ(first_of_tenant(global, 0).prefix_hashes[0],
+            first_of_tenant(global, 1).prefix_hashes[0]);
+  EXPECT_EQ(first_of_tenant(global, 2).prefix_hashes[63],
+            first_of_tenant(global, 3).prefix_hashes[63]);  // 1024/16 blocks
+  EXPECT_NE(first_of_tenant(global, 0).prefix_hashes[0],
+            first_of_tenant(per_tenant, 0).prefix_hashes[0]);
 }
 
 TEST(Synthetic, SpecValidation) {
-  EXPECT_CONTAINS(testing::load_error("synthetic:arrival_cv=25"), "synthetic key 'arrival_cv' = 25 is outside [0, 20]");
-  EXPECT_CONTAINS(testing::load_error("synthetic:arrival_distribution=pareto"), "'pareto' is not one of gamma, weibull, lognormal");
-  EXPECT_CONTAINS(testing::load_error("synthetic:system_prompt_scope=world"), "'world' is not one of tenant, global");
+  EXPECT_CONTAINS(testing::load_error("synthetic:arrival_cv=25"),
+                  "synthetic key 'arrival_cv' = 25 is outside [0, 20]");
+  EXPECT_CONTAINS(testing::load_error("synthetic:arrival_distribution=pareto"),
+                  "'pareto' is not one of gamma, weibull, lognormal");
+  EXPECT_CONTAINS(testing::load_error("synthetic:system_prompt_scope=world"),
+                  "'world' is not one of tenant, global");
   EXPECT_CONTAINS(testing::load_error("synthetic:sesions=3"), "unknown synthetic key 'sesions'");
   EXPECT_CONTAINS(testing::load_error("synthetic:sessions=abc"), "non-numeric value 'abc'");
   EXPECT_CONTAINS(testing::load_error("synthetic:limit=3"), "unknown synthetic key 'limit'");

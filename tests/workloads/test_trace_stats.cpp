@@ -16,7 +16,8 @@ namespace {
 
 using testing::bundled;
 
-Request make(double t, uint64_t session, uint32_t turn, uint32_t prompt, uint32_t output, std::vector<uint64_t> keys) {
+Request make(double t, uint64_t session, uint32_t turn, uint32_t prompt, uint32_t output,
+             std::vector<uint64_t> keys) {
   Request r;
   r.arrival_s = t;
   r.session = session;
@@ -45,7 +46,8 @@ TEST(TraceStats, HandMadeWorkload) {
   Workload w;
   w.block_tokens = 16;
   // Keys: A B C | A B D | E A.  References 8; reused: A, B (request 1), A (request 2) = 3.
-  w.requests = {make(0, 0, 0, 48, 1, {1, 2, 3}), make(5, 0, 1, 48, 1, {1, 2, 4}), make(25, 1, 0, 32, 1, {5, 1})};
+  w.requests = {make(0, 0, 0, 48, 1, {1, 2, 3}), make(5, 0, 1, 48, 1, {1, 2, 4}),
+                make(25, 1, 0, 32, 1, {5, 1})};
   TraceStatsOptions o;
   o.include_decode_blocks = false;
   const TraceStats s = compute_trace_stats(w, o);
@@ -76,8 +78,9 @@ TEST(TraceStats, DecodeBlocksCountAsPresent) {
   w.block_tokens = 16;
   // Turn 0: 40-token prompt (2 full blocks), 40 output tokens complete blocks 2..4 (tokens 32..79).
   w.requests = {make(0, 9, 0, 40, 40, {decode_block_key(9, 0), decode_block_key(9, 1)}),
-                make(9, 9, 1, 96, 1, {decode_block_key(9, 0), decode_block_key(9, 1), decode_block_key(9, 2),
-                                      decode_block_key(9, 3), decode_block_key(9, 4), decode_block_key(9, 5)})};
+                make(9, 9, 1, 96, 1,
+                     {decode_block_key(9, 0), decode_block_key(9, 1), decode_block_key(9, 2),
+                      decode_block_key(9, 3), decode_block_key(9, 4), decode_block_key(9, 5)})};
   const TraceStats with = compute_trace_stats(w);
   EXPECT_EQ(with.decode_blocks, 3u + 0u);
   EXPECT_EQ(with.reused_references, 5u);
@@ -112,7 +115,8 @@ TEST(TraceStats, MooncakeExcerptAt512MatchesAnIndependentCount) {
 }
 
 TEST(TraceStats, PrintsUnitsAndJson) {
-  const TraceStats s = compute_trace_stats(load_workload("azure:" + bundled("azure_llm_2023/AzureLLMInferenceTrace_code_head2000.csv"), {}));
+  const TraceStats s = compute_trace_stats(load_workload(
+      "azure:" + bundled("azure_llm_2023/AzureLLMInferenceTrace_code_head2000.csv"), {}));
   std::ostringstream os;
   print_trace_stats(s, os);
   const std::string text = os.str();

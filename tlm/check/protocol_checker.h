@@ -84,7 +84,8 @@ class TlmProtocolChecker : public sc_core::sc_module {
     ++stats_.violations;
     const std::string what = socket_ + ": " + rule + ": " + std::string(detail());
     violations_.push_back(what);
-    SC_REPORT_ERROR("kvtier/tlm_protocol", ("TLM-2.0 base protocol violation on socket " + what).c_str());
+    SC_REPORT_ERROR("kvtier/tlm_protocol",
+                    ("TLM-2.0 base protocol violation on socket " + what).c_str());
   }
 
   void unchanged(const Attributes& a, const tlm::tlm_generic_payload& t, bool address_may_change) {
@@ -92,33 +93,39 @@ class TlmProtocolChecker : public sc_core::sc_module {
     check(a.command == b.command, "command", [&] { return "target changed the command"; });
     if (!address_may_change)
       check(a.address == b.address, "address", [&] {
-        return "target changed the address from " + std::to_string(a.address) + " to " + std::to_string(b.address);
+        return "target changed the address from " + std::to_string(a.address) + " to " +
+               std::to_string(b.address);
       });
     check(a.data == b.data, "data-ptr", [&] { return "target changed the data pointer"; });
     check(a.length == b.length, "data-length", [&] {
-      return "target changed the data length from " + std::to_string(a.length) + " to " + std::to_string(b.length);
+      return "target changed the data length from " + std::to_string(a.length) + " to " +
+             std::to_string(b.length);
     });
-    check(a.byte_enable == b.byte_enable, "byte-enable-ptr", [&] { return "target changed the byte enable pointer"; });
+    check(a.byte_enable == b.byte_enable, "byte-enable-ptr",
+          [&] { return "target changed the byte enable pointer"; });
     check(a.byte_enable_length == b.byte_enable_length, "byte-enable-length",
           [&] { return "target changed the byte enable length"; });
     check(a.streaming_width == b.streaming_width, "streaming-width", [&] {
-      return "target changed the streaming width from " + std::to_string(a.streaming_width) + " to " +
-             std::to_string(b.streaming_width);
+      return "target changed the streaming width from " + std::to_string(a.streaming_width) +
+             " to " + std::to_string(b.streaming_width);
     });
   }
 
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
     ++stats_.transactions;
-    check(t.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE, "incomplete-on-entry",
-          [&] { return std::string("initiator passed response status ") + t.get_response_string(); });
+    check(t.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE, "incomplete-on-entry", [&] {
+      return std::string("initiator passed response status ") + t.get_response_string();
+    });
     const Attributes before = attributes(t);
     const sc_core::sc_time delay_before = delay;
     out->b_transport(t, delay);
     check(t.get_response_status() != tlm::TLM_INCOMPLETE_RESPONSE, "response-set",
           [&] { return "target returned with TLM_INCOMPLETE_RESPONSE"; });
     unchanged(before, t, maps_address_);
-    check(delay >= delay_before, "delay-monotonic",
-          [&] { return "annotated delay went back from " + delay_before.to_string() + " to " + delay.to_string(); });
+    check(delay >= delay_before, "delay-monotonic", [&] {
+      return "annotated delay went back from " + delay_before.to_string() + " to " +
+             delay.to_string();
+    });
   }
 
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
@@ -127,15 +134,18 @@ class TlmProtocolChecker : public sc_core::sc_module {
     const tlm::tlm_command command = t.get_command();
     const bool granted = out->get_direct_mem_ptr(t, dmi);
     if (granted) {
-      check(dmi.get_dmi_ptr() != nullptr && dmi.get_start_address() <= address && address <= dmi.get_end_address(),
+      check(dmi.get_dmi_ptr() != nullptr && dmi.get_start_address() <= address &&
+                address <= dmi.get_end_address(),
             "dmi-range", [&] {
               return "granted region [" + std::to_string(dmi.get_start_address()) + ", " +
-                     std::to_string(dmi.get_end_address()) + "] does not hold address " + std::to_string(address);
+                     std::to_string(dmi.get_end_address()) + "] does not hold address " +
+                     std::to_string(address);
             });
       const bool allowed = command == tlm::TLM_READ_COMMAND    ? dmi.is_read_allowed()
                            : command == tlm::TLM_WRITE_COMMAND ? dmi.is_write_allowed()
                                                                : true;
-      check(allowed, "dmi-access", [&] { return "granted region does not allow the requested access"; });
+      check(allowed, "dmi-access",
+            [&] { return "granted region does not allow the requested access"; });
     }
     return granted;
   }
@@ -145,12 +155,14 @@ class TlmProtocolChecker : public sc_core::sc_module {
     const Attributes before = attributes(t);
     const unsigned int n = out->transport_dbg(t);
     check(n <= before.length, "dbg-count", [&] {
-      return "returned " + std::to_string(n) + " bytes for a " + std::to_string(before.length) + "-byte request";
+      return "returned " + std::to_string(n) + " bytes for a " + std::to_string(before.length) +
+             "-byte request";
     });
     const Attributes after = attributes(t);
     check(before.command == after.command && (maps_address_ || before.address == after.address) &&
               before.data == after.data && before.length == after.length,
-          "dbg-attributes", [&] { return "target changed command, address, data pointer or length"; });
+          "dbg-attributes",
+          [&] { return "target changed command, address, data pointer or length"; });
     return n;
   }
 

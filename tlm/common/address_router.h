@@ -34,7 +34,9 @@ class AddressRouter : public sc_core::sc_module, public BurstTarget {
                          const sc_core::sc_time& at) override {
     for (const Window& w : windows_)
       if (address >= w.base && address - w.base < w.size) {
-        if (!w.direct) SC_REPORT_FATAL("kvtier/router", (std::string(name()) + ": a window without a direct burst path").c_str());
+        if (!w.direct)
+          SC_REPORT_FATAL("kvtier/router",
+                          (std::string(name()) + ": a window without a direct burst path").c_str());
         return w.direct->burst(is_read, address - w.base, length, cls, at);
       }
     report_failed_access(cls, address, "no address window");

@@ -16,9 +16,10 @@ namespace kvtier {
 
 // How a refused access is reported, on either path: its class, its address and why.
 inline void report_failed_access(TxnClass cls, uint64_t address, const std::string& why) {
-  SC_REPORT_ERROR("kvtier/transact", (std::string(to_string(cls)) + " at address 0x" +
-                                      sc_dt::sc_uint<64>(address).to_string(sc_dt::SC_HEX_US) + " failed: " + why)
-                                         .c_str());
+  SC_REPORT_ERROR("kvtier/transact",
+                  (std::string(to_string(cls)) + " at address 0x" +
+                   sc_dt::sc_uint<64>(address).to_string(sc_dt::SC_HEX_US) + " failed: " + why)
+                      .c_str());
 }
 
 class BurstTarget {

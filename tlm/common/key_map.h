@@ -204,7 +204,8 @@ class StableKeyMap {
       i = free_.back();
       free_.pop_back();
     } else {
-      if (records_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Record[]>(kChunk));
+      if (records_ == chunks_.size() * kChunk)
+        chunks_.push_back(std::make_unique<Record[]>(kChunk));
       i = static_cast<uint32_t>(records_++);
     }
     *slot = i;
@@ -228,7 +229,8 @@ class StableKeyMap {
     return true;
   }
 
-  // Visits every (key, value) in record order (not for output: it depends on reuse of freed records).
+  // Visits every (key, value) in record order (not for output: it depends on reuse of freed
+  // records).
   template <typename F>
   void for_each(F&& f) const {
     for (size_t i = 0; i < records_; ++i) {
@@ -246,10 +248,10 @@ class StableKeyMap {
   };
   Record& record(uint32_t i) { return chunks_[i / kChunk][i % kChunk]; }
 
-  KeyMap<uint32_t> index_;                     // key -> record
+  KeyMap<uint32_t> index_;  // key -> record
   std::vector<std::unique_ptr<Record[]>> chunks_;
-  size_t records_ = 0;                          // records ever handed out (live or free)
-  std::vector<uint32_t> free_;                  // erased records, reused last-freed first
+  size_t records_ = 0;          // records ever handed out (live or free)
+  std::vector<uint32_t> free_;  // erased records, reused last-freed first
 };
 
 }  // namespace kvtier

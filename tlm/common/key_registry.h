@@ -29,9 +29,9 @@ class ConfigError : public std::runtime_error {
 
 // One declared key: how to parse it into the config, how to print it, and its allowed range.
 struct Key {
-  std::string name;         // section.key
+  std::string name;  // section.key
   std::string description;
-  std::string range;        // human-readable allowed values
+  std::string range;  // human-readable allowed values
   std::function<void(const std::string& value, const std::string& where)> set;
   std::function<std::string()> get;
 };
@@ -39,7 +39,8 @@ struct Key {
 class KeyRegistry {
  public:
   template <typename T>
-  void number(const std::string& name, T* field, double lo, double hi, const std::string& description) {
+  void number(const std::string& name, T* field, double lo, double hi,
+              const std::string& description) {
     std::ostringstream range;
     range << "[" << format_number(lo) << ", " << format_number(hi) << "]";
     const std::string range_text = range.str();
@@ -52,14 +53,18 @@ class KeyRegistry {
                        } catch (const std::exception&) {
                          used = 0;
                        }
-                       while (used < value.size() && std::isspace(static_cast<unsigned char>(value[used]))) ++used;
+                       while (used < value.size() &&
+                              std::isspace(static_cast<unsigned char>(value[used])))
+                         ++used;
                        if (used != value.size() || value.empty())
-                         throw ConfigError(where + ": key '" + name + "' has value '" + value + "', which is not a number");
+                         throw ConfigError(where + ": key '" + name + "' has value '" + value +
+                                           "', which is not a number");
                        if (std::is_integral<T>::value && v != std::floor(v))
-                         throw ConfigError(where + ": key '" + name + "' = " + value + " must be a whole number");
+                         throw ConfigError(where + ": key '" + name + "' = " + value +
+                                           " must be a whole number");
                        if (!(v >= lo && v <= hi))
-                         throw ConfigError(where + ": key '" + name + "' = " + value + " is outside the allowed range " +
-                                           range_text);
+                         throw ConfigError(where + ": key '" + name + "' = " + value +
+                                           " is outside the allowed range " + range_text);
                        *field = static_cast<T>(v);
                      },
                      [=]() {
@@ -70,7 +75,8 @@ class KeyRegistry {
   }
   // A choice stored as an enum: `names` pairs each accepted word with its value.
   template <typename E>
-  void choice_enum(const std::string& name, E* field, const std::vector<std::pair<std::string, E>>& names,
+  void choice_enum(const std::string& name, E* field,
+                   const std::vector<std::pair<std::string, E>>& names,
                    const std::string& description) {
     std::string range = "one of";
     for (const auto& n : names) range += " " + n.first;
@@ -81,7 +87,8 @@ class KeyRegistry {
                            *field = n.second;
                            return;
                          }
-                       throw ConfigError(where + ": key '" + name + "' = '" + value + "' is not " + range);
+                       throw ConfigError(where + ": key '" + name + "' = '" + value + "' is not " +
+                                         range);
                      },
                      [=]() {
                        for (const auto& n : names)
@@ -91,7 +98,8 @@ class KeyRegistry {
   }
   // The same from a table of words (tlm/common/enum_names.h), in its order.
   template <typename E, size_t N>
-  void choice_enum(const std::string& name, E* field, const EnumName<E> (&table)[N], const std::string& description) {
+  void choice_enum(const std::string& name, E* field, const EnumName<E> (&table)[N],
+                   const std::string& description) {
     std::vector<std::pair<std::string, E>> names;
     for (const EnumName<E>& n : table) names.emplace_back(n.name, n.value);
     choice_enum(name, field, names, description);
@@ -104,7 +112,8 @@ class KeyRegistry {
     choice_enum(name, field, names, description);
   }
   void text(const std::string& name, std::string* field, const std::string& description) {
-    keys_.push_back({name, description, "text", [=](const std::string& value, const std::string&) { *field = value; },
+    keys_.push_back({name, description, "text",
+                     [=](const std::string& value, const std::string&) { *field = value; },
                      [=]() { return *field; }});
   }
   void flag(const std::string& name, bool* field, const std::string& description) {
@@ -112,7 +121,9 @@ class KeyRegistry {
                      [=](const std::string& value, const std::string& where) {
                        if (value == "true" || value == "1") *field = true;
                        else if (value == "false" || value == "0") *field = false;
-                       else throw ConfigError(where + ": key '" + name + "' = '" + value + "' is not true or false");
+                       else
+                         throw ConfigError(where + ": key '" + name + "' = '" + value +
+                                           "' is not true or false");
                      },
                      [=]() { return std::string(*field ? "true" : "false"); }});
   }

@@ -23,17 +23,21 @@ class StatGroup {
 
   // out[key] = value; about[path.key] = "unit; meaning".
   template <typename T>
-  StatGroup& add(const std::string& key, T&& value, const std::string& unit, const std::string& meaning) {
+  StatGroup& add(const std::string& key, T&& value, const std::string& unit,
+                 const std::string& meaning) {
     node()[key] = std::forward<T>(value);
     describe(key, unit, meaning);
     return *this;
   }
 
   // A nested object under `key` (kept, not cleared, when it exists already).
-  StatGroup group(const std::string& key, const std::string& meaning) { return group_as(key, key, meaning); }
+  StatGroup group(const std::string& key, const std::string& meaning) {
+    return group_as(key, key, meaning);
+  }
   // The same, described under `about_key` instead of `key`: one of several objects of the same
   // shape (e.g. "<class>"), whose keys are then described once for all of them.
-  StatGroup group_as(const std::string& key, const std::string& about_key, const std::string& meaning) {
+  StatGroup group_as(const std::string& key, const std::string& about_key,
+                     const std::string& meaning) {
     json& n = node();
     if (!n.contains(key) || !n[key].is_object()) n[key] = json::object();
     describe(about_key, "group", meaning);

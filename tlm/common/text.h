@@ -18,7 +18,8 @@ inline std::string trim_spaces(const std::string& s) {
 // to 12 significant digits (0.1, not 0.10000000000000001 as Boost prints a double).
 inline std::string format_number(double v) {
   std::ostringstream os;
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) os << static_cast<long long>(v);
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    os << static_cast<long long>(v);
   else os << std::setprecision(12) << v;
   return os.str();
 }

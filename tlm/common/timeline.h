@@ -45,12 +45,18 @@ inline const sc_core::sc_time& one_tick() {
   return tick;
 }
 // 1 tick scaled by `ticks`: SystemC's operator* adds 0.5 and truncates, as its constructor does.
-inline sc_core::sc_time rounded_ticks(double ticks) { return ticks == 0.0 ? sc_core::SC_ZERO_TIME : one_tick() * ticks; }
+inline sc_core::sc_time rounded_ticks(double ticks) {
+  return ticks == 0.0 ? sc_core::SC_ZERO_TIME : one_tick() * ticks;
+}
 }  // namespace detail
 
 inline sc_core::sc_time seconds(double s) { return detail::rounded_ticks(s * kTicksPerSecond); }
-inline sc_core::sc_time nanoseconds(double ns) { return detail::rounded_ticks(ns * kTicksPerNanosecond); }
-inline double to_seconds(const sc_core::sc_time& t) { return sc_dt::uint64_to_double(t.value()) * 1000.0 * 1e-15; }
+inline sc_core::sc_time nanoseconds(double ns) {
+  return detail::rounded_ticks(ns * kTicksPerNanosecond);
+}
+inline double to_seconds(const sc_core::sc_time& t) {
+  return sc_dt::uint64_to_double(t.value()) * 1000.0 * 1e-15;
+}
 
 // The current simulation time, as sc_core::sc_time_stamp() returns it, read inline: every
 // transaction on the hot paths asks for it (a DMA burst five times: its two transactions, the
@@ -66,7 +72,8 @@ class TransferTime {
   // The time `bytes` take at the rate, rounded to the tick as seconds() rounds.
   const sc_core::sc_time& of(uint64_t bytes) {
     Entry& e = entries_[bytes % kEntries];
-    if (!e.valid || e.bytes != bytes) e = {true, bytes, seconds(static_cast<double>(bytes) / bytes_per_s_)};
+    if (!e.valid || e.bytes != bytes)
+      e = {true, bytes, seconds(static_cast<double>(bytes) / bytes_per_s_)};
     return e.duration;
   }
   double bytes_per_s() const { return bytes_per_s_; }

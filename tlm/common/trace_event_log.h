@@ -22,7 +22,8 @@ namespace kvtier {
 
 class TraceEventLog {
  public:
-  explicit TraceEventLog(double start_s = 0.0, double end_s = std::numeric_limits<double>::infinity())
+  explicit TraceEventLog(double start_s = 0.0,
+                         double end_s = std::numeric_limits<double>::infinity())
       : start_s_(start_s), end_s_(end_s) {}
 
   struct Track {
@@ -30,12 +31,20 @@ class TraceEventLog {
   };
   // The track `thread` of `process`, created (with its metadata events) on first use.
   Track track(const std::string& process, const std::string& thread) {
-    auto [pit, fresh_process] = processes_.try_emplace(process, static_cast<int>(processes_.size()) + 1);
+    auto [pit, fresh_process] =
+        processes_.try_emplace(process, static_cast<int>(processes_.size()) + 1);
     if (fresh_process)
-      add({{"ph", "M"}, {"name", "process_name"}, {"pid", pit->second}, {"args", {{"name", process}}}});
-    auto [tit, fresh_thread] = threads_.try_emplace({process, thread}, static_cast<int>(threads_.size()) + 1);
+      add({{"ph", "M"},
+           {"name", "process_name"},
+           {"pid", pit->second},
+           {"args", {{"name", process}}}});
+    auto [tit, fresh_thread] =
+        threads_.try_emplace({process, thread}, static_cast<int>(threads_.size()) + 1);
     if (fresh_thread)
-      add({{"ph", "M"}, {"name", "thread_name"}, {"pid", pit->second}, {"tid", tit->second},
+      add({{"ph", "M"},
+           {"name", "thread_name"},
+           {"pid", pit->second},
+           {"tid", tit->second},
            {"args", {{"name", thread}}}});
     return {pit->second, tit->second};
   }
@@ -44,7 +53,8 @@ class TraceEventLog {
   // closes the document. `os` must outlive the log's recording.
   void stream_to(std::ostream& os) {
     sink_ = &os;
-    os << "{\"displayTimeUnit\":\"ns\",\"otherData\":" << other_data().dump() << ",\"traceEvents\":[";
+    os << "{\"displayTimeUnit\":\"ns\",\"otherData\":" << other_data().dump()
+       << ",\"traceEvents\":[";
     for (const nlohmann::json& e : events_) emit(e);
     events_ = nlohmann::json::array();
   }
@@ -59,40 +69,63 @@ class TraceEventLog {
   bool overlaps(double from_s, double to_s) const { return to_s >= start_s_ && from_s <= end_s_; }
 
   // A slice on a track whose slices never overlap (a step, a layer group, one DMA engine's bursts).
-  void slice(const Track& t, const std::string& name, double from_s, double to_s, nlohmann::json args = nullptr) {
+  void slice(const Track& t, const std::string& name, double from_s, double to_s,
+             nlohmann::json args = nullptr) {
     if (!overlaps(from_s, to_s)) return;
-    nlohmann::json e = {{"ph", "X"}, {"name", name}, {"pid", t.pid}, {"tid", t.tid}, {"ts", us(from_s)},
-                        {"dur", us(to_s) - us(from_s)}};
+    nlohmann::json e = {{"ph", "X"},    {"name", name},     {"pid", t.pid},
+                        {"tid", t.tid}, {"ts", us(from_s)}, {"dur", us(to_s) - us(from_s)}};
     if (!args.is_null()) e["args"] = std::move(args);
     add(std::move(e));
   }
   // An interval that may overlap others of its kind (block transfers sharing a link direction):
   // an async slice, shown in rows of its own under the process.
-  void async_slice(const Track& t, const std::string& category, const std::string& name, double from_s, double to_s,
-                   nlohmann::json args = nullptr) {
+  void async_slice(const Track& t, const std::string& category, const std::string& name,
+                   double from_s, double to_s, nlohmann::json args = nullptr) {
     if (!overlaps(from_s, to_s)) return;
     const uint64_t id = ++async_ids_;
-    nlohmann::json b = {{"ph", "b"}, {"cat", category}, {"name", name}, {"id", id},
-                        {"pid", t.pid}, {"tid", t.tid}, {"ts", us(from_s)}};
+    nlohmann::json b = {{"ph", "b"},    {"cat", category}, {"name", name},    {"id", id},
+                        {"pid", t.pid}, {"tid", t.tid},    {"ts", us(from_s)}};
     if (!args.is_null()) b["args"] = std::move(args);
     add(std::move(b));
-    add({{"ph", "e"}, {"cat", category}, {"name", name}, {"id", id}, {"pid", t.pid}, {"tid", t.tid}, {"ts", us(to_s)}});
+    add({{"ph", "e"},
+         {"cat", category},
+         {"name", name},
+         {"id", id},
+         {"pid", t.pid},
+         {"tid", t.tid},
+         {"ts", us(to_s)}});
   }
   void counter(const Track& t, const std::string& name, double at_s, double value) {
     if (!overlaps(at_s, at_s)) return;
-    add({{"ph", "C"}, {"name", name}, {"pid", t.pid}, {"ts", us(at_s)}, {"args", {{"value", value}}}});
+    add({{"ph", "C"},
+         {"name", name},
+         {"pid", t.pid},
+         {"ts", us(at_s)},
+         {"args", {{"value", value}}}});
   }
   // A flow from a point on one track to the slice enclosing a later point on another. The start
   // is recorded when it happens; the end only if its start was kept (both inside the window).
   uint64_t flow_start(const Track& t, const std::string& name, double at_s) {
     if (!overlaps(at_s, at_s)) return 0;
     const uint64_t id = ++flow_ids_;
-    add({{"ph", "s"}, {"cat", "flow"}, {"name", name}, {"id", id}, {"pid", t.pid}, {"tid", t.tid}, {"ts", us(at_s)}});
+    add({{"ph", "s"},
+         {"cat", "flow"},
+         {"name", name},
+         {"id", id},
+         {"pid", t.pid},
+         {"tid", t.tid},
+         {"ts", us(at_s)}});
     return id;
   }
   void flow_end(const Track& t, const std::string& name, uint64_t id, double at_s) {
     if (!id || !overlaps(at_s, at_s)) return;
-    add({{"ph", "f"}, {"bp", "e"}, {"cat", "flow"}, {"name", name}, {"id", id}, {"pid", t.pid}, {"tid", t.tid},
+    add({{"ph", "f"},
+         {"bp", "e"},
+         {"cat", "flow"},
+         {"name", name},
+         {"id", id},
+         {"pid", t.pid},
+         {"tid", t.tid},
          {"ts", us(at_s)}});
   }
 
@@ -112,8 +145,9 @@ class TraceEventLog {
   nlohmann::json other_data() const {
     return {{"generator", "kvtier run --timeline"},
             {"window_start_s", start_s_},
-            {"window_end_s", end_s_ == std::numeric_limits<double>::infinity() ? nlohmann::json(nullptr)
-                                                                              : nlohmann::json(end_s_)}};
+            {"window_end_s", end_s_ == std::numeric_limits<double>::infinity()
+                                 ? nlohmann::json(nullptr)
+                                 : nlohmann::json(end_s_)}};
   }
   void add(nlohmann::json e) {
     ++recorded_;

@@ -37,7 +37,9 @@ class HidingConstraint {
   // [lateness_bin_edge(b), lateness_bin_edge(b + 1)), 5 bins per decade from 1 ns to 100 s;
   // the first bin also takes anything shorter, the last anything longer.
   static constexpr int kBinsPerDecade = 5, kFirstDecade = -9, kLateBins = 11 * kBinsPerDecade;
-  static double lateness_bin_edge(int b) { return std::pow(10.0, kFirstDecade + static_cast<double>(b) / kBinsPerDecade); }
+  static double lateness_bin_edge(int b) {
+    return std::pow(10.0, kFirstDecade + static_cast<double>(b) / kBinsPerDecade);
+  }
   static int lateness_bin(double late_s) {
     const double x = late_s > 0 ? (std::log10(late_s) - kFirstDecade) * kBinsPerDecade : 0.0;
     return std::clamp(static_cast<int>(std::floor(x)), 0, kLateBins - 1);
@@ -66,7 +68,9 @@ class HidingConstraint {
   }
   uint64_t chunks() const { return chunks_; }
   uint64_t chunks_late() const { return chunks_late_; }
-  double chunk_met_fraction() const { return chunks_ ? 1.0 - static_cast<double>(chunks_late_) / chunks_ : 1.0; }
+  double chunk_met_fraction() const {
+    return chunks_ ? 1.0 - static_cast<double>(chunks_late_) / chunks_ : 1.0;
+  }
   // Lateness of every late chunk (seconds), in the order they happened.
   const std::vector<double>& chunk_lateness_s() const { return chunk_lateness_s_; }
   uint64_t async_loads() const { return async_loads_; }
@@ -81,7 +85,9 @@ class HidingConstraint {
   uint64_t streamed_missed() const { return streamed_missed_; }
   double lateness_s() const { return lateness_s_; }
   double lateness_max_s() const { return lateness_max_s_; }
-  double met_fraction() const { return transfers_ ? 1.0 - static_cast<double>(missed_) / transfers_ : 1.0; }
+  double met_fraction() const {
+    return transfers_ ? 1.0 - static_cast<double>(missed_) / transfers_ : 1.0;
+  }
 
  private:
   uint64_t transfers_ = 0, missed_ = 0, missed_stalling_ = 0, missed_delaying_ = 0;

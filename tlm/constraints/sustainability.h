@@ -5,9 +5,10 @@
 //             of requests joining the step with layerwise or blocking loading), over the steps'
 //             compute time: what attention would consume if every transfer were hidden. An async
 //             load (and a prefetch) is waited for outside the batch, by its own request: it is
-//             carried traffic and judged by HIDING, not a rate the decode set consumes. A decode set that needs more than B_tier
-//             stretches its own steps, so the bytes carried per wall window can never show it;
-//             this rate does, and it is what a violation is judged by.
+//             carried traffic and judged by HIDING, not a rate the decode set consumes. A decode
+//             set that needs more than B_tier stretches its own steps, so the bytes carried per
+//             wall window can never show it; this rate does, and it is what a violation is judged
+//             by.
 //   carried   the payload bytes the control plane decided to move in the window, per direction
 //             (promotions to HBM, demotions to the tier), over the window: what the link did.
 #include <algorithm>
@@ -50,7 +51,9 @@ class SustainabilityConstraint {
   double peak_step_rate() const { return peak_step_rate_; }
   size_t steps_needing_tier() const { return steps_needing_tier_; }
   // Windows with a recorded step or transfer.
-  size_t recorded_windows() const { return std::max({to_hbm_.size(), to_tier_.size(), step_bytes_.size()}); }
+  size_t recorded_windows() const {
+    return std::max({to_hbm_.size(), to_tier_.size(), step_bytes_.size()});
+  }
 
  private:
   double& at(std::vector<double>& v, double t_s) {

@@ -12,6 +12,7 @@ inline constexpr uint64_t kDoorbell = 1ull << 20;
 inline constexpr uint64_t kHbmBase = 0;
 inline constexpr uint64_t kHostMemBase = 1ull << 48;
 inline constexpr uint64_t kHostMemSize = 1ull << 32;
-inline constexpr uint64_t kCompletionRing = kHostMemBase;  // completion ring at the start of host memory
+inline constexpr uint64_t kCompletionRing =
+    kHostMemBase;  // completion ring at the start of host memory
 
 }  // namespace kvtier::addr

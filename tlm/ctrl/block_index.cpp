@@ -3,8 +3,12 @@
 namespace kvtier {
 
 BlockIndex::BlockIndex(uint32_t sets, uint32_t ways, uint32_t tag_bits)
-    : sets_(sets), ways_(ways), set_bits_(0), tag_mask_(tag_bits >= 64 ? ~0ull : (1ull << tag_bits) - 1),
-      entries_(static_cast<size_t>(sets) * ways), probe_(static_cast<size_t>(sets) * ways, kNoTag) {
+    : sets_(sets),
+      ways_(ways),
+      set_bits_(0),
+      tag_mask_(tag_bits >= 64 ? ~0ull : (1ull << tag_bits) - 1),
+      entries_(static_cast<size_t>(sets) * ways),
+      probe_(static_cast<size_t>(sets) * ways, kNoTag) {
   while ((1u << set_bits_) < sets) ++set_bits_;
 }
 

@@ -13,10 +13,14 @@ namespace {
 const char* opcode_name(cmdset::Opcode op) {
   using cmdset::Opcode;
   switch (op) {
-    case Opcode::PROMOTE: return "PROMOTE";
-    case Opcode::DEMOTE: return "DEMOTE";
-    case Opcode::RECOMPRESS: return "RECOMPRESS";
-    default: return "MOVE";
+    case Opcode::PROMOTE:
+      return "PROMOTE";
+    case Opcode::DEMOTE:
+      return "DEMOTE";
+    case Opcode::RECOMPRESS:
+      return "RECOMPRESS";
+    default:
+      return "MOVE";
   }
 }
 }  // namespace
@@ -30,8 +34,9 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
     : sc_core::sc_module(name),
       config_(config),
       cycle_(nanoseconds(1e3 / config.clock_mhz)),
-      entry_bits_(config.key_tag_bits + config.tenant_bits + config.tier_addr_bits + config.hbm_slot_bits +
-                  config.length_bits + config.policy_bits + config.mechanism_bits),
+      entry_bits_(config.key_tag_bits + config.tenant_bits + config.tier_addr_bits +
+                  config.hbm_slot_bits + config.length_bits + config.policy_bits +
+                  config.mechanism_bits),
       index_(config.index_sets, config.index_ways, config.key_tag_bits),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       issued_(config.desc_queue_depth),
@@ -50,7 +55,8 @@ void DataPlaneController::set_trace(TraceEventLog* trace) {
   trace_ = trace;
   engine_tracks_.clear();
   if (!trace_) return;
-  for (size_t k = 0; k < engines_.size(); ++k) engine_tracks_.push_back(trace_->track("device", "DMA engine " + std::to_string(k)));
+  for (size_t k = 0; k < engines_.size(); ++k)
+    engine_tracks_.push_back(trace_->track("device", "DMA engine " + std::to_string(k)));
   to_hbm_track_ = trace_->track("link", "to HBM");
   to_tier_track_ = trace_->track("link", "to tier");
   in_tier_track_ = trace_->track("link", "in tier");
@@ -74,7 +80,8 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
   }
   const uint64_t ring_bytes = ring_.size();
   if (addr >= addr::kRingBase && addr - addr::kRingBase + len <= ring_bytes) {
-    std::copy_n(trans.get_data_ptr(), len, ring_.begin() + static_cast<std::ptrdiff_t>(addr - addr::kRingBase));
+    std::copy_n(trans.get_data_ptr(), len,
+                ring_.begin() + static_cast<std::ptrdiff_t>(addr - addr::kRingBase));
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
@@ -89,7 +96,8 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
     const sc_core::sc_time arrival = sim_now() + delay;
     std::vector<Descriptor> batch;
     while (head_ != db.tail) {
-      batch.push_back(cmdset::decode_descriptor(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes]));
+      batch.push_back(
+          cmdset::decode_descriptor(&ring_[static_cast<size_t>(head_) * cmdset::kDescriptorBytes]));
       head_ = (head_ + 1) % config_.ring_entries;
     }
     // Ring order unless deadlines can change something: they differ, a transfer is held, or one
@@ -97,8 +105,8 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
     const bool by_deadline =
         config_.transfer_order == TransferOrder::Deadline &&
         (!held_.empty() || std::any_of(batch.begin(), batch.end(), [&](const Descriptor& d) {
-           return d.deadline_ns != batch[0].deadline_ns || deferrable(d);
-         }));
+          return d.deadline_ns != batch[0].deadline_ns || deferrable(d);
+        }));
     if (!by_deadline) {
       // Ring order, one command at a time: the reference behaviour the RTL engine shares.
       for (const Descriptor& d : batch) {
@@ -189,10 +197,12 @@ void DataPlaneController::catch_up(const sc_core::sc_time& until) {
   while (!held_.empty()) {
     // When the DMA side could take its next transfer: the splitter idle and a tracker slot free;
     // with nothing received by then, the engine idles until the first transfer is.
-    sc_core::sc_time at = std::max(splitter_free_, *std::min_element(slot_done_.begin(), slot_done_.end()) + cycle_);
+    sc_core::sc_time at =
+        std::max(splitter_free_, *std::min_element(slot_done_.begin(), slot_done_.end()) + cycle_);
     // It takes the earliest deadline among those received by then.
     auto received_by = [&](const sc_core::sc_time& t) {
-      return std::find_if(held_.begin(), held_.end(), [&](const auto& h) { return received(h.second) <= t; });
+      return std::find_if(held_.begin(), held_.end(),
+                          [&](const auto& h) { return received(h.second) <= t; });
     };
     auto pick = received_by(at);
     if (pick == held_.end()) {
@@ -235,9 +245,12 @@ void DataPlaneController::resolve_all() {
 
 double DataPlaneController::bytes_ratio(cmdset::Format f) const {
   switch (f) {
-    case cmdset::Format::FP8: return config_.fp8_bytes_ratio;
-    case cmdset::Format::INT4: return config_.int4_bytes_ratio;
-    default: return 1.0;
+    case cmdset::Format::FP8:
+      return config_.fp8_bytes_ratio;
+    case cmdset::Format::INT4:
+      return config_.int4_bytes_ratio;
+    default:
+      return 1.0;
   }
 }
 
@@ -268,10 +281,12 @@ double DataPlaneController::bytes_ratio(cmdset::Format f) const {
 // per queue gives each descriptor's times in O(1) (the tracker slots: O(MaxOutstanding)).
 // In deadline order (ctrl.transfer_order) the doorbell's lookups are decided before any of its
 // transfers is scheduled, so their bounds see the transfers already scheduled only.
-sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d, const sc_core::sc_time& arrival) {
+sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d,
+                                                 const sc_core::sc_time& arrival) {
   // Into the intake FIFO: after the front end's decode, and when the FIFO has room.
   sc_core::sc_time in_fifo = std::max(arrival, intake_free_) + config_.intake_cycles * cycle_;
-  if (const auto freed = issued_.ago(config_.desc_queue_depth)) in_fifo = std::max(in_fifo, *freed + 2 * cycle_);
+  if (const auto freed = issued_.ago(config_.desc_queue_depth))
+    in_fifo = std::max(in_fifo, *freed + 2 * cycle_);
   intake_free_ = in_fifo;
   // Out of it into the lookup: the earliest cycle every issue condition holds. Each bound only
   // rises as the candidate time rises (fewer commands count as in the pipeline), so raising the
@@ -279,7 +294,8 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d, const sc_c
   const sc_core::sc_time unbounded = std::max(in_fifo, lookup_.busy_until());
   const sc_core::sc_time latency = config_.index_read_cycles * cycle_;
   const uint32_t set = index_.set_of(d.key);
-  const size_t in_pipeline = static_cast<size_t>(std::min<uint64_t>(issued_count_, pipeline_.size()));
+  const size_t in_pipeline =
+      static_cast<size_t>(std::min<uint64_t>(issued_count_, pipeline_.size()));
   sc_core::sc_time a = unbounded;
   for (bool raised = true; raised;) {
     raised = false;
@@ -288,7 +304,8 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d, const sc_c
     };
     if (const auto released = releases_.ago(config_.cpl_queue_depth)) raise(*released + cycle_);
     uint32_t without_transfer = 0;
-    sc_core::sc_time first_out = sc_core::SC_ZERO_TIME;  // earliest a counted one leaves the pipeline
+    sc_core::sc_time first_out =
+        sc_core::SC_ZERO_TIME;  // earliest a counted one leaves the pipeline
     for (size_t i = 0; i < in_pipeline; ++i) {
       const InPipeline& p = pipeline_[i];
       if (p.issued + latency < a) continue;  // committed before a
@@ -303,7 +320,8 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d, const sc_c
       raise(first_out);
       continue;
     }
-    if (const auto started = transfer_leaves_.ago(config_.xfer_queue_depth - without_transfer)) raise(*started + cycle_);
+    if (const auto started = transfer_leaves_.ago(config_.xfer_queue_depth - without_transfer))
+      raise(*started + cycle_);
   }
   if (a > unbounded) {
     ++stats_.queue_held_descriptors;
@@ -312,7 +330,8 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d, const sc_c
   return a;
 }
 
-DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const sc_core::sc_time& arrival) {
+DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
+                                                      const sc_core::sc_time& arrival) {
   ++stats_.descriptors;
   const size_t op_index = static_cast<size_t>(d.opcode);
   if (op_index < stats_.per_opcode.size()) ++stats_.per_opcode[op_index];
@@ -354,7 +373,8 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const
     w.src = src;
     w.dst = dst;
     w.length = length;
-    w.compressed = config_.compress_gbps > 0 && (format != cmdset::Format::BF16 || op == Opcode::RECOMPRESS);
+    w.compressed =
+        config_.compress_gbps > 0 && (format != cmdset::Format::BF16 || op == Opcode::RECOMPRESS);
     w.uncompressed_bytes = length / bytes_ratio(format);
   };
 
@@ -372,7 +392,9 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d, const
     case Opcode::DEMOTE:
       if (e) {
         if (!read_visible) c.status = Status::DENIED;
-        else c.flags |= static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP), ++stats_.write_once_skips;
+        else
+          c.flags |= static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP),
+              ++stats_.write_once_skips;
       } else if (const auto free = index_.free_slot(d.key)) {
         IndexEntry n;
         n.valid = true;
@@ -496,28 +518,31 @@ void DataPlaneController::finish(Work& w, bool in_ring_order) {
   // In deadline order a held transfer is scheduled after commands that completed later than it
   // (loosely timed: its place is decided late); the completion queue releases each command once
   // it is done, not behind those.
-  const sc_core::sc_time release = !in_ring_order ? w.transfer_done + cycle_
-                                       : std::max(w.transfer_done, last_release_) + cycle_;
+  const sc_core::sc_time release =
+      !in_ring_order ? w.transfer_done + cycle_ : std::max(w.transfer_done, last_release_) + cycle_;
   last_release_ = std::max(last_release_, release);
   releases_.push(release);
   post_completion(c, release + config_.completion_cycles * cycle_);
 }
 
-sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts) {
+sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_time& earliest,
+                                               uint32_t& bursts) {
   sc_core::sc_time done = earliest;
   sc_core::sc_time first_start = earliest;
   const uint32_t length = w.length;
   for (uint64_t offset = 0; offset < length; offset += config_.max_burst_bytes) {
-    const uint32_t burst = static_cast<uint32_t>(std::min<uint64_t>(config_.max_burst_bytes, length - offset));
+    const uint32_t burst =
+        static_cast<uint32_t>(std::min<uint64_t>(config_.max_burst_bytes, length - offset));
     // The burst goes to the engine that frees up first; the engine is busy while it streams.
-    auto engine = std::min_element(engines_.begin(), engines_.end(),
-                                   [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
+    auto engine = std::min_element(
+        engines_.begin(), engines_.end(),
+        [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
     const sc_core::sc_time& engine_time = engine_time_.of(burst);
     const sc_core::sc_time start = engine->reserve(earliest + bursts * cycle_, engine_time);
     if (trace_) {
       const size_t k = static_cast<size_t>(engine - engines_.begin());
-      trace_->slice(engine_tracks_[k], opcode_name(w.move_op),
-                    to_seconds(start), to_seconds(start + engine_time));
+      trace_->slice(engine_tracks_[k], opcode_name(w.move_op), to_seconds(start),
+                    to_seconds(start + engine_time));
       if (offset == 0) first_start = start;
     }
     // Compressed copies pass the compression engine: it (de)quantises the burst's bf16-equivalent
@@ -534,7 +559,8 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
       const sc_core::sc_time read = burst_read(tier_out, w.src + offset, burst, start);
       end = burst_write(host_out, addr::kHbmBase + w.dst + offset, burst, codec(read));
     } else if (w.move_op == Opcode::DEMOTE) {
-      const sc_core::sc_time read = burst_read(host_out, addr::kHbmBase + w.src + offset, burst, codec(start));
+      const sc_core::sc_time read =
+          burst_read(host_out, addr::kHbmBase + w.src + offset, burst, codec(start));
       end = burst_write(tier_out, w.dst + offset, burst, read);
     } else {
       const sc_core::sc_time read = burst_read(tier_out, w.src + offset, burst, start);
@@ -551,37 +577,43 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
     const TraceEventLog::Track& track = w.move_op == Opcode::PROMOTE  ? to_hbm_track_
                                         : w.move_op == Opcode::DEMOTE ? to_tier_track_
                                                                       : in_tier_track_;
-    trace_->async_slice(track, "transfer", std::string(opcode_name(w.move_op)) + " " + key,
-                        to_seconds(first_start), to_seconds(done),
-                        {{"bytes", w.length}, {"bursts", bursts}, {"deadline_s", w.d.deadline_ns * 1e-9}});
+    trace_->async_slice(
+        track, "transfer", std::string(opcode_name(w.move_op)) + " " + key, to_seconds(first_start),
+        to_seconds(done),
+        {{"bytes", w.length}, {"bursts", bursts}, {"deadline_s", w.d.deadline_ns * 1e-9}});
   }
   return done;
 }
 
 // Bursts are tagged PayloadRead / PayloadWrite; the tag only matters on the link (host_out),
 // tier DRAM is device-local.
-sc_core::sc_time DataPlaneController::burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
-                                                 uint64_t addr, uint32_t length, const sc_core::sc_time& at) {
+sc_core::sc_time DataPlaneController::burst_read(
+    tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr, uint32_t length,
+    const sc_core::sc_time& at) {
   if (BurstTarget* direct = &socket == &tier_out ? tier_direct_ : host_direct_)
     return direct->burst(true, addr, length, TxnClass::PayloadRead, std::max(at, sim_now()));
-  return transact(socket, tlm::TLM_READ_COMMAND, addr, burst_buffer_.data(), length, TxnClass::PayloadRead, at);
+  return transact(socket, tlm::TLM_READ_COMMAND, addr, burst_buffer_.data(), length,
+                  TxnClass::PayloadRead, at);
 }
 
-sc_core::sc_time DataPlaneController::burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
-                                                  uint64_t addr, uint32_t length, const sc_core::sc_time& at) {
+sc_core::sc_time DataPlaneController::burst_write(
+    tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr, uint32_t length,
+    const sc_core::sc_time& at) {
   // Direct: the time a transaction issued at `at` would start (never before now; transact()
   // turns an earlier time into a zero delay).
   if (BurstTarget* direct = &socket == &tier_out ? tier_direct_ : host_direct_)
     return direct->burst(false, addr, length, TxnClass::PayloadWrite, std::max(at, sim_now()));
-  return transact(socket, tlm::TLM_WRITE_COMMAND, addr, burst_buffer_.data(), length, TxnClass::PayloadWrite, at);
+  return transact(socket, tlm::TLM_WRITE_COMMAND, addr, burst_buffer_.data(), length,
+                  TxnClass::PayloadWrite, at);
 }
 
 void DataPlaneController::post_completion(const Completion& c, const sc_core::sc_time& at) {
   uint8_t bytes[cmdset::kCompletionBytes];
   cmdset::encode(c, bytes);
   const uint64_t slot = completions_posted_++ % config_.ring_entries;
-  transact(host_out, tlm::TLM_WRITE_COMMAND, addr::kCompletionRing + slot * cmdset::kCompletionBytes, bytes,
-           cmdset::kCompletionBytes, TxnClass::CompletionWrite, at);
+  transact(host_out, tlm::TLM_WRITE_COMMAND,
+           addr::kCompletionRing + slot * cmdset::kCompletionBytes, bytes, cmdset::kCompletionBytes,
+           TxnClass::CompletionWrite, at);
 }
 
 }  // namespace kvtier

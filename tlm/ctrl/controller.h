@@ -44,7 +44,9 @@ namespace kvtier {
 class RecentTimes {
  public:
   explicit RecentTimes(size_t n) : times_(n) {}
-  void push(const sc_core::sc_time& t) { times_[static_cast<size_t>(pushed_++ % times_.size())] = t; }
+  void push(const sc_core::sc_time& t) {
+    times_[static_cast<size_t>(pushed_++ % times_.size())] = t;
+  }
   // The time pushed `back` pushes ago (1 = the latest); none while fewer were pushed.
   std::optional<sc_core::sc_time> ago(size_t back) const {
     if (back == 0 || back > times_.size() || back > pushed_) return std::nullopt;
@@ -72,9 +74,9 @@ struct ControllerStats {
   uint64_t index_cache_misses = 0;
   uint64_t index_dram_read_bytes = 0;
   uint64_t index_dram_write_bytes = 0;
-  double index_miss_s = 0.0;          // lookup time added by misses (DRAM reads on the command path)
+  double index_miss_s = 0.0;  // lookup time added by misses (DRAM reads on the command path)
   // Deadline scheduling and the compression engine.
-  uint64_t reordered_batches = 0;     // doorbells whose transfers ran in deadline order
+  uint64_t reordered_batches = 0;  // doorbells whose transfers ran in deadline order
   // Deadline order across doorbells: transfers the host did not wait for (DescFlag::DEFERRABLE)
   // held in the engine's deadline-ordered queue, the most held at once, and the transfers that
   // went ahead of one held earlier (an earlier deadline posted later).
@@ -93,7 +95,8 @@ class DataPlaneController : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<DataPlaneController> mmio_in{"mmio_in"};
   tlm_utils::simple_initiator_socket<DataPlaneController> tier_out{"tier_out"};
-  tlm_utils::simple_initiator_socket<DataPlaneController> host_out{"host_out"};  // upstream, through the link
+  tlm_utils::simple_initiator_socket<DataPlaneController> host_out{
+      "host_out"};  // upstream, through the link
 
   DataPlaneController(sc_core::sc_module_name name, const CtrlConfig& config);
 
@@ -103,7 +106,9 @@ class DataPlaneController : public sc_core::sc_module {
   const BlockIndex& index() const { return index_; }
   // SRAM bits of one index entry and of the whole index (spec §M.2.4: footprint).
   uint32_t entry_bits() const { return entry_bits_; }
-  double footprint_kib() const { return static_cast<double>(index_.capacity()) * entry_bits_ / 8.0 / 1024.0; }
+  double footprint_kib() const {
+    return static_cast<double>(index_.capacity()) * entry_bits_ / 8.0 / 1024.0;
+  }
   double footprint_mm2() const;
   sc_core::sc_time cycle() const { return cycle_; }
 
@@ -170,10 +175,10 @@ class DataPlaneController : public sc_core::sc_module {
   // Moves `length` bytes in bursts; returns when the last burst is done.
   // Burst k is offered `k` cycles after `earliest` (the splitter hands out one burst per cycle).
   sc_core::sc_time transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts);
-  sc_core::sc_time burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr,
-                              uint32_t length, const sc_core::sc_time& at);
-  sc_core::sc_time burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr,
-                               uint32_t length, const sc_core::sc_time& at);
+  sc_core::sc_time burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
+                              uint64_t addr, uint32_t length, const sc_core::sc_time& at);
+  sc_core::sc_time burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
+                               uint64_t addr, uint32_t length, const sc_core::sc_time& at);
   double bytes_ratio(cmdset::Format f) const;
   void post_completion(const cmdset::Completion& c, const sc_core::sc_time& at);
   uint64_t to_cycles(const sc_core::sc_time& t) const;
@@ -183,7 +188,7 @@ class DataPlaneController : public sc_core::sc_module {
   const uint32_t entry_bits_;
   BlockIndex index_;
   std::vector<uint8_t> ring_;
-  uint32_t head_ = 0;            // next ring slot to execute
+  uint32_t head_ = 0;  // next ring slot to execute
   uint64_t completions_posted_ = 0;
   // The engine's queues (controller.cpp, "Bounded queues").
   sc_core::sc_time intake_free_ = sc_core::SC_ZERO_TIME;  // the front end takes the next descriptor
@@ -193,18 +198,18 @@ class DataPlaneController : public sc_core::sc_module {
     uint32_t set = 0;
     bool transfer = false;
   };
-  RecentTimes issued_;            // issue (ts_accepted) of the last desc_queue_depth descriptors
+  RecentTimes issued_;  // issue (ts_accepted) of the last desc_queue_depth descriptors
   std::vector<InPipeline> pipeline_;  // the last index_read_cycles issued, ring by issue count
   uint64_t issued_count_ = 0;
-  RecentTimes transfer_leaves_;   // last xfer_queue_depth transfers' start (leaving the queue)
-  RecentTimes releases_;          // last cpl_queue_depth completions' release (leaving the queue)
+  RecentTimes transfer_leaves_;  // last xfer_queue_depth transfers' start (leaving the queue)
+  RecentTimes releases_;         // last cpl_queue_depth completions' release (leaving the queue)
   std::vector<sc_core::sc_time> slot_done_;  // tracker slots: when each one's transfer is done
   sc_core::sc_time splitter_free_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time last_release_ = sc_core::SC_ZERO_TIME;
   std::vector<Timeline> engines_;
-  TransferTime engine_time_;     // one engine streaming a burst
-  Timeline compress_;            // the compression engine (fp8 / int4 tier copies)
-  IndexCache index_cache_;       // cached organisation only
+  TransferTime engine_time_;                      // one engine streaming a burst
+  Timeline compress_;                             // the compression engine (fp8 / int4 tier copies)
+  IndexCache index_cache_;                        // cached organisation only
   KeyMap<sc_core::sc_time> block_transfer_done_;  // one outstanding transfer per block
   // Drops the blocks whose last transfer can no longer hold a later one back.
   void forget_finished_blocks();
@@ -217,14 +222,14 @@ class DataPlaneController : public sc_core::sc_module {
   std::unordered_set<uint16_t> held_tags_;
   struct HeldBlock {
     uint32_t count = 0;
-    uint64_t due = 0;     // the latest deadline held for the block
-    uint32_t rank = 0;    // the lowest priority (largest inverted) held for it
+    uint64_t due = 0;   // the latest deadline held for the block
+    uint32_t rank = 0;  // the lowest priority (largest inverted) held for it
   };
   std::unordered_map<uint64_t, HeldBlock> held_by_block_;  // a block's commands keep ring order
   std::set<uint64_t> held_seqs_;  // arrival counts held: does a scheduled transfer overtake one?
   uint64_t held_count_ = 0;
-  uint64_t doorbell_epoch_ = 0;   // doorbells scheduled in deadline order
-  size_t held_earlier_ = 0;       // held transfers posted before the doorbell being scheduled
+  uint64_t doorbell_epoch_ = 0;  // doorbells scheduled in deadline order
+  size_t held_earlier_ = 0;      // held transfers posted before the doorbell being scheduled
   std::vector<uint8_t> burst_buffer_;
   BurstTarget* tier_direct_ = nullptr;
   BurstTarget* host_direct_ = nullptr;

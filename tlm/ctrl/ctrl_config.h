@@ -20,21 +20,17 @@ enum class BurstPath { Direct, Tlm };
 // Index organisation (DESIGN.md §4; see CtrlConfig::index_org).
 enum class IndexOrg { Full, Cached };
 // Their words in platform files and stats.json (tlm/common/enum_names.h).
-inline constexpr EnumName<DataPlaneImpl> kDataPlaneImplNames[] = {
-    {DataPlaneImpl::Tlm, "tlm"},
-    {DataPlaneImpl::Rtl, "rtl"}};
+inline constexpr EnumName<DataPlaneImpl> kDataPlaneImplNames[] = {{DataPlaneImpl::Tlm, "tlm"},
+                                                                  {DataPlaneImpl::Rtl, "rtl"}};
 inline const char* name_of(DataPlaneImpl v) { return name_in(kDataPlaneImplNames, v); }
 inline constexpr EnumName<TransferOrder> kTransferOrderNames[] = {
-    {TransferOrder::Fifo, "fifo"},
-    {TransferOrder::Deadline, "deadline"}};
+    {TransferOrder::Fifo, "fifo"}, {TransferOrder::Deadline, "deadline"}};
 inline const char* name_of(TransferOrder v) { return name_in(kTransferOrderNames, v); }
-inline constexpr EnumName<BurstPath> kBurstPathNames[] = {
-    {BurstPath::Direct, "direct"},
-    {BurstPath::Tlm, "tlm"}};
+inline constexpr EnumName<BurstPath> kBurstPathNames[] = {{BurstPath::Direct, "direct"},
+                                                          {BurstPath::Tlm, "tlm"}};
 inline const char* name_of(BurstPath v) { return name_in(kBurstPathNames, v); }
-inline constexpr EnumName<IndexOrg> kIndexOrgNames[] = {
-    {IndexOrg::Full, "full"},
-    {IndexOrg::Cached, "cached"}};
+inline constexpr EnumName<IndexOrg> kIndexOrgNames[] = {{IndexOrg::Full, "full"},
+                                                        {IndexOrg::Cached, "cached"}};
 inline const char* name_of(IndexOrg v) { return name_in(kIndexOrgNames, v); }
 
 struct CtrlConfig {
@@ -42,17 +38,17 @@ struct CtrlConfig {
   double clock_mhz = 1000.0;
   uint32_t index_sets = 16384;
   uint32_t index_ways = 4;
-  uint32_t index_read_cycles = 2;    // SRAM read latency of one lookup
+  uint32_t index_read_cycles = 2;  // SRAM read latency of one lookup
   uint32_t key_tag_bits = 40;
-  uint32_t tier_addr_bits = 26;      // in units of tier slots (block-aligned)
+  uint32_t tier_addr_bits = 26;  // in units of tier slots (block-aligned)
   uint32_t hbm_slot_bits = 16;
-  uint32_t policy_bits = 16;         // policy state replicated on the device
-  uint32_t mechanism_bits = 8;       // valid, hbm-resident, pinned, in-flight, format
+  uint32_t policy_bits = 16;    // policy state replicated on the device
+  uint32_t mechanism_bits = 8;  // valid, hbm-resident, pinned, in-flight, format
   uint32_t tenant_bits = 16;
   uint32_t length_bits = 24;
   double sram_mib_per_mm2 = 31.8;
   uint32_t ring_entries = 1024;
-  uint32_t intake_cycles = 4;        // descriptor decode per descriptor
+  uint32_t intake_cycles = 4;  // descriptor decode per descriptor
   uint32_t dma_engines = 4;
   uint32_t max_burst_bytes = 65536;
   double dma_engine_gbps = 64.0;
@@ -62,10 +58,10 @@ struct CtrlConfig {
   // co-simulation engine is Verilated with (cosim/CMakeLists.txt, KVDP_COSIM_PARAMS), which
   // `ctrl.impl = rtl` and `kvtier cosim` check. ctrl.dma_engines is another thing: the data
   // movers behind the engine's burst port, which the tracker slots share.
-  uint32_t desc_queue_depth = 8;           // DescQueueDepth: intake FIFO
-  uint32_t xfer_queue_depth = 16;          // XferQueueDepth: transfers committed, not started
-  uint32_t cpl_queue_depth = 32;           // CplQueueDepth: completions committed, not yet released
-  uint32_t max_outstanding_transfers = 16; // MaxOutstanding: tracker slots, transfers in flight
+  uint32_t desc_queue_depth = 8;   // DescQueueDepth: intake FIFO
+  uint32_t xfer_queue_depth = 16;  // XferQueueDepth: transfers committed, not started
+  uint32_t cpl_queue_depth = 32;   // CplQueueDepth: completions committed, not yet released
+  uint32_t max_outstanding_transfers = 16;  // MaxOutstanding: tracker slots, transfers in flight
   // Transfer scheduling among the commands of one doorbell: fifo = ring order (what the RTL
   // engine does); deadline = earliest descriptor deadline first (0 = no deadline, last), ties by
   // priority then ring order. With equal deadlines both orders give the same result.

@@ -17,9 +17,15 @@ void total_cpu(HostStats& s) {
 }
 }  // namespace
 
-DescriptorRing::DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config, uint32_t ring_entries,
-                               double cycle_s, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes)
-    : mmio_(mmio), config_(config), ring_entries_(ring_entries), cycle_s_(cycle_s), cpu_(cpu), stats_(stats),
+DescriptorRing::DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config,
+                               uint32_t ring_entries, double cycle_s, Timeline& cpu,
+                               HostStats& stats, CommandOutcomes& outcomes)
+    : mmio_(mmio),
+      config_(config),
+      ring_entries_(ring_entries),
+      cycle_s_(cycle_s),
+      cpu_(cpu),
+      stats_(stats),
       outcomes_(outcomes) {}
 
 void DescriptorRing::flush(double at_s) {
@@ -31,7 +37,8 @@ void DescriptorRing::flush(double at_s) {
     uint8_t bytes[cmdset::kDoorbellBytes];
     cmdset::encode(cmdset::Doorbell{ring_tail_}, bytes);
     stats_.cpu_doorbell_s += config_.doorbell_cpu_ns * 1e-9;
-    transact(mmio_, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, bytes, cmdset::kDoorbellBytes, TxnClass::Doorbell, post);
+    transact(mmio_, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, bytes, cmdset::kDoorbellBytes,
+             TxnClass::Doorbell, post);
     ++stats_.doorbells;
     since_doorbell = 0;
   };
@@ -49,7 +56,8 @@ void DescriptorRing::flush(double at_s) {
     if (c.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) deferred_[c.key] = c.d.tag;
     uint8_t bytes[cmdset::kDescriptorBytes];
     cmdset::encode(c.d, bytes);
-    transact(mmio_, tlm::TLM_WRITE_COMMAND, addr::kRingBase + uint64_t(ring_tail_) * cmdset::kDescriptorBytes, bytes,
+    transact(mmio_, tlm::TLM_WRITE_COMMAND,
+             addr::kRingBase + uint64_t(ring_tail_) * cmdset::kDescriptorBytes, bytes,
              cmdset::kDescriptorBytes, TxnClass::DescriptorWrite, post);
     ring_tail_ = (ring_tail_ + 1) % ring_entries_;
     ++stats_.descriptors;
@@ -68,7 +76,8 @@ void DescriptorRing::on_completion(const cmdset::Completion& c, double arrival_s
   }
   const Command p = it->second;
   in_flight_.erase(it);
-  if (auto d = deferred_.find(p.key); d != deferred_.end() && d->second == c.tag) deferred_.erase(d);
+  if (auto d = deferred_.find(p.key); d != deferred_.end() && d->second == c.tag)
+    deferred_.erase(d);
   stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
   total_cpu(stats_);
   switch (p.op) {
@@ -100,7 +109,9 @@ void DescriptorRing::settle(uint64_t key, double at_s) {
   if (d == deferred_.end() || !waiter_.wait) return;
   waiter_.wait(d->second, at_s);
   if (deferred_.count(key))
-    SC_REPORT_FATAL("kvtier/host", ("waited for the completion of block " + std::to_string(key) + " and none came").c_str());
+    SC_REPORT_FATAL(
+        "kvtier/host",
+        ("waited for the completion of block " + std::to_string(key) + " and none came").c_str());
 }
 
 void DescriptorRing::settle_all() {
@@ -120,7 +131,8 @@ void HostCopyEngine::flush(double at_s) {
   batch.swap(queue_);
   for (Command& c : batch) {
     if (c.op != Opcode::PROMOTE && c.op != Opcode::DEMOTE) continue;
-    if (!copy_time_) SC_REPORT_FATAL("kvtier/host", "host.dma = host needs the host copy model (none configured)");
+    if (!copy_time_)
+      SC_REPORT_FATAL("kvtier/host", "host.dma = host needs the host copy model (none configured)");
     post = cpu_.reserve(post, issue_cpu) + issue_cpu;
     stats_.cpu_copy_issue_s += to_seconds(issue_cpu);
     stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;

@@ -66,8 +66,8 @@ class CommandPath {
 
 class DescriptorRing : public CommandPath {
  public:
-  DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config,
-                 uint32_t ring_entries, double cycle_s, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes);
+  DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config, uint32_t ring_entries,
+                 double cycle_s, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes);
   void flush(double at_s) override;
   void settle(uint64_t key, double at_s) override;
   void settle_all() override;
@@ -91,7 +91,8 @@ class DescriptorRing : public CommandPath {
   HostStats& stats_;
   CommandOutcomes& outcomes_;
   std::unordered_map<uint16_t, Command> in_flight_;
-  std::unordered_map<uint64_t, uint16_t> deferred_;  // block -> tag of its deferrable command in flight
+  std::unordered_map<uint64_t, uint16_t>
+      deferred_;  // block -> tag of its deferrable command in flight
   Waiter waiter_;
   uint32_t ring_tail_ = 0;
   uint16_t next_tag_ = 0;
@@ -100,7 +101,8 @@ class DescriptorRing : public CommandPath {
 class HostCopyEngine : public CommandPath {
  public:
   using CopyTime = std::function<double(uint64_t bytes, bool batched)>;
-  HostCopyEngine(const HostConfig& config, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes)
+  HostCopyEngine(const HostConfig& config, Timeline& cpu, HostStats& stats,
+                 CommandOutcomes& outcomes)
       : config_(config), cpu_(cpu), stats_(stats), outcomes_(outcomes) {}
   void set_copy_time(CopyTime copy_time) { copy_time_ = std::move(copy_time); }
   void flush(double at_s) override;

@@ -16,21 +16,29 @@ using cmdset::Status;
 
 namespace {
 kv::Format format_of(TierFormat f) {
-  return f == TierFormat::Fp8 ? kv::Format::Fp8 : f == TierFormat::Int4 ? kv::Format::Int4 : kv::Format::Bf16;
+  return f == TierFormat::Fp8    ? kv::Format::Fp8
+         : f == TierFormat::Int4 ? kv::Format::Int4
+                                 : kv::Format::Bf16;
 }
 kv::Format format_of(Recompress f) {
-  return f == Recompress::Fp8 ? kv::Format::Fp8 : f == Recompress::Int4 ? kv::Format::Int4 : kv::Format::Bf16;
+  return f == Recompress::Fp8    ? kv::Format::Fp8
+         : f == Recompress::Int4 ? kv::Format::Int4
+                                 : kv::Format::Bf16;
 }
 // Bits per element, for "narrower than".
 int width(kv::Format f) { return f == kv::Format::Int4 ? 4 : f == kv::Format::Fp8 ? 8 : 16; }
 cmdset::Format wire_format(kv::Format f) {
-  return f == kv::Format::Int4 ? cmdset::Format::INT4 : f == kv::Format::Fp8 ? cmdset::Format::FP8 : cmdset::Format::BF16;
+  return f == kv::Format::Int4  ? cmdset::Format::INT4
+         : f == kv::Format::Fp8 ? cmdset::Format::FP8
+                                : cmdset::Format::BF16;
 }
-constexpr uint16_t kAdmissionPriority = Prefetcher::kAdmissionPriority;  // promotions a starting step waits for
+constexpr uint16_t kAdmissionPriority =
+    Prefetcher::kAdmissionPriority;  // promotions a starting step waits for
 }  // namespace
 
-HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfig& config, uint32_t ring_entries,
-                                   uint64_t block_bytes, uint64_t budget_blocks, uint32_t layer_groups,
+HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfig& config,
+                                   uint32_t ring_entries, uint64_t block_bytes,
+                                   uint64_t budget_blocks, uint32_t layer_groups,
                                    uint64_t hbm_kv_base, uint64_t tier_blocks, double cycle_s)
     : sc_core::sc_module(name),
       config_(config),
@@ -53,7 +61,8 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
     copies_ = copies.get();
     path_ = std::move(copies);
   } else {
-    auto ring = std::make_unique<DescriptorRing>(mmio_out, config_, ring_entries, cycle_s, cpu_, stats_, outcomes);
+    auto ring = std::make_unique<DescriptorRing>(mmio_out, config_, ring_entries, cycle_s, cpu_,
+                                                 stats_, outcomes);
     ring_ = ring.get();
     path_ = std::move(ring);
   }
@@ -73,14 +82,17 @@ uint64_t HostControlPlane::context_slots(uint64_t tokens) const {
   return (tokens + bt - 1) / bt * groups_;
 }
 
-uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const { return context_slots(r.prompt_tokens); }
+uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const {
+  return context_slots(r.prompt_tokens);
+}
 
 uint64_t HostControlPlane::available_slots() const {
   const uint64_t held = pinned_ + staging_.size();
   return held >= budget_ ? 0 : budget_ - held;
 }
 
-bool HostControlPlane::can_admit(const workload::Request& r, uint64_t tokens, uint64_t watermark) const {
+bool HostControlPlane::can_admit(const workload::Request& r, uint64_t tokens,
+                                 uint64_t watermark) const {
   // Conservative: prompt blocks that another running request pins already are counted again.
   // Blocks prefetched for this very request are pinned for it already: admission moves those pins.
   const uint32_t bt = config_.block_tokens;
@@ -107,7 +119,8 @@ std::vector<uint64_t> HostControlPlane::prompt_block_keys(const workload::Reques
   std::vector<uint64_t> keys;
   keys.reserve(full * groups_);
   for (uint64_t i = 0; i < full; ++i) {
-    const uint64_t pk = i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
+    const uint64_t pk =
+        i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
     for (uint32_t g = 0; g < groups_; ++g) keys.push_back(group_key(pk, g));
   }
   return keys;
@@ -160,14 +173,18 @@ std::string HostControlPlane::verify_accounting() const {
     resident += r.private_ids.size();
   }
   std::string why;
-  if (pinned != pinned_) why += "pinned slots " + std::to_string(pinned_) + " but blocks say " + std::to_string(pinned) + "; ";
+  if (pinned != pinned_)
+    why += "pinned slots " + std::to_string(pinned_) + " but blocks say " + std::to_string(pinned) +
+           "; ";
   if (resident != resident_)
-    why += "resident slots " + std::to_string(resident_) + " but blocks say " + std::to_string(resident) + "; ";
+    why += "resident slots " + std::to_string(resident_) + " but blocks say " +
+           std::to_string(resident) + "; ";
   if (idle != policy_->evictable())
-    why += "idle blocks " + std::to_string(idle) + " but the policy offers " + std::to_string(policy_->evictable()) + "; ";
+    why += "idle blocks " + std::to_string(idle) + " but the policy offers " +
+           std::to_string(policy_->evictable()) + "; ";
   if (resident_ + free_hbm_slots_.size() != budget_)
-    why += "resident + free slots " + std::to_string(resident_ + free_hbm_slots_.size()) + " != budget " +
-           std::to_string(budget_) + "; ";
+    why += "resident + free slots " + std::to_string(resident_ + free_hbm_slots_.size()) +
+           " != budget " + std::to_string(budget_) + "; ";
   return why;
 }
 
@@ -212,7 +229,8 @@ void HostControlPlane::unpin(Block& b, double now_s) {
 
 uint64_t HostControlPlane::take_hbm_slot() {
   if (free_hbm_slots_.empty())
-    SC_REPORT_FATAL("kvtier/host", "HBM KV budget exhausted with every block pinned (admission invariant broken)");
+    SC_REPORT_FATAL("kvtier/host",
+                    "HBM KV budget exhausted with every block pinned (admission invariant broken)");
   const uint64_t s = free_hbm_slots_.back();
   free_hbm_slots_.pop_back();
   ++resident_;
@@ -220,12 +238,14 @@ uint64_t HostControlPlane::take_hbm_slot() {
   return s;
 }
 
-HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group,
+HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t session,
+                                                       uint64_t position, uint32_t group,
                                                        uint64_t pk, uint32_t tenant) {
   auto [found, inserted] = blocks_.try_emplace(key);
   Block& b = *found;
   if (inserted) {
-    b.id = kv::BlockIdentity{key, session, static_cast<uint32_t>(position), static_cast<uint16_t>(group), pk};
+    b.id = kv::BlockIdentity{key, session, static_cast<uint32_t>(position),
+                             static_cast<uint16_t>(group), pk};
     b.owner_tenant = static_cast<uint16_t>(tenant);
     policy_store_.adopt(b);
     ++stats_.unique_blocks;
@@ -248,7 +268,8 @@ void HostControlPlane::unstream(Block& b) {
   ++stats_.unstreamed;
 }
 
-void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted) {
+void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool continues,
+                                 bool counted) {
   kv::BlockPolicy& pol = policy_store_.of(b);
   pol.tenant = tenant;
   pol.last_use_s = now_s;
@@ -257,7 +278,8 @@ void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool c
   policy_->on_reference(b.id.key, now_s, pol);
 }
 
-AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, const LoadPlan& plan) {
+AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
+                                    const LoadPlan& plan) {
   integrate(now_s);
   Running& run = running_[r.id];
   run = Running{};
@@ -282,14 +304,16 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
     const uint64_t obtainable = free_hbm_slots_.size() + policy_->evictable();
     const uint64_t keep = plan.keep_free + first_computed_slots;
     const uint64_t live = obtainable > keep ? obtainable - keep : 0;
-    const uint64_t room = plan.promote_room > first_computed_slots ? plan.promote_room - first_computed_slots : 0;
+    const uint64_t room =
+        plan.promote_room > first_computed_slots ? plan.promote_room - first_computed_slots : 0;
     return std::min(room, live);
   };
 
   // A position is served from cache only when every layer group of it is in HBM or the tier;
   // otherwise prefill recomputes the position (all its layers) and grow() gives it slots.
   for (uint64_t i = 0; i < full; ++i) {
-    const uint64_t pk = i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
+    const uint64_t pk =
+        i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
     run.prompt_pk[i] = pk;
     bool position_cached = true;
     for (uint32_t g = 0; g < groups_; ++g) {
@@ -298,8 +322,10 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
       reference(b, r.tenant, now_s, run.continues, true);
       // A block another request streams is recomputed rather than promoted: promoting it would
       // need room streamed residency is short of by construction.
-      const bool readable = b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier && !b.streamed_by);
-      references_.push_back(b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true);
+      const bool readable =
+          b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier && !b.streamed_by);
+      references_.push_back(b.id.key,
+                            readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true);
       ++stats_.references;
       position_cached = position_cached && readable;
     }
@@ -321,12 +347,14 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
           // A prefetched block read for the first time: its transfer is judged against this use.
           b.prefetched_unused = false;
           prefetcher_.used(now_s, b.mech.ready_s);
-          res.transfers.push_back({g, b.mech.ready_s, deadline_of(g), 0, stored_bytes(b.mech.format)});
+          res.transfers.push_back(
+              {g, b.mech.ready_s, deadline_of(g), 0, stored_bytes(b.mech.format)});
           from_tier = true;
           res.loaded_bytes += stored_bytes(b.mech.format);
         } else if (b.mech.ready_s > now_s) {
           // Still arriving for another reader (a promotion or prefetch already in flight).
-          res.transfers.push_back({g, b.mech.ready_s, deadline_of(g), 0, stored_bytes(b.mech.format)});
+          res.transfers.push_back(
+              {g, b.mech.ready_s, deadline_of(g), 0, stored_bytes(b.mech.format)});
         }
       } else {
         ++res.tier_hits;
@@ -348,8 +376,8 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   // took obtainable slots too), left in the tier for this request to stream every step.
   for (Block* b : tier_hits) {
     if (b->streamed_by == r.id + 1) continue;  // named twice in this prompt: streamed once
-    if (streaming_possible() && to_promote.size() >= promote_room() && !b->mech.in_flight && !b->streamed_by &&
-        b->mech.pins == 0) {
+    if (streaming_possible() && to_promote.size() >= promote_room() && !b->mech.in_flight &&
+        !b->streamed_by && b->mech.pins == 0) {
       ++b->mech.pins;
       b->streamed_by = r.id + 1;
       run.streamed[b->id.layer_group].push_back(b->id.key);
@@ -363,7 +391,8 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
   // Growth is asked about every step while a prompt is prefilled: a prefix sum of the positions
   // prefill computes answers it in O(1) instead of a walk over the remaining prompt.
   run.uncached_before.assign(full + 1, 0);
-  for (uint64_t i = 0; i < full; ++i) run.uncached_before[i + 1] = run.uncached_before[i] + !run.prompt_cached[i];
+  for (uint64_t i = 0; i < full; ++i)
+    run.uncached_before[i + 1] = run.uncached_before[i] + !run.prompt_cached[i];
   // The request's own pins now hold what its prefetch pinned (its own, or its session's).
   prefetcher_.admitted(r);
   stats_.hbm_hits += res.hbm_hits;
@@ -384,13 +413,17 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
       issued.push_back(b);
     }
   if (issued.size() > free_hbm_slots_.size() + policy_->evictable())
-    SC_REPORT_FATAL("kvtier/host", ("admission of request " + std::to_string(r.id) + " promotes " +
-                                    std::to_string(issued.size()) + " blocks but only " +
-                                    std::to_string(free_hbm_slots_.size() + policy_->evictable()) +
-                                    " slots can be had (promote room " + std::to_string(plan.promote_room) + "; first: pins " +
-                                    std::to_string(issued[0]->mech.pins) + " in_flight " + std::to_string(issued[0]->mech.in_flight) +
-                                    " streamed_by " + std::to_string(issued[0]->streamed_by) + " free " + std::to_string(free_hbm_slots_.size()) + " evictable " + std::to_string(policy_->evictable()) + ")")
-                                       .c_str());
+    SC_REPORT_FATAL("kvtier/host",
+                    ("admission of request " + std::to_string(r.id) + " promotes " +
+                     std::to_string(issued.size()) + " blocks but only " +
+                     std::to_string(free_hbm_slots_.size() + policy_->evictable()) +
+                     " slots can be had (promote room " + std::to_string(plan.promote_room) +
+                     "; first: pins " + std::to_string(issued[0]->mech.pins) + " in_flight " +
+                     std::to_string(issued[0]->mech.in_flight) + " streamed_by " +
+                     std::to_string(issued[0]->streamed_by) + " free " +
+                     std::to_string(free_hbm_slots_.size()) + " evictable " +
+                     std::to_string(policy_->evictable()) + ")")
+                        .c_str());
   const double room_ready_s = make_room(issued.size(), now_s);
   for (Block* b : issued) {
     b->hbm_slot = take_hbm_slot();
@@ -409,8 +442,10 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s, co
                              stored_bytes(b->mech.format)});
     if (trace_) {
       const TraceEventLog::Track& t = admission_track_;
-      trace_->async_slice(t, "promotion", "request " + std::to_string(r.id) + " group " + std::to_string(b->id.layer_group),
-                          now_s, b->mech.ready_s, {{"deadline_s", deadline_of(b->id.layer_group)}});
+      trace_->async_slice(
+          t, "promotion",
+          "request " + std::to_string(r.id) + " group " + std::to_string(b->id.layer_group), now_s,
+          b->mech.ready_s, {{"deadline_s", deadline_of(b->id.layer_group)}});
       res.transfers.back().flow = trace_->flow_start(t, "promotion", now_s);
     }
   }
@@ -427,12 +462,13 @@ uint64_t HostControlPlane::growth_slots(uint64_t id, uint64_t kv_tokens) const {
   // per layer group (positions past the prompt's full blocks are never cached).
   const uint64_t full = run.prompt_cached.size();
   const uint64_t lo = std::min(have, full), hi = std::min(want, full);
-  const uint64_t computed = run.uncached_before[hi] - run.uncached_before[lo] + (want - std::max(have, hi));
+  const uint64_t computed =
+      run.uncached_before[hi] - run.uncached_before[lo] + (want - std::max(have, hi));
   return computed * groups_;
 }
 
-uint64_t HostControlPlane::prefill_reach(uint64_t id, uint64_t kv_tokens, uint64_t budget, uint64_t prompt_tokens,
-                                         uint64_t* computed) const {
+uint64_t HostControlPlane::prefill_reach(uint64_t id, uint64_t kv_tokens, uint64_t budget,
+                                         uint64_t prompt_tokens, uint64_t* computed) const {
   *computed = 0;
   const Running& run = running_.at(id);
   const uint32_t bt = config_.block_tokens;
@@ -462,7 +498,8 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
   const uint64_t have = (run.kv_tokens + bt - 1) / bt, want = (kv_tokens + bt - 1) / bt;
   const uint64_t slots = growth_slots(id, kv_tokens);
   if (slots > available_slots())
-    SC_REPORT_FATAL("kvtier/host", "KV growth beyond the budget: the scheduler must preempt or spill first");
+    SC_REPORT_FATAL("kvtier/host",
+                    "KV growth beyond the budget: the scheduler must preempt or spill first");
   make_room(slots, now_s);
   for (uint64_t p = have; p < want; ++p) {
     if (p < full) {
@@ -566,12 +603,14 @@ void HostControlPlane::free_ended_sessions(double now_s) {
 
 // The conversation is over: its own blocks are dead. Shared prefixes, and blocks still pinned
 // or moving, stay.
-void HostControlPlane::free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s) {
+void HostControlPlane::free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys,
+                                           double now_s) {
   for (uint64_t key : keys) {
     Block* found = blocks_.find(key);
     if (!found) continue;  // listed twice
     Block& b = *found;
-    if (b.multi_session || b.id.session != session || b.mech.pins != 0 || b.mech.in_flight) continue;
+    if (b.multi_session || b.id.session != session || b.mech.pins != 0 || b.mech.in_flight)
+      continue;
     if (b.mech.in_hbm) {
       policy_->on_removed(key);
       free_hbm_slots_.push_back(b.hbm_slot);
@@ -599,7 +638,9 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
   for (; run.spill_cursor < run.keys.size(); ++run.spill_cursor) {
     Block& b = *run.held[run.spill_cursor];
     // Only a block this request alone holds: another reader would lose its resident copy.
-    if (!b.mech.in_hbm || b.mech.pins != 1 || b.mech.in_flight || b.streamed_by || b.mech.ready_s > now_s) continue;
+    if (!b.mech.in_hbm || b.mech.pins != 1 || b.mech.in_flight || b.streamed_by ||
+        b.mech.ready_s > now_s)
+      continue;
     if (!b.mech.tier_valid) {
       if (free_tier_slots_.empty()) reclaim_tier_slot(now_s);
       if (free_tier_slots_.empty()) return false;  // the tier is full of blocks that cannot go
@@ -627,7 +668,8 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
     flush(now_s);
     if (!b.mech.tier_valid) {
       // The device index had no room for it (NO_SPACE): it cannot live in the tier, so it stays
-      // resident (the slot it just gave back is the one it takes again) and the next block is tried.
+      // resident (the slot it just gave back is the one it takes again) and the next block is
+      // tried.
       b.hbm_slot = take_hbm_slot();
       b.mech.in_hbm = true;
       ++pinned_;
@@ -679,10 +721,9 @@ bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
   return true;
 }
 
-std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const std::vector<uint64_t>& ids, uint32_t g,
-                                                                         double issue_s, double deadline_s,
-                                                                         StreamResult& res, uint64_t lead,
-                                                                         double rest_issue_s, uint64_t limit) {
+std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(
+    const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s,
+    StreamResult& res, uint64_t lead, double rest_issue_s, uint64_t limit) {
   // Streaming is for contention: once the budget has room again beyond the admission watermark
   // (vLLM's 1 %) and one step's decode growth (a block per layer group per running request), a
   // streamed block's promotion goes to a slot of its own instead of staging, and the block stops
@@ -693,7 +734,8 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   if (config_.restore_streamed && available_slots() > floor) room = available_slots() - floor;
   if (room > 0) integrate(issue_s);  // resident changes below
   std::vector<Block*> sent, restored;
-  std::vector<cmdset::Descriptor> rest;  // staged promotions beyond the lead, posted at rest_issue_s
+  std::vector<cmdset::Descriptor>
+      rest;  // staged promotions beyond the lead, posted at rest_issue_s
   double room_ready_s = issue_s;
   auto post = [&](cmdset::Descriptor d, double at_s) {
     d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
@@ -732,7 +774,7 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
         b.mech.in_hbm = true;
         b.streamed_by = 0;
         ++pinned_;
-        run.spill_cursor = 0;  // it may be spilled again, oldest first
+        run.spill_cursor = 0;    // it may be spilled again, oldest first
         restored.push_back(&b);  // posted below, once its slot is free
         continue;
       }
@@ -766,12 +808,13 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(const s
   return sent;
 }
 
-StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s) {
+StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
+                                      double deadline_s) {
   return stream(ids, g, issue_s, deadline_s, UINT64_MAX, issue_s);
 }
 
-StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s,
-                                      uint64_t lead, double rest_issue_s) {
+StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
+                                      double deadline_s, uint64_t lead, double rest_issue_s) {
   StreamResult res;
   post_staged_discards(issue_s);
   promote_streamed(ids, g, issue_s, deadline_s, res, lead, std::max(issue_s, rest_issue_s));
@@ -780,8 +823,8 @@ StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t
   return res;
 }
 
-void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s,
-                                    uint64_t limit) {
+void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double issue_s,
+                                    double deadline_s, uint64_t limit) {
   post_staged_discards(issue_s);
   drop_streamed_ahead(issue_s);
   StreamResult res;
@@ -825,16 +868,19 @@ void HostControlPlane::post_staged_discards(double upto_s) {
   double last = 0.0;
   for (; n < staged_discards_.size() && staged_discards_[n].second <= upto_s + 1e-12; ++n) {
     const auto& [key, done] = staged_discards_[n];
-    if (const Block* b = blocks_.find(key)) enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, done);
+    if (const Block* b = blocks_.find(key))
+      enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, done);
     last = std::max(last, done);
   }
   if (!n) return;
-  staged_discards_.erase(staged_discards_.begin(), staged_discards_.begin() + static_cast<std::ptrdiff_t>(n));
+  staged_discards_.erase(staged_discards_.begin(),
+                         staged_discards_.begin() + static_cast<std::ptrdiff_t>(n));
   flush(upto_s == std::numeric_limits<double>::infinity() ? last : upto_s);
 }
 
-void HostControlPlane::stream_finish() { post_staged_discards(std::numeric_limits<double>::infinity()); }
-
+void HostControlPlane::stream_finish() {
+  post_staged_discards(std::numeric_limits<double>::infinity());
+}
 
 bool HostControlPlane::reclaim_tier_slot(double now_s) {
   // Queued demotions finish (and stop being in flight) once posted.
@@ -845,7 +891,9 @@ bool HostControlPlane::reclaim_tier_slot(double now_s) {
     Block* found = blocks_.find(key);
     if (!found) continue;
     Block& v = *found;
-    if (v.tier_epoch != epoch || v.mech.in_hbm || !v.mech.tier_valid || v.mech.in_flight || v.mech.pins) continue;
+    if (v.tier_epoch != epoch || v.mech.in_hbm || !v.mech.tier_valid || v.mech.in_flight ||
+        v.mech.pins)
+      continue;
     ++stats_.tier_evictions;
     forget_block(v, now_s);  // tier-valid: FREEs the tier copy
     return true;
@@ -860,12 +908,13 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
   while (free_hbm_slots_.size() < slots) {
     const auto victim = policy_->victim();
     if (!victim)
-      SC_REPORT_FATAL("kvtier/host", ("no evictable block although the admission check passed (need " +
-                                      std::to_string(slots) + " free slots, have " +
-                                      std::to_string(free_hbm_slots_.size()) + "; resident " + std::to_string(resident_) +
-                                      ", pinned " + std::to_string(pinned_) + ", staging " +
-                                      std::to_string(staging_.size()) + ")")
-                                         .c_str());
+      SC_REPORT_FATAL(
+          "kvtier/host",
+          ("no evictable block although the admission check passed (need " + std::to_string(slots) +
+           " free slots, have " + std::to_string(free_hbm_slots_.size()) + "; resident " +
+           std::to_string(resident_) + ", pinned " + std::to_string(pinned_) + ", staging " +
+           std::to_string(staging_.size()) + ")")
+              .c_str());
     Block& b = blocks_.at(*victim);
     policy_->on_removed(b.id.key);
     policy_store_.evicted(b);
@@ -876,7 +925,8 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
     // The tier is finite too: when it is full, the copy of the block that left HBM longest
     // ago is freed to make room (never a pinned or in-flight one).
     if (!b.mech.tier_valid && free_tier_slots_.empty()) reclaim_tier_slot(now_s);
-    if (b.mech.tier_valid || !free_tier_slots_.empty()) tier_lru_.emplace_back(b.id.key, b.tier_epoch = ++tier_epochs_);
+    if (b.mech.tier_valid || !free_tier_slots_.empty())
+      tier_lru_.emplace_back(b.id.key, b.tier_epoch = ++tier_epochs_);
     if (b.mech.tier_valid) {
       // Write-once: the tier copy is still valid, so eviction moves nothing (spec §M.1).
       enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
@@ -938,7 +988,8 @@ void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t 
 
 void HostControlPlane::promoted(const Command& p, double ready_s) {
   Block& b = blocks_.at(p.key);
-  if (trace_ && b.prefetched_unused && (p.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)))
+  if (trace_ && b.prefetched_unused &&
+      (p.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)))
     trace_->async_slice(prefetch_track_, "promotion", "prefetch", p.requested_s, ready_s,
                         {{"deadline_s", p.d.deadline_ns * 1e-9}});
   b.mech.ready_s = ready_s;
@@ -952,12 +1003,14 @@ void HostControlPlane::promoted(const Command& p, double ready_s) {
     // value each grew the run's memory without bound.
     ++stats_.streamed_promotion_latency_n;
     stats_.streamed_promotion_latency_sum_s += ready_s - p.requested_s;
-    stats_.streamed_promotion_latency_max_s = std::max(stats_.streamed_promotion_latency_max_s, ready_s - p.requested_s);
+    stats_.streamed_promotion_latency_max_s =
+        std::max(stats_.streamed_promotion_latency_max_s, ready_s - p.requested_s);
   } else {
     // The maximum is taken over the same promotions and from the same origin (the decision) as
     // the percentiles, so that it can never fall below p99.
     stats_.promotion_latency_s.push_back(ready_s - p.requested_s);
-    stats_.promotion_latency_max_s = std::max(stats_.promotion_latency_max_s, ready_s - p.requested_s);
+    stats_.promotion_latency_max_s =
+        std::max(stats_.promotion_latency_max_s, ready_s - p.requested_s);
   }
 }
 
@@ -977,7 +1030,8 @@ void HostControlPlane::completion_write(tlm::tlm_generic_payload& trans, sc_core
     trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
-  ring_->on_completion(cmdset::decode_completion(trans.get_data_ptr()), to_seconds(sim_now() + delay));
+  ring_->on_completion(cmdset::decode_completion(trans.get_data_ptr()),
+                       to_seconds(sim_now() + delay));
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -997,67 +1051,88 @@ void HostControlPlane::recompressed(const Command& c) {
 }
 
 void HostControlPlane::failed(const Command& c, Status status) {
-  SC_REPORT_ERROR("kvtier/host", (std::string(cmdset::to_string(c.op)) + " of block " + std::to_string(c.key) +
-                                  " completed " + cmdset::to_string(status) +
-                                  ": host and device disagree about the index")
-                                     .c_str());
+  SC_REPORT_ERROR(
+      "kvtier/host",
+      (std::string(cmdset::to_string(c.op)) + " of block " + std::to_string(c.key) + " completed " +
+       cmdset::to_string(status) + ": host and device disagree about the index")
+          .c_str());
 }
 
 void HostControlPlane::declare_reference_stats(StatGroup& run) const {
   const HostStats& h = stats_;
-  run.add("tier_hit_rate", h.references ? static_cast<double>(h.tier_hits) / h.references : 0.0, "fraction",
-          "prompt block references found in the tier and promoted, over all references (0 with none)");
-  run.add("miss_rate", h.references ? static_cast<double>(h.misses) / h.references : 0.0, "fraction",
-          "prompt block references found nowhere (recomputed by prefill), over all references (0 with none)");
+  run.add(
+      "tier_hit_rate", h.references ? static_cast<double>(h.tier_hits) / h.references : 0.0,
+      "fraction",
+      "prompt block references found in the tier and promoted, over all references (0 with none)");
+  run.add("miss_rate", h.references ? static_cast<double>(h.misses) / h.references : 0.0,
+          "fraction",
+          "prompt block references found nowhere (recomputed by prefill), over all references (0 "
+          "with none)");
 }
 
 void HostControlPlane::declare_total_stats(StatGroup& run) const {
   run.add("host_cpu_kv_s", stats_.host_cpu_kv_s, "s",
-          "host CPU time spent on KV movement: descriptors, doorbells, completions and host-issued copies (C3; "
+          "host CPU time spent on KV movement: descriptors, doorbells, completions and host-issued "
+          "copies (C3; "
           "host_cpu.total_s)");
-  run.add("promotion_latency_max_s", stats_.promotion_latency_max_s, "s",
-          "largest promotion latency, over the same promotions as promotion_latency_p50_s/p99_s (C1)");
+  run.add(
+      "promotion_latency_max_s", stats_.promotion_latency_max_s, "s",
+      "largest promotion latency, over the same promotions as promotion_latency_p50_s/p99_s (C1)");
 }
 
 void HostControlPlane::declare_block_stats(StatGroup& g) const {
   const HostStats& h = stats_;
   g.add("block_bytes", block_bytes_, "bytes",
-        "KV payload of one block on one GPU: host.block_tokens positions of its layers' share of the KV heads");
-  g.add("layer_groups", groups_, "count", "blocks per token position: layers over layers per block (1: a block spans "
-                                          "all layers)");
+        "KV payload of one block on one GPU: host.block_tokens positions of its layers' share of "
+        "the KV heads");
+  g.add("layer_groups", groups_, "count",
+        "blocks per token position: layers over layers per block (1: a block spans "
+        "all layers)");
   g.add("unique", h.unique_blocks, "blocks", "distinct blocks the computation required (U / M_b)");
   g.add("references", h.references, "blocks", "block references by admitted requests' prompts");
   g.add("hbm_hits", h.hbm_hits, "blocks", "references found resident in HBM");
   g.add("tier_hits", h.tier_hits, "blocks", "references found in the tier and promoted");
   g.add("misses", h.misses, "blocks", "references found nowhere, recomputed by prefill");
-  g.add("discards", h.discards, "blocks", "clean evictions from HBM of blocks with a valid tier copy (no demotion)");
+  g.add("discards", h.discards, "blocks",
+        "clean evictions from HBM of blocks with a valid tier copy (no demotion)");
   g.add("frees", h.frees, "blocks", "dead blocks released");
-  g.add("sessions_ended", h.sessions_ended, "count", "sessions judged over (host.session_end) whose blocks were freed");
+  g.add("sessions_ended", h.sessions_ended, "count",
+        "sessions judged over (host.session_end) whose blocks were freed");
   g.add("dropped_no_tier_space", h.dropped_no_tier_space, "blocks",
-        "evicted blocks lost because the tier had no room for them (the next reference recomputes them)");
+        "evicted blocks lost because the tier had no room for them (the next reference recomputes "
+        "them)");
   g.add("tier_evictions", h.tier_evictions, "blocks",
         "tier-only blocks freed, least recently evicted first, to make room in the tier");
   g.add("dropped_index_full", h.dropped_index_full, "blocks",
-        "demotions the engine refused because the index set was full: no tier copy was made and the block was lost");
-  g.add("budget", budget_, "blocks", "HBM KV budget in blocks (hbm.kv_budget_gib over block_bytes)");
+        "demotions the engine refused because the index set was full: no tier copy was made and "
+        "the block was lost");
+  g.add("budget", budget_, "blocks",
+        "HBM KV budget in blocks (hbm.kv_budget_gib over block_bytes)");
   g.add("peak_resident", h.peak_resident_blocks, "blocks", "most blocks resident in HBM at once");
   g.add("blocks_over_write_once_bound", ledger_.blocks_over_bound(), "blocks",
         "blocks demoted more than once (spec §M.1 write-once bound)");
 }
 
-void HostControlPlane::declare_representation_stats(StatGroup& g, const ControllerStats& engine) const {
+void HostControlPlane::declare_representation_stats(StatGroup& g,
+                                                    const ControllerStats& engine) const {
   const HostStats& h = stats_;
-  g.add("tier_format", name_of(config_.tier_format), "text", "format of a block's tier copy (host.tier_format)");
+  g.add("tier_format", name_of(config_.tier_format), "text",
+        "format of a block's tier copy (host.tier_format)");
   g.add("recompress_format", name_of(config_.recompress_format), "text",
         "format the RECOMPRESS policy rewrites cold tier copies into (host.recompress_format)");
   g.add("promoted_bytes", h.promoted_bytes, "bytes",
-        "payload bytes promoted across the boundary, as stored (compressed copies count their own size)");
-  g.add("demoted_bytes", h.demoted_bytes, "bytes", "payload bytes demoted across the boundary, as stored");
+        "payload bytes promoted across the boundary, as stored (compressed copies count their own "
+        "size)");
+  g.add("demoted_bytes", h.demoted_bytes, "bytes",
+        "payload bytes demoted across the boundary, as stored");
   g.add("recompressions", h.recompressions, "count", "tier copies the RECOMPRESS policy rewrote");
-  g.add("recompressed_bytes", h.recompressed_bytes, "bytes", "stored bytes of the rewritten copies, in their new format");
-  g.add("tier_rewrites", engine.tier_rewrites, "count", "tier copies the engine rewrote in place (its count)");
+  g.add("recompressed_bytes", h.recompressed_bytes, "bytes",
+        "stored bytes of the rewritten copies, in their new format");
+  g.add("tier_rewrites", engine.tier_rewrites, "count",
+        "tier copies the engine rewrote in place (its count)");
   g.add("blocks_over_write_once_bound", ledger_.blocks_over_bound(), "blocks",
-        "blocks demoted more than once (spec §M.1 write-once bound; the same as blocks.blocks_over_write_once_bound)");
+        "blocks demoted more than once (spec §M.1 write-once bound; the same as "
+        "blocks.blocks_over_write_once_bound)");
   g.add("compressed_transfers", engine.compressed_transfers, "count",
         "transfers the engine's compression engine converted between formats");
   g.add("compress_engine_busy_s", engine.compress_busy_s, "s",
@@ -1067,30 +1142,41 @@ void HostControlPlane::declare_representation_stats(StatGroup& g, const Controll
 void HostControlPlane::declare_prefetch_stats(StatGroup& g) const {
   const HostStats& h = stats_;
   g.add("horizon_steps", config_.prefetch_horizon_steps, "steps",
-        "how many scheduler steps ahead the prefetcher looks (host.prefetch_horizon_steps; 0: no prefetch)");
-  g.add("prefetched", h.prefetched, "blocks", "blocks promoted ahead of the request that reads them");
+        "how many scheduler steps ahead the prefetcher looks (host.prefetch_horizon_steps; 0: no "
+        "prefetch)");
+  g.add("prefetched", h.prefetched, "blocks",
+        "blocks promoted ahead of the request that reads them");
   g.add("used", h.prefetch_used, "blocks", "prefetched blocks a request read");
-  g.add("expired", h.prefetch_expired, "count", "prefetch pins released unread (their prediction expired or the run ended)");
-  g.add("lead_time_mean_s", h.prefetch_used ? nlohmann::json(h.prefetch_lead_sum_s / h.prefetch_used)
-                                            : nlohmann::json(nullptr),
-        "s", "mean time from a used prefetched block being usable to its request's admission (negative: still "
-             "arriving); null: none used");
-  g.add("lead_time_min_s", h.prefetch_used ? nlohmann::json(h.prefetch_lead_min_s) : nlohmann::json(nullptr), "s",
+  g.add("expired", h.prefetch_expired, "count",
+        "prefetch pins released unread (their prediction expired or the run ended)");
+  g.add("lead_time_mean_s",
+        h.prefetch_used ? nlohmann::json(h.prefetch_lead_sum_s / h.prefetch_used)
+                        : nlohmann::json(nullptr),
+        "s",
+        "mean time from a used prefetched block being usable to its request's admission (negative: "
+        "still "
+        "arriving); null: none used");
+  g.add("lead_time_min_s",
+        h.prefetch_used ? nlohmann::json(h.prefetch_lead_min_s) : nlohmann::json(nullptr), "s",
         "smallest such lead time; null: none used");
-  g.add("used_while_arriving", h.prefetch_lead_late, "blocks", "used prefetched blocks that were still arriving when "
-                                                               "their request was admitted (negative lead)");
-  g.add("accuracy", h.prefetched ? nlohmann::json(static_cast<double>(h.prefetch_used) / h.prefetched)
-                                 : nlohmann::json(nullptr),
+  g.add("used_while_arriving", h.prefetch_lead_late, "blocks",
+        "used prefetched blocks that were still arriving when "
+        "their request was admitted (negative lead)");
+  g.add("accuracy",
+        h.prefetched ? nlohmann::json(static_cast<double>(h.prefetch_used) / h.prefetched)
+                     : nlohmann::json(nullptr),
         "fraction", "used over prefetched (prefetch_accuracy); null: nothing prefetched");
 }
 
 void HostControlPlane::declare_cpu_stats(StatGroup& g, double end_s) const {
   const HostStats& h = stats_;
-  g.add("dma", name_of(config_.dma), "text", "who moves the payload (host.dma): the device's DMA engine or host copies");
+  g.add("dma", name_of(config_.dma), "text",
+        "who moves the payload (host.dma): the device's DMA engine or host copies");
   g.add("descriptor_s", h.cpu_descriptor_s, "s", "host CPU time building and posting descriptors");
   g.add("doorbell_s", h.cpu_doorbell_s, "s", "host CPU time writing doorbells");
   g.add("completion_s", h.cpu_completion_s, "s", "host CPU time handling completions");
-  g.add("copy_issue_s", h.cpu_copy_issue_s, "s", "host CPU time issuing copies itself (host.dma = host)");
+  g.add("copy_issue_s", h.cpu_copy_issue_s, "s",
+        "host CPU time issuing copies itself (host.dma = host)");
   g.add("host_copies", h.host_copies, "count", "copies the host issued itself (host.dma = host)");
   g.add("total_s", h.host_cpu_kv_s, "s", "sum of the four CPU times above (C3)");
   g.add("core_utilisation", end_s > 0 ? h.host_cpu_kv_s / end_s : 0.0, "fraction",

@@ -42,44 +42,48 @@ struct ControllerStats;
 
 // The control plane's counters; the prefetch counters are the prefetcher's (tlm/host/prefetcher.h).
 struct HostStats : PrefetchStats {
-  uint64_t references = 0;        // block references by admitted requests' prompts
-  uint64_t hbm_hits = 0;          // found resident in HBM
-  uint64_t tier_hits = 0;         // found in the tier and promoted
-  uint64_t misses = 0;            // nowhere: recomputed by prefill
+  uint64_t references = 0;  // block references by admitted requests' prompts
+  uint64_t hbm_hits = 0;    // found resident in HBM
+  uint64_t tier_hits = 0;   // found in the tier and promoted
+  uint64_t misses = 0;      // nowhere: recomputed by prefill
   uint64_t promotions = 0;
   uint64_t demotions = 0;
-  uint64_t discards = 0;          // clean evictions of blocks with a valid tier copy
-  uint64_t frees = 0;             // dead blocks released
-  uint64_t sessions_ended = 0;    // sessions judged over (host.session_end) whose blocks were freed
+  uint64_t discards = 0;        // clean evictions of blocks with a valid tier copy
+  uint64_t frees = 0;           // dead blocks released
+  uint64_t sessions_ended = 0;  // sessions judged over (host.session_end) whose blocks were freed
   uint64_t dropped_no_tier_space = 0;
-  uint64_t tier_evictions = 0;    // tier-only blocks FREEd, least recently evicted first, to make tier room
+  uint64_t tier_evictions =
+      0;  // tier-only blocks FREEd, least recently evicted first, to make tier room
   uint64_t dropped_index_full = 0;
   uint64_t descriptors = 0;
   uint64_t doorbells = 0;
-  uint64_t unique_blocks = 0;     // distinct blocks the computation required (U / M_b)
+  uint64_t unique_blocks = 0;  // distinct blocks the computation required (U / M_b)
   uint64_t peak_resident_blocks = 0;
-  double host_cpu_kv_s = 0.0;     // host CPU time spent building and posting descriptors (C3)
-  double hbm_block_seconds = 0.0; // integral of resident blocks over time
+  double host_cpu_kv_s = 0.0;      // host CPU time spent building and posting descriptors (C3)
+  double hbm_block_seconds = 0.0;  // integral of resident blocks over time
   // The same integral per window of host.sustain_window_s (CAPACITY occupancy over time).
   std::vector<double> hbm_block_seconds_per_window;
   double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
   double promotion_latency_max_s = 0.0;
   // C3: host CPU time by activity (host_cpu_kv_s is their sum).
-  double cpu_descriptor_s = 0.0, cpu_doorbell_s = 0.0, cpu_completion_s = 0.0, cpu_copy_issue_s = 0.0;
-  uint64_t host_copies = 0;               // host.dma = host: copies the host issued itself
+  double cpu_descriptor_s = 0.0, cpu_doorbell_s = 0.0, cpu_completion_s = 0.0,
+         cpu_copy_issue_s = 0.0;
+  uint64_t host_copies = 0;  // host.dma = host: copies the host issued itself
   // Representation: payload bytes that actually crossed the boundary (compressed copies count
   // their stored bytes), and the RECOMPRESS policy's tier rewrites.
   uint64_t promoted_bytes = 0, demoted_bytes = 0;
   uint64_t recompressions = 0, recompressed_bytes = 0;
   // Serving dynamics: preemptions, and the streamed decode residency.
   uint64_t preemptions = 0;
-  uint64_t spills = 0;                  // decode-set blocks moved to the tier to make room
-  uint64_t unstreamed = 0;              // streamed blocks made resident again by another reader
-  uint64_t restored_streamed = 0;       // streamed blocks whose step's promotion took a slot of their own (room again)
-  uint64_t streamed_at_admission = 0;   // tier blocks a request began streaming instead of promoting
-  uint64_t streamed_promotions = 0;     // per-step promotions of streamed blocks into staging
-  uint64_t streamed_ahead = 0;          // ... of those, layer group 0's issued in the step before
-  uint64_t streamed_ahead_unused = 0;   // ... of those, discarded unread (their reader stopped or left)
+  uint64_t spills = 0;      // decode-set blocks moved to the tier to make room
+  uint64_t unstreamed = 0;  // streamed blocks made resident again by another reader
+  uint64_t restored_streamed =
+      0;  // streamed blocks whose step's promotion took a slot of their own (room again)
+  uint64_t streamed_at_admission = 0;  // tier blocks a request began streaming instead of promoting
+  uint64_t streamed_promotions = 0;    // per-step promotions of streamed blocks into staging
+  uint64_t streamed_ahead = 0;         // ... of those, layer group 0's issued in the step before
+  uint64_t streamed_ahead_unused =
+      0;  // ... of those, discarded unread (their reader stopped or left)
   uint64_t peak_staging_slots = 0;
   // Promotion latency per promotion, from the control plane's decision to the block being usable:
   // admission, prefetch and restored promotions one by one; a streamed block's per-step re-read
@@ -108,7 +112,7 @@ struct LoadPlan {
   // Streamed residency: at most this many tier blocks are promoted; the rest of the request's
   // tier-resident context stays in the tier and is streamed every step.
   uint64_t promote_room = UINT64_MAX;
-  uint64_t keep_free = 0;          // ... and slots that must stay obtainable after the promotions
+  uint64_t keep_free = 0;  // ... and slots that must stay obtainable after the promotions
   // ... besides the slots of the positions the first prefill chunk (this many prompt tokens)
   // computes: admission counts those once it knows which positions are cached.
   uint64_t first_tokens = 0;
@@ -117,27 +121,30 @@ struct LoadPlan {
 // What admitting one request found and started.
 struct AdmitResult {
   uint32_t hbm_hits = 0, tier_hits = 0, misses = 0;
-  uint32_t cached_tokens = 0;          // prompt tokens whose KV need not be recomputed
-  uint32_t cached_hbm_tokens = 0;      // ... of those, positions every layer group of which was resident in HBM
-  uint32_t loaded_tokens = 0;          // ... and positions with a layer group from the tier (promoted,
-                                       // prefetched for it, or streamed): cached = hbm + loaded
-  uint64_t loaded_bytes = 0;           // payload bytes of those layer groups as stored in the tier
-  std::vector<double> ready_s;         // per layer group: when its promoted blocks are usable
+  uint32_t cached_tokens = 0;  // prompt tokens whose KV need not be recomputed
+  uint32_t cached_hbm_tokens =
+      0;  // ... of those, positions every layer group of which was resident in HBM
+  uint32_t loaded_tokens = 0;   // ... and positions with a layer group from the tier (promoted,
+                                // prefetched for it, or streamed): cached = hbm + loaded
+  uint64_t loaded_bytes = 0;    // payload bytes of those layer groups as stored in the tier
+  std::vector<double> ready_s;  // per layer group: when its promoted blocks are usable
   // Every transfer this request waits for (promotions issued now, and prefetched blocks read
   // for the first time): HIDING is judged per transfer against its deadline.
   std::vector<Transfer> transfers;
-  double load_ready_s = 0.0;           // when the last of them is usable (0 with none)
+  double load_ready_s = 0.0;  // when the last of them is usable (0 with none)
 };
 
 // Blocks of the decode set streamed from the tier for one layer group of one step.
 struct StreamResult {
   uint64_t blocks = 0;
-  uint64_t bytes = 0;                  // their payload bytes as stored
-  double ready_s = 0.0;                // when the last one is usable
-  std::vector<double> ready_each_s;    // per block, for HIDING
+  uint64_t bytes = 0;                // their payload bytes as stored
+  double ready_s = 0.0;              // when the last one is usable
+  std::vector<double> ready_each_s;  // per block, for HIDING
 };
 
-class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, private PrefetchTarget {
+class HostControlPlane : public sc_core::sc_module,
+                         private CommandOutcomes,
+                         private PrefetchTarget {
  public:
   tlm_utils::simple_initiator_socket<HostControlPlane> mmio_out{"mmio_out"};
   tlm_utils::simple_target_socket<HostControlPlane> completion_in{"completion_in"};
@@ -146,8 +153,8 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // `layer_groups`: blocks per token position (1 when a block spans all layers);
   // `hbm_kv_base`: HBM address of the KV region; `tier_blocks`: tier capacity in blocks.
   HostControlPlane(sc_core::sc_module_name name, const HostConfig& config, uint32_t ring_entries,
-                   uint64_t block_bytes, uint64_t budget_blocks, uint32_t layer_groups, uint64_t hbm_kv_base,
-                   uint64_t tier_blocks, double cycle_s);
+                   uint64_t block_bytes, uint64_t budget_blocks, uint32_t layer_groups,
+                   uint64_t hbm_kv_base, uint64_t tier_blocks, double cycle_s);
 
   // ---- Admission (on demand: only the prompt, never the output length) ----
   // Slots the prompt's KV occupies (every position, every layer group).
@@ -182,9 +189,12 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // private blocks are freed.
   void release(uint64_t id, const workload::Request& r, double now_s);
   // ---- Streamed decode residency (host.decode_residency = streamed) ----
-  bool streaming_possible() const { return config_.decode_residency == DecodeResidency::Streamed && groups_ >= 3; }
+  bool streaming_possible() const {
+    return config_.decode_residency == DecodeResidency::Streamed && groups_ >= 3;
+  }
   // Moves one resident block of running request `id` to the tier (write-once: a block with a
-  // valid tier copy is a clean discard); from now on every step streams it back. False: none can go.
+  // valid tier copy is a clean discard); from now on every step streams it back. False: none can
+  // go.
   bool spill(uint64_t id, double now_s);
   // Blocks of layer group g that the listed requests stream each step.
   uint64_t streamed_blocks(const std::vector<uint64_t>& ids, uint32_t g) const;
@@ -201,12 +211,13 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   bool set_staging(uint64_t slots, double now_s);
   // Promotes group g's streamed blocks of the listed requests into staging slots, posted at
   // `issue_s`, each with `deadline_s`; then, at `done_s` from stream_done(), discards them.
-  StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s);
+  StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
+                      double deadline_s);
   // The same with staging smaller than two whole groups (a ring of one group plus a lead): only
   // the first `lead` blocks sent to staging are posted at `issue_s`, the rest at `rest_issue_s`,
   // when the group before has computed and released its slots.
-  StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s, uint64_t lead,
-                      double rest_issue_s);
+  StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
+                      double deadline_s, uint64_t lead, double rest_issue_s);
   // Layer group 0's streamed blocks for the next step, promoted now into the staging slots group
   // groups-2 has just released: the next step's stream(ids, 0, ...) reads them instead of issuing
   // them at its own start, where their deadline is. Any the next step does not read are
@@ -242,7 +253,9 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
     if (copies_) copies_->set_copy_time(std::move(copy_time));
   }
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
-  void report_demand_to(SustainabilityConstraint& sustainability) { sustainability_ = &sustainability; }
+  void report_demand_to(SustainabilityConstraint& sustainability) {
+    sustainability_ = &sustainability;
+  }
   // How the descriptor ring waits for a deferrable command's completion (the platform wires it
   // to the data plane; host.dma = host has none to wait for).
   void set_completion_waiter(DescriptorRing::Waiter waiter) {
@@ -318,13 +331,13 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
     kv::BlockIdentity id;
     kv::BlockMechanism mech;
     uint64_t hbm_slot = 0;
-    bool multi_session = false;  // referenced by more than one session: never freed as private
-    uint16_t owner_tenant = 0;   // tenant that created it: owns its device index entry
+    bool multi_session = false;      // referenced by more than one session: never freed as private
+    uint16_t owner_tenant = 0;       // tenant that created it: owns its device index entry
     bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
-    bool streamed_ahead = false;     // in staging since the step before (stream_ahead), not yet read
-    uint64_t tier_epoch = 0;         // which tier_lru_ entry is current (older ones are stale)
-    uint64_t streamed_by = 0;        // 1 + id of the running request that streams it (0: none)
-    uint64_t issued_by = 0;          // the last admission that promoted it (admit(): each once)
+    bool streamed_ahead = false;  // in staging since the step before (stream_ahead), not yet read
+    uint64_t tier_epoch = 0;      // which tier_lru_ entry is current (older ones are stale)
+    uint64_t streamed_by = 0;     // 1 + id of the running request that streams it (0: none)
+    uint64_t issued_by = 0;       // the last admission that promoted it (admit(): each once)
     // Its policy state (spec §M.2.2), kept here rather than in a table of its own so that a
     // reference reaches it through the record it has found anyway (BlockPolicyStates).
     bool has_policy = false;
@@ -339,7 +352,8 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // tree could touch one) keeps its state in the base class's table until its block appears.
   class BlockPolicyStates final : public kv::PolicyStore {
    public:
-    BlockPolicyStates(bool persistent, BlockTable& blocks) : PolicyStore(persistent), blocks_(blocks) {}
+    BlockPolicyStates(bool persistent, BlockTable& blocks)
+        : PolicyStore(persistent), blocks_(blocks) {}
     kv::BlockPolicy& touch(uint64_t key) override {
       if (Block* b = blocks_.find(key)) return of(*b);
       return PolicyStore::touch(key);
@@ -400,11 +414,13 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
     }
     std::vector<uint64_t> private_ids;  // HBM slots of the partial tail block, one per layer group
     std::vector<uint64_t> prompt_pk;    // position key of each full prompt block
-    std::vector<uint8_t> prompt_cached; // ... 1 when admission found all its groups in HBM or the tier
-    std::vector<uint32_t> uncached_before;  // prompt positions below p that prefill computes (prefix sum)
-    uint64_t kv_tokens = 0;      // tokens of the context that have KV slots
-    bool continues = false;      // not the session's last turn (scheduler intent for the policy)
-    size_t spill_cursor = 0;     // next entry of `keys` spill() looks at
+    std::vector<uint8_t>
+        prompt_cached;  // ... 1 when admission found all its groups in HBM or the tier
+    std::vector<uint32_t>
+        uncached_before;      // prompt positions below p that prefill computes (prefix sum)
+    uint64_t kv_tokens = 0;   // tokens of the context that have KV slots
+    bool continues = false;   // not the session's last turn (scheduler intent for the policy)
+    size_t spill_cursor = 0;  // next entry of `keys` spill() looks at
     std::vector<std::vector<uint64_t>> streamed;  // per layer group: blocks streamed every step
   };
 
@@ -462,7 +478,7 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // Frees the tier copy of the tier-only block that left HBM longest ago; false if none can go.
   bool reclaim_tier_slot(double now_s);
   uint64_t resident_ = 0, pinned_ = 0;
-  std::vector<uint64_t> staging_;     // HBM slots held for streamed blocks
+  std::vector<uint64_t> staging_;                             // HBM slots held for streamed blocks
   std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
   std::vector<uint64_t> streamed_ahead_;  // group-0 blocks stream_ahead() promoted, in issue order
   // Promotes group g's streamed blocks of the listed requests into staging (those streamed ahead
@@ -471,8 +487,9 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // At most `limit` blocks go to staging (the rest are left for later: stream_ahead's lead); of
   // those, the first `lead` are posted at issue_s and the others at rest_issue_s.
   std::vector<Block*> promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                                       double deadline_s, StreamResult& res, uint64_t lead = UINT64_MAX,
-                                       double rest_issue_s = 0.0, uint64_t limit = UINT64_MAX);
+                                       double deadline_s, StreamResult& res,
+                                       uint64_t lead = UINT64_MAX, double rest_issue_s = 0.0,
+                                       uint64_t limit = UINT64_MAX);
   // Before reading a block's ready time: a deferrable promotion of it still in flight (a
   // prefetch) is waited for from `now_s`.
   void settle(Block& b, double now_s) {
@@ -488,7 +505,8 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   void free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s);
   // Drops a block from the books: FREE of its tier copy (if any), ledger, policy state, entry.
   void forget_block(Block& b, double now_s);
-  Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk, uint32_t tenant);
+  Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk,
+                     uint32_t tenant);
   void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
   void unstream(Block& b);
   // A request stops reading its blocks: pins released, its partial last block's slots freed.
@@ -499,8 +517,8 @@ class HostControlPlane : public sc_core::sc_module, private CommandOutcomes, pri
   // The command path (host.dma): descriptors through the device's ring, or host-issued copies.
   Timeline cpu_;  // the host CPU that builds descriptors or issues copies
   std::unique_ptr<CommandPath> path_;
-  DescriptorRing* ring_ = nullptr;     // path_ when host.dma = device
-  HostCopyEngine* copies_ = nullptr;   // path_ when host.dma = host
+  DescriptorRing* ring_ = nullptr;    // path_ when host.dma = device
+  HostCopyEngine* copies_ = nullptr;  // path_ when host.dma = host
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
   TraceEventLog* trace_ = nullptr;

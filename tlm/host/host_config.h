@@ -16,34 +16,27 @@ class KeyRegistry;
 // group by layer group, into staging slots (needs at least three layer groups).
 enum class DecodeResidency { Pinned, Streamed };
 inline constexpr EnumName<DecodeResidency> kDecodeResidencyNames[] = {
-    {DecodeResidency::Pinned, "pinned"},
-    {DecodeResidency::Streamed, "streamed"}};
+    {DecodeResidency::Pinned, "pinned"}, {DecodeResidency::Streamed, "streamed"}};
 inline const char* name_of(DecodeResidency v) { return name_in(kDecodeResidencyNames, v); }
 // Representation of a tier copy (spec §M.1, Appendix L §L.5.1), and who moves the bytes.
 enum class TierFormat { Bf16, Fp8, Int4 };
 inline constexpr EnumName<TierFormat> kTierFormatNames[] = {
-    {TierFormat::Bf16, "bf16"},
-    {TierFormat::Fp8, "fp8"},
-    {TierFormat::Int4, "int4"}};
+    {TierFormat::Bf16, "bf16"}, {TierFormat::Fp8, "fp8"}, {TierFormat::Int4, "int4"}};
 inline const char* name_of(TierFormat v) { return name_in(kTierFormatNames, v); }
 enum class Recompress { None, Fp8, Int4 };
 inline constexpr EnumName<Recompress> kRecompressNames[] = {
-    {Recompress::None, "none"},
-    {Recompress::Fp8, "fp8"},
-    {Recompress::Int4, "int4"}};
+    {Recompress::None, "none"}, {Recompress::Fp8, "fp8"}, {Recompress::Int4, "int4"}};
 inline const char* name_of(Recompress v) { return name_in(kRecompressNames, v); }
 enum class HostDma { Device, Host };
-inline constexpr EnumName<HostDma> kHostDmaNames[] = {
-    {HostDma::Device, "device"},
-    {HostDma::Host, "host"}};
+inline constexpr EnumName<HostDma> kHostDmaNames[] = {{HostDma::Device, "device"},
+                                                      {HostDma::Host, "host"}};
 inline const char* name_of(HostDma v) { return name_in(kHostDmaNames, v); }
 // How the control plane learns that a conversation is over (host.free_dead_blocks): after a
 // stretch of inactivity (what a server can know), or from the workload's last-turn flag (an
 // oracle, kept for comparison).
 enum class SessionEnd { Idle, LastTurn };
-inline constexpr EnumName<SessionEnd> kSessionEndNames[] = {
-    {SessionEnd::Idle, "idle"},
-    {SessionEnd::LastTurn, "last_turn"}};
+inline constexpr EnumName<SessionEnd> kSessionEndNames[] = {{SessionEnd::Idle, "idle"},
+                                                            {SessionEnd::LastTurn, "last_turn"}};
 inline const char* name_of(SessionEnd v) { return name_in(kSessionEndNames, v); }
 // ema: what the reuse score decays with (docs/policies.md): simulated time, or block references.
 enum class EmaClock { Second, Reference };
@@ -54,36 +47,37 @@ inline const char* name_of(EmaClock v) { return name_in(kEmaClockNames, v); }
 struct HostConfig {
   std::string policy = "lru";
   uint32_t block_tokens = 16;
-  uint32_t layers_per_block = 0;     // 0 = all layers in one block
-  uint32_t layer_groups = 0;         // N > 0: the model's layers in N equal groups, whatever the model (instead of layers_per_block)
+  uint32_t layers_per_block = 0;  // 0 = all layers in one block
+  uint32_t layer_groups = 0;      // N > 0: the model's layers in N equal groups, whatever the model
+                                  // (instead of layers_per_block)
   uint32_t prefetch_horizon_steps = 0;
   double descriptor_cpu_ns = 250.0;  // host CPU time to build and post one descriptor
   bool free_dead_blocks = true;      // FREE a session's private blocks once the session has ended
   SessionEnd session_end = SessionEnd::Idle;
-  double session_idle_s = 300.0;     // session_end = idle: inactivity after which a session has ended
+  double session_idle_s = 300.0;  // session_end = idle: inactivity after which a session has ended
   // Replacement policy parameters (docs/policies.md).
-  bool persistent_policy = false;    // policy state survives eviction and re-admission (claim C4)
-  double ema_alpha = 0.01;           // ema: weight of the newest reference
+  bool persistent_policy = false;  // policy state survives eviction and re-admission (claim C4)
+  double ema_alpha = 0.01;         // ema: weight of the newest reference
   EmaClock ema_clock = EmaClock::Second;  // ema: decay per second or per reference
-  double admission_horizon_s = 30.0; // admission: horizon H
-  double admission_lambda_s = 60.0;  // admission: residency seconds one avoided move is worth
-  std::string tenant_qos;            // priority, admission: QoS class per tenant, "q0,q1,..."
+  double admission_horizon_s = 30.0;      // admission: horizon H
+  double admission_lambda_s = 60.0;       // admission: residency seconds one avoided move is worth
+  std::string tenant_qos;                 // priority, admission: QoS class per tenant, "q0,q1,..."
   // Representation of tier copies (spec §M.1, Appendix L §L.5.1): format of new tier copies, and
   // the RECOMPRESS policy: a block whose tier copy is wider than `recompress_format` has that
   // copy rewritten narrower when it is evicted again (breaks write-once for exactly that block).
   TierFormat tier_format = TierFormat::Bf16;
   Recompress recompress_format = Recompress::None;
-  double fp8_bytes_ratio = 0.5;             // copied from [ctrl] by the platform (the engine's formats)
+  double fp8_bytes_ratio = 0.5;  // copied from [ctrl] by the platform (the engine's formats)
   double int4_bytes_ratio = 0.25;
   // Who moves the bytes: device = the data plane's DMA engines from descriptors; host = the host
   // issues every copy itself (a driver call per copy, copy time from the host copy model, and a
   // completion round trip before the copy is known to be done).
   HostDma dma = HostDma::Device;
-  double copy_issue_cpu_ns = 3000.0;        // host: CPU time of one copy call (driver)
-  double copy_completion_rtt_us = 5.0;      // host: copy done -> host knows (event poll round trip)
-  double doorbell_cpu_ns = 100.0;           // device: CPU time of one doorbell write (accounted, C3)
-  double completion_cpu_ns = 200.0;         // CPU time to handle one completion (accounted, C3)
-  double sustain_window_s = 1.0;            // SUSTAINABILITY: length of one demand window
+  double copy_issue_cpu_ns = 3000.0;    // host: CPU time of one copy call (driver)
+  double copy_completion_rtt_us = 5.0;  // host: copy done -> host knows (event poll round trip)
+  double doorbell_cpu_ns = 100.0;       // device: CPU time of one doorbell write (accounted, C3)
+  double completion_cpu_ns = 200.0;     // CPU time to handle one completion (accounted, C3)
+  double sustain_window_s = 1.0;        // SUSTAINABILITY: length of one demand window
   // HIDING: prefetch_slack of spec §M.4.3 (T_transfer(chunk) <= T_compute(previous chunk) +
   // prefetch_slack). The spec gives it no value; 0 is its strict reading: a chunk is in time only
   // if it is usable when its layer group could start.

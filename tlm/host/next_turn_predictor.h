@@ -47,7 +47,8 @@ class NextTurnPredictor {
     if (!gaps_ || by_time_.empty()) return kNever;
     return by_time_.begin()->first + mean_gap_s();
   }
-  // The pending turns expected at or before `until_s`, earliest first; they are not predicted again.
+  // The pending turns expected at or before `until_s`, earliest first; they are not predicted
+  // again.
   std::vector<Expected> take_due(double until_s) {
     std::vector<Expected> due;
     if (!gaps_) return due;

@@ -37,7 +37,9 @@ size_t Prefetcher::expire_before(double t_s) {
   return expired.size();
 }
 
-bool Prefetcher::release_all() { return expire_before(std::numeric_limits<double>::infinity()) > 0; }
+bool Prefetcher::release_all() {
+  return expire_before(std::numeric_limits<double>::infinity()) > 0;
+}
 
 void Prefetcher::admitted(const workload::Request& r) {
   end(r.id);

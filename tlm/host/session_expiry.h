@@ -39,7 +39,8 @@ class SessionExpiry {
     by_time_.erase(w->second);
     where_.erase(w);
   }
-  // The sessions idle for at least the timeout at `now_s`, longest idle first; each is reported once.
+  // The sessions idle for at least the timeout at `now_s`, longest idle first; each is reported
+  // once.
   std::vector<Ended> take_ended(double now_s) {
     std::vector<Ended> ended;
     while (!by_time_.empty() && by_time_.begin()->first + idle_s_ <= now_s) {

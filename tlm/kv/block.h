@@ -24,10 +24,10 @@ struct BlockPolicy {
   uint32_t tenant = 0;
   uint8_t qos = 0;
   uint16_t priority = 0;
-  double reuse_score = 0.0;     // policy-defined (LFU count, EMA value, ...)
-  double last_use_s = 0.0;      // recency
-  uint64_t uses = 0;            // references while the policy state has existed
-  bool shareable = false;       // readable by other tenants (shared prefix)
+  double reuse_score = 0.0;  // policy-defined (LFU count, EMA value, ...)
+  double last_use_s = 0.0;   // recency
+  uint64_t uses = 0;         // references while the policy state has existed
+  bool shareable = false;    // readable by other tenants (shared prefix)
   // Kept by the replacement policy (tlm/host/policy, docs/policies.md):
   uint64_t references = 0;        // references the policy counted while this state existed
   uint64_t last_reference = 0;    // the policy's reference clock at the last one
@@ -42,11 +42,11 @@ enum class Format : uint8_t { Bf16 = 0, Fp8 = 1, Int4 = 2 };
 // Owned by the plane that holds the block; regenerated per location.
 struct BlockMechanism {
   bool in_hbm = false;
-  bool tier_valid = false;      // a tier copy exists; write-once keeps it valid
-  bool in_flight = false;       // a promotion or demotion is outstanding
-  uint32_t pins = 0;            // decode-set requests that read the block every step
+  bool tier_valid = false;  // a tier copy exists; write-once keeps it valid
+  bool in_flight = false;   // a promotion or demotion is outstanding
+  uint32_t pins = 0;        // decode-set requests that read the block every step
   Format format = Format::Bf16;
-  double ready_s = 0.0;         // when the HBM copy is usable (promotion completion seen)
+  double ready_s = 0.0;  // when the HBM copy is usable (promotion completion seen)
   uint64_t tier_slot = 0;
 };
 

@@ -32,8 +32,8 @@ static_assert(sizeof(KeyAt) == 12, "KeyAt holds 12 bytes");
 
 // Belady's MIN over the dense ids: promotions, hits and the MIN schedule's demotions into `out`.
 // Its next-use array lives only while it runs.
-void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id, const std::vector<uint8_t>& reads,
-                uint64_t capacity, OfflineOptimalResult& out) {
+void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
+                const std::vector<uint8_t>& reads, uint64_t capacity, OfflineOptimalResult& out) {
   const size_t n = refs.size();
   // Next use of the content each reference leaves resident: the key's next reference if that is
   // a Read, else never (the content is dead: produced anew or never referenced again).
@@ -112,11 +112,13 @@ OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, ui
 }
 
 OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity) {
-  if (capacity == 0) throw std::invalid_argument("offline_optimal: capacity must be at least one block");
+  if (capacity == 0)
+    throw std::invalid_argument("offline_optimal: capacity must be at least one block");
   OfflineOptimalResult out;
   const size_t n = refs.size();
   if (n >= std::numeric_limits<uint32_t>::max() - 1)
-    throw std::invalid_argument("offline_optimal: at most 2^32 - 3 references (indices are 32-bit)");
+    throw std::invalid_argument(
+        "offline_optimal: at most 2^32 - 3 references (indices are 32-bit)");
   out.references = n;
 
   // Dense block ids in order of first reference (the eviction heap breaks ties between dead
@@ -144,13 +146,15 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
     for (unsigned share = 0; share < in_share.size(); ++share) {
       by_key.clear();
       for (size_t i = 0; i < n; ++i)
-        if (share_of(refs.key(i)) == share) by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
+        if (share_of(refs.key(i)) == share)
+          by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
       std::sort(by_key.begin(), by_key.end());
       const size_t m = by_key.size();
       for (size_t j = 0; j < m;) {
         const uint32_t f = by_key[j].at;
         size_t e = j;
-        for (; e < m && by_key[e].same_key(by_key[j]); ++e) id[by_key[e].at] = f;  // for now: the first reference
+        for (; e < m && by_key[e].same_key(by_key[j]); ++e)
+          id[by_key[e].at] = f;  // for now: the first reference
         j = e;
       }
     }

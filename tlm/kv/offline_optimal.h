@@ -30,12 +30,12 @@ namespace kvtier::kv {
 struct OfflineOptimalResult {
   uint64_t references = 0;
   uint64_t counted_references = 0;
-  uint64_t blocks = 0;                  // distinct keys
-  uint64_t promotions = 0;              // minimum over all schedules (Belady's MIN)
-  uint64_t demotions_lower_bound = 0;   // at most the demotions of any schedule
-  uint64_t belady_demotions = 0;        // demotions of the MIN schedule itself (attainable)
-  uint64_t hits = 0;                    // Reads found resident under MIN (the most of any schedule)
-  uint64_t counted_hits = 0;            // of those, counted references
+  uint64_t blocks = 0;                 // distinct keys
+  uint64_t promotions = 0;             // minimum over all schedules (Belady's MIN)
+  uint64_t demotions_lower_bound = 0;  // at most the demotions of any schedule
+  uint64_t belady_demotions = 0;       // demotions of the MIN schedule itself (attainable)
+  uint64_t hits = 0;                   // Reads found resident under MIN (the most of any schedule)
+  uint64_t counted_hits = 0;           // of those, counted references
   uint64_t traffic_lower_bound() const { return promotions + demotions_lower_bound; }
 };
 
@@ -43,7 +43,8 @@ struct OfflineOptimalResult {
 // bytes per reference beside the log's 9 (the dense ids, then next uses or interval starts), and
 // arrays per distinct block.
 OfflineOptimalResult offline_optimal(const ReferenceLog& references, uint64_t capacity);
-OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& references, uint64_t capacity);
+OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& references,
+                                     uint64_t capacity);
 
 // Belady's MIN over a plain key sequence (every reference a Read after the key's first): the
 // number of references that hit, for cache-curve. Equal to offline_optimal(...).hits.

@@ -34,7 +34,8 @@ class ReferenceLog {
       flags_.emplace_back(new uint8_t[kChunk]);
     }
     keys_.back()[at] = key;
-    flags_.back()[at] = static_cast<uint8_t>((kind == ReferenceKind::Produce ? kProduce : 0) | (counted ? kCounted : 0));
+    flags_.back()[at] = static_cast<uint8_t>((kind == ReferenceKind::Produce ? kProduce : 0) |
+                                             (counted ? kCounted : 0));
     ++size_;
   }
 

@@ -43,7 +43,8 @@ class CreditPool {
     if (k_to <= fresh) return true;
     const uint64_t from = std::max(k_from, fresh);
     // upcoming(k) is queue element k + size - credits (k >= fresh keeps it in range).
-    return returned_.bounded_by_run(from + returned_.size() - credits_, k_to - from, bound.without_first(from - k_from));
+    return returned_.bounded_by_run(from + returned_.size() - credits_, k_to - from,
+                                    bound.without_first(from - k_from));
   }
   // upcoming(0), ..., upcoming(n - 1) into out, n <= credits().
   void upcoming_into(uint64_t n, Ticks* out) const {
@@ -60,9 +61,11 @@ class CreditPool {
     uint64_t index = 0;
     const TimeRun& r = returned_.run_at(returned_.size() - credits_, index);
     if (r.count - index < n) return false;
-    if (ran.pattern) return r.pattern == ran.pattern && r.base == ran.base && r.step == ran.step && r.c0 + index == ran.c0;
-    if (r.pattern || r.repeat != 1 || ran.repeat != 1 || r.a != ran.a || r.m != ran.m || r.step != ran.step ||
-        r.a == 0 || r.m == 0)
+    if (ran.pattern)
+      return r.pattern == ran.pattern && r.base == ran.base && r.step == ran.step &&
+             r.c0 + index == ran.c0;
+    if (r.pattern || r.repeat != 1 || ran.repeat != 1 || r.a != ran.a || r.m != ran.m ||
+        r.step != ran.step || r.a == 0 || r.m == 0)
       return false;
     // Both as base + floor(c / m) step with c = c0 + i a: equal from here on when their first
     // elements and their residues c mod m agree.

@@ -13,7 +13,8 @@ FlitFormat cxl2_68b_flit_format();
 
 class Cxl2Protocol : public CxlFlitProtocol {
  public:
-  explicit Cxl2Protocol(const LinkConfig& config) : CxlFlitProtocol(config, cxl2_68b_flit_format(), "cxl2") {}
+  explicit Cxl2Protocol(const LinkConfig& config)
+      : CxlFlitProtocol(config, cxl2_68b_flit_format(), "cxl2") {}
 };
 
 }  // namespace kvtier

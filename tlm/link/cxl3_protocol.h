@@ -16,7 +16,8 @@ FlitFormat cxl3_256b_flit_format(bool latency_optimised);
 class Cxl3Protocol : public CxlFlitProtocol {
  public:
   Cxl3Protocol(const LinkConfig& config, bool latency_optimised)
-      : CxlFlitProtocol(config, cxl3_256b_flit_format(latency_optimised), latency_optimised ? "cxl3-lopt" : "cxl3") {}
+      : CxlFlitProtocol(config, cxl3_256b_flit_format(latency_optimised),
+                        latency_optimised ? "cxl3-lopt" : "cxl3") {}
 };
 
 }  // namespace kvtier

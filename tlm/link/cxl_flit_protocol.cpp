@@ -23,7 +23,9 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return div_by(a + b - 1, b); }
 
 // The first k >= 0 with (received + k + 1) % ratio == 0: the run's TLP after which the far end,
 // having received `received` TLPs before the run, owes its next ACK (or UpdateFC).
-uint64_t first_owing_tlp(uint64_t received, uint64_t ratio) { return mod_by(ratio - mod_by(received + 1, ratio), ratio); }
+uint64_t first_owing_tlp(uint64_t received, uint64_t ratio) {
+  return mod_by(ratio - mod_by(received + 1, ratio), ratio);
+}
 
 // How many of run elements [from, from + n) are at most t (the run is non-decreasing).
 uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
@@ -37,7 +39,8 @@ uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t)
   return lo;
 }
 
-LinkWireParams cxl_wire_params(const LinkConfig& c, const FlitFormat& f, const sc_core::sc_time& latency) {
+LinkWireParams cxl_wire_params(const LinkConfig& c, const FlitFormat& f,
+                               const sc_core::sc_time& latency) {
   LinkWireParams p;
   p.bytes_per_s = c.bytes_per_s();
   p.bit_error_rate = c.bit_error_rate;
@@ -53,13 +56,14 @@ LinkWireParams cxl_wire_params(const LinkConfig& c, const FlitFormat& f, const s
 
 }  // namespace
 
-CxlFlitProtocol::DirectionState::DirectionState(const LinkConfig& c, const FlitFormat& f, const LinkWireParams& p,
-                                                Direction d)
+CxlFlitProtocol::DirectionState::DirectionState(const LinkConfig& c, const FlitFormat& f,
+                                                const LinkWireParams& p, Direction d)
     : wire(p, d),
       packer(f, d, wire, c.multi_data_header, c.max_owed_data_slots),
-      io_credits{CreditPool(c.credits_posted), CreditPool(c.credits_non_posted), CreditPool(c.credits_completion)},
-      mem_credits{CreditPool(c.credits_m2s_req), CreditPool(c.credits_m2s_rwd), CreditPool(c.credits_s2m_drs),
-                  CreditPool(c.credits_s2m_ndr)} {}
+      io_credits{CreditPool(c.credits_posted), CreditPool(c.credits_non_posted),
+                 CreditPool(c.credits_completion)},
+      mem_credits{CreditPool(c.credits_m2s_req), CreditPool(c.credits_m2s_rwd),
+                  CreditPool(c.credits_s2m_drs), CreditPool(c.credits_s2m_ndr)} {}
 
 CxlFlitProtocol::CxlFlitProtocol(const LinkConfig& config, FlitFormat format, std::string name)
     : config_(config),
@@ -73,8 +77,8 @@ CxlFlitProtocol::CxlFlitProtocol(const LinkConfig& config, FlitFormat format, st
       credit_return_interval_(sc_core::sc_time(config.credit_return_interval_ns, sc_core::SC_NS)),
       fast_(config.flit_engine == FlitEngine::Fast) {
   for (Direction d : {Direction::Downstream, Direction::Upstream})
-    dirs_[static_cast<size_t>(d)] =
-        std::make_unique<DirectionState>(config_, format_, cxl_wire_params(config_, format_, latency_), d);
+    dirs_[static_cast<size_t>(d)] = std::make_unique<DirectionState>(
+        config_, format_, cxl_wire_params(config_, format_, latency_), d);
 }
 
 LinkTransfer CxlFlitProtocol::send(const LinkMessage& msg, const sc_core::sc_time& earliest) {
@@ -139,7 +143,9 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   const uint32_t F = format_.flit_bytes;
   const Ticks unit = d.wire.unit_ticks(F);
   const Ticks busy = d.wire.busy_ticks();
-  const auto joinable = [&](Ticks due) { return d.io.exists && d.io.used < B && d.io.start >= due; };
+  const auto joinable = [&](Ticks due) {
+    return d.io.exists && d.io.used < B && d.io.start >= due;
+  };
   const bool join = joinable(run.at(o));
   const uint64_t streamed = run_count_at_most(run, o, left, busy);
   if (streamed >= kBulkMinUnits) {
@@ -159,7 +165,8 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
       const TimeRun starts = TimeRun::linear(busy, unit, nf);
       if (!d.wire.fits(starts, F)) return 0;
       const LinkWire::RunSent s = d.wire.send_run(starts, F);
-      d.io = {true, busy + (nf - 1) * unit, s.end, static_cast<uint32_t>(bytes - (nf - (join ? 0 : 1)) * B)};
+      d.io = {true, busy + (nf - 1) * unit, s.end,
+              static_cast<uint32_t>(bytes - (nf - (join ? 0 : 1)) * B)};
     }
     d.owed_dllps.pop_front(streamed);
     return streamed;
@@ -174,14 +181,16 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   starts.repeat = 1;
   starts.count = groups;
   starts.c0 += (o / r) * run.a;
-  if (!d.wire.fits(starts, F)) return 0;  // the first due after busy_until, a flit apart, acks in time
+  if (!d.wire.fits(starts, F))
+    return 0;  // the first due after busy_until, a flit apart, acks in time
   const LinkWire::RunSent s = d.wire.send_run(starts, F);
   d.io = {true, starts.at(groups - 1), s.end, static_cast<uint32_t>(r * kDllpBytes)};
   d.owed_dllps.pop_front(groups * r);
   return groups * r;
 }
 
-CxlFlitProtocol::IoAppend CxlFlitProtocol::append_io(DirectionState& d, const sc_core::sc_time& earliest,
+CxlFlitProtocol::IoAppend CxlFlitProtocol::append_io(DirectionState& d,
+                                                     const sc_core::sc_time& earliest,
                                                      uint32_t bytes) {
   IoAppend r;
   uint32_t remaining = bytes;
@@ -223,7 +232,8 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
     // first only saves time: after a placed run, the remembered placement (the closed form's
     // checks would fail on its patterned credits, and are not cheap), else the closed form.
     if (fast_ && run.count >= kBulkMinUnits) {
-      const bool after_placed = tx.stream_sources[static_cast<size_t>(flow_class(run.tlp.kind))].placed;
+      const bool after_placed =
+          tx.stream_sources[static_cast<size_t>(flow_class(run.tlp.kind))].placed;
       if (after_placed ? send_tlp_stream(tx, back, run, earliest, t, first, true) ||
                              send_tlp_run(tx, back, run, earliest, t, first, may_defer)
                        : send_tlp_run(tx, back, run, earliest, t, first, may_defer) ||
@@ -247,7 +257,8 @@ LinkTransfer CxlFlitProtocol::send_io(const LinkMessage& msg, const sc_core::sc_
 
 void CxlFlitProtocol::send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp,
                                const sc_core::sc_time& earliest, LinkTransfer& t, bool& first) {
-  const sc_core::sc_time return_delay = latency_ + back.wire.unit_time(format_.flit_bytes) + latency_;
+  const sc_core::sc_time return_delay =
+      latency_ + back.wire.unit_time(format_.flit_bytes) + latency_;
   CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(tlp.kind))];
   const sc_core::sc_time ready = pool.available(earliest);
   t.credit_wait = std::max(t.credit_wait, ready - earliest);
@@ -262,8 +273,10 @@ void CxlFlitProtocol::send_tlp(DirectionState& tx, DirectionState& back, const T
   if (format_.io_framed_tlps) {
     // 68B: the CXL.io data link layer is PCIe's; its ACK / UpdateFC DLLPs go the other way.
     ++tx.tlps_received;
-    if (mod_by(tx.tlps_received, config_.tlps_per_ack) == 0) back.owed_dllps.push(a.last + latency_);
-    if (mod_by(tx.tlps_received, config_.tlps_per_update_fc) == 0) back.owed_dllps.push(a.last + latency_);
+    if (mod_by(tx.tlps_received, config_.tlps_per_ack) == 0)
+      back.owed_dllps.push(a.last + latency_);
+    if (mod_by(tx.tlps_received, config_.tlps_per_update_fc) == 0)
+      back.owed_dllps.push(a.last + latency_);
   }
 }
 
@@ -300,8 +313,9 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   // k1: the first TLP with bytes beyond flit 0 when joined (it opens flit 1).
   const uint64_t k1 = joined ? (B - off) / b : 0;
   if (new_flits > 0 && k1 >= C) return false;
-  const Ticks S =
-      new_flits > 0 ? std::max(std::max(E, k1 == 0 ? credit0 : pool.upcoming(k1)), tx.wire.busy_ticks()) : 0;
+  const Ticks S = new_flits > 0 ? std::max(std::max(E, k1 == 0 ? credit0 : pool.upcoming(k1)),
+                                           tx.wire.busy_ticks())
+                                : 0;
   const Ticks tail_start = joined ? tx.io.start : 0;
   // Credits held since before the run: TLP k's must be back by the start of the flit it begins
   // in, the joined flit 0 for the first kz, else S + (floor((off + k b) / B) - f1) unit.
@@ -362,8 +376,8 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   return true;
 }
 
-void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t,
-                                     bool& first) {
+void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p,
+                                     LinkTransfer& t, bool& first) {
   const uint64_t n = p.n, b = p.b, B = p.B, f1 = p.f1, off = p.off, C = p.C, k_new = p.k_new;
   const uint32_t F = p.F;
   const Ticks unit = p.unit, lat = p.lat, rd = p.rd, E = p.E, S = p.S;
@@ -377,8 +391,8 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   // e(k) = floor((off + gap + (k + 1) b - 1) / B), at S + (e(k) - f1 + 1) unit, where gap is the
   // DLLP bytes streamed before TLP k (p.gaps: constant between two gaps, so each stretch of
   // TLPs between gaps is one arithmetic run).
-  const auto tlp_end_run = [&](uint64_t k_first, uint64_t stride, uint64_t count, Ticks extra, uint64_t repeat,
-                               uint64_t gap) {
+  const auto tlp_end_run = [&](uint64_t k_first, uint64_t stride, uint64_t count, Ticks extra,
+                               uint64_t repeat, uint64_t gap) {
     TimeRun r;
     r.count = count * repeat;
     r.base = S + extra;
@@ -391,14 +405,18 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   };
   // The stretches: [stretch_begin(j), stretch_begin(j + 1)) with gap_of(j) bytes before each TLP.
   const size_t stretches = p.gaps.size() + 1;
-  const auto stretch_begin = [&](size_t j) { return j == 0 ? 0 : j < stretches ? p.gaps[j - 1].k : n; };
+  const auto stretch_begin = [&](size_t j) {
+    return j == 0 ? 0 : j < stretches ? p.gaps[j - 1].k : n;
+  };
   const auto gap_of = [&](size_t j) { return j == 0 ? 0 : p.gaps[j - 1].bytes; };
   LinkWire::RunSent sent;
   if (new_flits > 0) sent = tx.wire.send_run(starts, F);
   const Ticks last_end = new_flits > 0 ? sent.end : tx.io.end;
   // Credit wait as the reference counts it: the latest credit return any TLP of the run waited for.
   Ticks latest_credit = pool.upcoming(std::min(n, C) - 1);
-  if (n > C) latest_credit = std::max(latest_credit, tlp_end_run(n - 1 - C, 1, 1, rd, 1, p.gap_before(n - 1 - C)).at(0));
+  if (n > C)
+    latest_credit =
+        std::max(latest_credit, tlp_end_run(n - 1 - C, 1, 1, rd, 1, p.gap_before(n - 1 - C)).at(0));
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
   if (first) t.first_bit = from_ticks(joined ? tx.io.start : S);
   first = false;
@@ -422,7 +440,8 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   source.placed = false;
   if (source.valid) {
     source.credit_returns = returns;
-    const std::array<uint64_t, 4> shape{mod_by(returns.c0, returns.m), returns.a, returns.m, returns.step};
+    const std::array<uint64_t, 4> shape{mod_by(returns.c0, returns.m), returns.a, returns.m,
+                                        returns.step};
     // A DMA engine's runs mostly repeat the shape before: checked first, without the map.
     if (!last_arithmetic_shape_ || last_arithmetic_shape_->first != shape) {
       auto id = arithmetic_shapes_.find(shape);
@@ -453,8 +472,9 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
       }
     } else {
       for (uint64_t k = 0; k < n; ++k) {
-        const sc_core::sc_time due = k < k_new ? from_ticks(tx.io.end + lat)
-                                                : from_ticks(tlp_end_run(k, 1, 1, lat, 1, p.gap_before(k)).at(0));
+        const sc_core::sc_time due =
+            k < k_new ? from_ticks(tx.io.end + lat)
+                      : from_ticks(tlp_end_run(k, 1, 1, lat, 1, p.gap_before(k)).at(0));
         if (mod_by(r0 + k + 1, A) == 0) back.owed_dllps.push(due);
         if (mod_by(r0 + k + 1, U) == 0) back.owed_dllps.push(due);
       }
@@ -463,7 +483,8 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
   }
   // The current CXL.io flit is now the stream's last.
   if (new_flits > 0) {
-    tx.io = {true, S + (new_flits - 1) * unit, last_end, static_cast<uint32_t>(end_byte - (spanned - 1) * B)};
+    tx.io = {true, S + (new_flits - 1) * unit, last_end,
+             static_cast<uint32_t>(end_byte - (spanned - 1) * B)};
   } else {
     tx.io.used = static_cast<uint32_t>(end_byte);
   }
@@ -503,8 +524,8 @@ bool CxlFlitProtocol::can_defer(const DirectionState& tx, const RunPlan& p) cons
 // The run's TLPs [k0, k0 + n), described as a message of their own issued at E: the flits it
 // opens, its first and last bits, and its credit wait (the return of the latest credit its TLPs
 // took: `held_latest` for credits held before the run, when k0 = 0).
-void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest, LinkTransfer& t,
-                               bool& first) const {
+void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E,
+                               Ticks held_latest, LinkTransfer& t, bool& first) const {
   // No gap falls inside one message: its TLPs share the DLLP bytes before its first.
   const uint64_t first_byte = p.first_byte(k0);
   const uint64_t g0 = div_by(first_byte, p.B);
@@ -522,13 +543,15 @@ void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks 
   t.wire_bytes += static_cast<uint64_t>(p.F) * opened;
 }
 
-bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_time& earliest, LinkTransfer& t) {
+bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_time& earliest,
+                                   LinkTransfer& t) {
   RunPlan& p = deferred_[static_cast<size_t>(msg.dir)].plan;
   if (is_cxl_mem(msg.cls)) return false;
   const TlpRuns runs = tlp_runs_for(msg, config_);
   if (runs.size != 1) return false;
   const TlpRun& run = runs.run[0];
-  if (run.tlp.kind != p.tlp.kind || framing_.bytes(run.tlp) != p.b || run.count <= p.C + 1) return false;
+  if (run.tlp.kind != p.tlp.kind || framing_.bytes(run.tlp) != p.b || run.count <= p.C + 1)
+    return false;
   DirectionState& tx = *dirs_[p.dir];
   const Ticks E = ticks(earliest);
   if (!tx.owed_credits.empty() && tx.owed_credits.front() <= E) return false;
@@ -560,8 +583,8 @@ Ticks CxlFlitProtocol::first_owed_due(const RunPlan& p) const {
   if (!format_.io_framed_tlps) return kNoDue;
   // The first TLP after which the far end owes an ACK or an UpdateFC (commit_tlp_run).
   const uint64_t r0 = dirs_[p.dir]->tlps_received;
-  const uint64_t k =
-      std::min(first_owing_tlp(r0, config_.tlps_per_ack), first_owing_tlp(r0, config_.tlps_per_update_fc));
+  const uint64_t k = std::min(first_owing_tlp(r0, config_.tlps_per_ack),
+                              first_owing_tlp(r0, config_.tlps_per_update_fc));
   if (k >= p.n) return kNoDue;
   return p.tlp_end(k) + p.lat;
 }
@@ -580,8 +603,8 @@ Ticks CxlFlitProtocol::first_owed_due(const RunPlan& p) const {
 // the same relative situation packs the same, o later, and costs O(1) (stream_cache_). A DMA
 // engine's bursts of reads, each held back by the credits of the one before, go this way.
 bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run,
-                                      const sc_core::sc_time& earliest, LinkTransfer& t, bool& first,
-                                      bool remembered_only) {
+                                      const sc_core::sc_time& earliest, LinkTransfer& t,
+                                      bool& first, bool remembered_only) {
   const uint64_t n = run.count;
   const uint32_t b = framing_.bytes(run.tlp);
   const uint32_t B = format_.io_bytes_per_flit;
@@ -764,8 +787,8 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
 
 // Sends a placed run (times relative to o): its flits as one run, its owed DLLPs as one
 // patterned run; the caller takes the credits.
-void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o,
-                                    uint64_t n, Ticks E, LinkTransfer& t, bool& first) {
+void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l,
+                                    Ticks o, uint64_t n, Ticks E, LinkTransfer& t, bool& first) {
   const uint32_t F = format_.flit_bytes;
   LinkWire::RunSent sent;
   Ticks hold = 0;
@@ -784,7 +807,8 @@ void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, co
   t.wire_bytes += static_cast<uint64_t>(F) * (l.flits + sent.replays);
   if (format_.io_framed_tlps) {
     tx.tlps_received += n;
-    if (!l.dues->empty()) back.owed_dllps.push(TimeRun::patterned(o, 0, l.dues, l.dues->size(), true));
+    if (!l.dues->empty())
+      back.owed_dllps.push(TimeRun::patterned(o, 0, l.dues, l.dues->size(), true));
   }
   if (l.flits > 0) tx.io = {true, o + l.io_start, o + l.io_end + hold, l.io_used};
   else tx.io.used = l.io_used;
@@ -799,15 +823,18 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
   if (m2s != (msg.dir == Direction::Downstream))
     throw std::logic_error(std::string(to_string(kind)) + " cannot travel " + to_string(msg.dir) +
                            ": CXL.mem requests go host -> device, responses device -> host");
-  const uint64_t bytes = read && !msg.response ? msg.read_bytes : (msg.response && !read ? 0 : msg.payload_bytes);
+  const uint64_t bytes =
+      read && !msg.response ? msg.read_bytes : (msg.response && !read ? 0 : msg.payload_bytes);
   // A write completion answers every line the write carried; the Link does not pass the
   // length with the completion, so one NDR answers the message (one line, 64 B, the usual case).
-  const uint64_t lines = kind == MemMsg::S2MNDR ? 1 : std::max<uint64_t>(1, (bytes + kLineBytes - 1) / kLineBytes);
+  const uint64_t lines =
+      kind == MemMsg::S2MNDR ? 1 : std::max<uint64_t>(1, (bytes + kLineBytes - 1) / kLineBytes);
   const uint32_t chunks = carries_data(kind) ? format_.data_slots_per_line : 0;
 
   DirectionState& tx = *dirs_[static_cast<size_t>(msg.dir)];
   DirectionState& back = *dirs_[static_cast<size_t>(reverse(msg.dir))];
-  const sc_core::sc_time return_delay = latency_ + back.wire.duration(format_.flit_bytes) + latency_;
+  const sc_core::sc_time return_delay =
+      latency_ + back.wire.duration(format_.flit_bytes) + latency_;
   CreditPool& pool = tx.mem_credits[static_cast<size_t>(kind)];
   LinkTransfer t;
   MemRepeat repeat(kind);
@@ -817,8 +844,9 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
     t.credit_wait = std::max(t.credit_wait, ready - earliest);
     // Whether the line's earliest time held it back: it may use every flit the packer still
     // offers, and flits it opens go straight after the wire's last.
-    const bool waited = tx.packer.has_window() ? ready > tx.packer.first_usable_start() || ready > tx.wire.busy_until()
-                                               : true;
+    const bool waited = tx.packer.has_window()
+                            ? ready > tx.packer.first_usable_start() || ready > tx.wire.busy_until()
+                            : true;
     const Ticks usable = tx.packer.has_window() ? ticks(tx.packer.first_usable_start()) : 0;
     const MemPlacement p = tx.packer.place(kind, chunks, ready);
     if (line == 0) t.first_bit = p.first_bit;
@@ -830,8 +858,8 @@ LinkTransfer CxlFlitProtocol::send_mem(const LinkMessage& msg, const sc_core::sc
     pool.consume(p.last_bit + return_delay);
     back.owed_credits.push(p.last_bit + latency_);
     if (bulk && lines - line - 1 >= kBulkMinLines)
-      line += skip_mem_periods(tx, back, repeat, {usable, ticks(p.last_bit), p.slots, waited}, lines - line - 1,
-                               earliest, t);
+      line += skip_mem_periods(tx, back, repeat, {usable, ticks(p.last_bit), p.slots, waited},
+                               lines - line - 1, earliest, t);
   }
   return t;
 }
@@ -859,7 +887,8 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
   tx.packer.signature(rep.scratch);
   auto seen = rep.states.find(rep.scratch);
   if (seen == rep.states.end()) {
-    if (rep.states.size() >= kMemRepeatSearch) rep = MemRepeat(rep.kind);  // no period within reach: look again later
+    if (rep.states.size() >= kMemRepeatSearch)
+      rep = MemRepeat(rep.kind);  // no period within reach: look again later
     else rep.states.emplace(rep.scratch, index);
     return 0;
   }
@@ -874,7 +903,9 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
   const Ticks unit = tx.wire.unit_ticks(F);
   const Ticks Du = busy - rep.busy[i];
   const uint64_t K = lines_left / P;
-  if (rep.waited_until > i + 1 || D == 0 || Du != D * unit || K == 0 || K * D < tx.packer.window_flits()) return 0;
+  if (rep.waited_until > i + 1 || D == 0 || Du != D * unit || K == 0 ||
+      K * D < tx.packer.window_flits())
+    return 0;
 
   // The period's lines i+1..j, relative to the wire's busy_until after line i (offsets may be
   // negative: kept modulo 2^64, which TimeRun::at's sums undo; compared as signed below).
@@ -900,11 +931,13 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
     const uint64_t cq = C / P, cr = C % P;
     for (uint64_t r = 0; r < P; ++r) {
       const uint64_t r_prev = (r + P - cr) % P;
-      const int64_t usable_at = static_cast<int64_t>((cq + (r < cr ? 1 : 0)) * Du + (*usable_rel)[r]);
+      const int64_t usable_at =
+          static_cast<int64_t>((cq + (r < cr ? 1 : 0)) * Du + (*usable_rel)[r]);
       if (static_cast<int64_t>((*last_rel)[r_prev] + rd) > usable_at) return 0;
     }
     const TimeRun returns = TimeRun::patterned(O + rd, Du, last_rel, n);
-    for (uint64_t s = std::max(C, n - std::min(n, P)); s < n; ++s) latest = std::max(latest, returns.at(s - C));
+    for (uint64_t s = std::max(C, n - std::min(n, P)); s < n; ++s)
+      latest = std::max(latest, returns.at(s - C));
   }
   const TimeRun starts = TimeRun::linear(O, unit, K * D);
   if (!tx.wire.fits(starts, F)) return 0;
@@ -920,14 +953,16 @@ uint64_t CxlFlitProtocol::skip_mem_periods(DirectionState& tx, DirectionState& b
   const LinkWire::RunSent sent = tx.wire.send_run(starts, F);
   const Ticks hold = sent.end - (O + static_cast<Ticks>(K * D) * unit);
   tx.packer.advance(K * D, from_ticks(static_cast<Ticks>(K) * Du + hold));
-  if (latest > ticks(earliest)) t.credit_wait = std::max(t.credit_wait, from_ticks(latest - ticks(earliest)));
+  if (latest > ticks(earliest))
+    t.credit_wait = std::max(t.credit_wait, from_ticks(latest - ticks(earliest)));
   t.units += K * D;
   t.slots += K * period_slots;
   t.replays += sent.replays;
   t.wire_bytes += static_cast<uint64_t>(F) * (K * D + sent.replays);
   // The lines' last bits, then shifted: their credit returns, and the returns owed the other way.
   TimeRun lines = TimeRun::patterned(O, Du, last_rel, n);
-  for (uint64_t s = n - P; s < n; ++s) t.last_bit = std::max(t.last_bit, from_ticks(lines.at(s) + hold));
+  for (uint64_t s = n - P; s < n; ++s)
+    t.last_bit = std::max(t.last_bit, from_ticks(lines.at(s) + hold));
   lines.base = O + rd;
   pool.consume_run(lines);
   lines.base = O + ticks(latency_);

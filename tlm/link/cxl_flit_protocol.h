@@ -50,7 +50,8 @@ class CxlFlitProtocol : public LinkProtocol {
   void flush(const sc_core::sc_time& until) override;
   LinkWireStats wire_stats(Direction d) const override {
     // The counts include the runs whose commit waits.
-    for (size_t dir : {size_t{0}, size_t{1}}) const_cast<CxlFlitProtocol*>(this)->commit_deferred(dir);
+    for (size_t dir : {size_t{0}, size_t{1}})
+      const_cast<CxlFlitProtocol*>(this)->commit_deferred(dir);
     LinkWireStats s = dirs_[static_cast<size_t>(d)]->wire.stats();
     s.continued_messages = dirs_[static_cast<size_t>(d)]->continued_messages;
     return s;
@@ -59,10 +60,10 @@ class CxlFlitProtocol : public LinkProtocol {
   const FlitFormat& format() const { return format_; }
 
  private:
-  struct IoTail {               // the latest CXL.io flit of a direction
+  struct IoTail {  // the latest CXL.io flit of a direction
     bool exists = false;
-    Ticks start = 0, end = 0;   // ticks
-    uint32_t used = 0;          // TLP-stream bytes in it
+    Ticks start = 0, end = 0;  // ticks
+    uint32_t used = 0;         // TLP-stream bytes in it
   };
   // A CXL.io run as send_tlp_stream placed it, times relative to the return of its first
   // credit (modulo 2^64: a flit may start before it).
@@ -70,10 +71,10 @@ class CxlFlitProtocol : public LinkProtocol {
     Pattern starts, last_bits, dues;  // flits, TLPs, owed DLLPs
     uint64_t flits = 0;
     Ticks first_bit = 0, latest_ready = 0;
-    bool io_exists = false;                 // the CXL.io flit after it
+    bool io_exists = false;  // the CXL.io flit after it
     Ticks io_start = 0, io_end = 0;
     uint32_t io_used = 0;
-    uint64_t shape = 0;                     // id of its last bits relative to its first
+    uint64_t shape = 0;  // id of its last bits relative to its first
   };
   // What a run's placement depends on when its credits are a known run's (send_tlp_stream).
   struct StreamKey {
@@ -85,9 +86,10 @@ class CxlFlitProtocol : public LinkProtocol {
     uint32_t io_used = 0;
     Ticks io_start = 0, io_end = 0, busy = 0, earliest = 0;
     bool operator==(const StreamKey& o) const {
-      return std::tie(source, n, tlp_bytes, cls, ack_phase, fc_phase, joinable, io_used, io_start, io_end, busy,
-                      earliest) == std::tie(o.source, o.n, o.tlp_bytes, o.cls, o.ack_phase, o.fc_phase, o.joinable,
-                                            o.io_used, o.io_start, o.io_end, o.busy, o.earliest);
+      return std::tie(source, n, tlp_bytes, cls, ack_phase, fc_phase, joinable, io_used, io_start,
+                      io_end, busy, earliest) ==
+             std::tie(o.source, o.n, o.tlp_bytes, o.cls, o.ack_phase, o.fc_phase, o.joinable,
+                      o.io_used, o.io_start, o.io_end, o.busy, o.earliest);
     }
   };
   struct StreamKeyHash {
@@ -119,9 +121,9 @@ class CxlFlitProtocol : public LinkProtocol {
     IoTail io;
     std::array<CreditPool, static_cast<size_t>(FlowClass::Count)> io_credits;
     std::array<CreditPool, kMemMsgKinds> mem_credits;
-    uint64_t tlps_received = 0;   // by the far end, for the DLLP ratio (68B CXL.io)
-    TimeQueue owed_dllps;         // CXL.io DLLPs to send on this direction, when each is due
-    TimeQueue owed_credits;       // CXL.mem credit returns to send on this direction
+    uint64_t tlps_received = 0;  // by the far end, for the DLLP ratio (68B CXL.io)
+    TimeQueue owed_dllps;        // CXL.io DLLPs to send on this direction, when each is due
+    TimeQueue owed_credits;      // CXL.mem credit returns to send on this direction
     std::array<StreamSource, static_cast<size_t>(FlowClass::Count)> stream_sources;
     // Per flow class, the stream_cache_ entry this direction found or made last: a DMA
     // transfer's bursts repeat one situation per class (a read's requests one way, its data the
@@ -141,7 +143,7 @@ class CxlFlitProtocol : public LinkProtocol {
 
   // One CXL.mem line as the bulk path's period search records it (ticks).
   struct MemLine {
-    Ticks usable = 0;     // start of the first flit it could use
+    Ticks usable = 0;  // start of the first flit it could use
     Ticks last_bit = 0;
     uint64_t slots = 0;
     bool waited = false;  // its credit held it back
@@ -151,59 +153,62 @@ class CxlFlitProtocol : public LinkProtocol {
     explicit MemRepeat(MemMsg k) : kind(k) {}
     MemMsg kind;
     std::vector<MemLine> lines;
-    std::vector<Ticks> busy;       // the wire's busy_until after each line
-    std::vector<uint64_t> tail;    // flits built after each line
-    uint64_t waited_until = 0;     // lines before this index waited
-    uint64_t next_try = 0;         // no skip is tried before this line
+    std::vector<Ticks> busy;     // the wire's busy_until after each line
+    std::vector<uint64_t> tail;  // flits built after each line
+    uint64_t waited_until = 0;   // lines before this index waited
+    uint64_t next_try = 0;       // no skip is tried before this line
     uint64_t failures = 0;
-    std::map<std::vector<uint64_t>, uint64_t> states;  // packer signature -> line after which it was seen
+    std::map<std::vector<uint64_t>, uint64_t>
+        states;  // packer signature -> line after which it was seen
     std::vector<uint64_t> scratch;
   };
 
   LinkTransfer send_mem(const LinkMessage& msg, const sc_core::sc_time& earliest);
-  uint64_t skip_mem_periods(DirectionState& tx, DirectionState& back, MemRepeat& rep, const MemLine& placed,
-                            uint64_t lines_left, const sc_core::sc_time& earliest, LinkTransfer& t);
+  uint64_t skip_mem_periods(DirectionState& tx, DirectionState& back, MemRepeat& rep,
+                            const MemLine& placed, uint64_t lines_left,
+                            const sc_core::sc_time& earliest, LinkTransfer& t);
   LinkTransfer send_io(const LinkMessage& msg, const sc_core::sc_time& earliest);
   IoAppend append_io(DirectionState& d, const sc_core::sc_time& earliest, uint32_t bytes);
   void settle_owed(Direction dir, const sc_core::sc_time& until);
   // One TLP, unit by unit (the reference engine, and the fast engine's fallback).
-  void send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp, const sc_core::sc_time& earliest,
-                LinkTransfer& t, bool& first);
+  void send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp,
+                const sc_core::sc_time& earliest, LinkTransfer& t, bool& first);
   // Fast engine: `run.count` identical TLPs in closed form. Returns false, having changed
   // nothing, when the closed form's conditions do not hold (credits or the retry buffer would
   // hold a TLP back); the caller then sends them one by one.
   // With `may_defer` (the message's last run), a run the next message may continue is
   // described but committed later (deferred_).
-  bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
-                    LinkTransfer& t, bool& first, bool may_defer);
+  bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run,
+                    const sc_core::sc_time& earliest, LinkTransfer& t, bool& first, bool may_defer);
   // Fast engine, when the closed form does not hold (TLPs held back by credits that come back
   // irregularly): the run's TLPs placed one by one as send_tlp would, in local arithmetic,
   // then committed at once (flits as one run, credit returns and owed DLLPs as one patterned
   // run each). Returns false, having changed nothing, when a flit would wait for a
   // retry-buffer slot, or, with `remembered_only`, when the run is not one met before in the
   // same relative situation (the O(1) case, tried before the closed form).
-  bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
-                       LinkTransfer& t, bool& first, bool remembered_only);
+  bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run,
+                       const sc_core::sc_time& earliest, LinkTransfer& t, bool& first,
+                       bool remembered_only);
   // A closed-form run that passed send_tlp_run's checks, before its commit.
   struct RunPlan {
-    size_t dir = 0;             // index into dirs_
+    size_t dir = 0;  // index into dirs_
     Tlp tlp;
-    uint64_t n = 0;             // TLPs
-    uint64_t b = 0, B = 0;      // bytes per TLP; TLP bytes per CXL.io flit
-    uint32_t F = 0;             // flit bytes
+    uint64_t n = 0;                   // TLPs
+    uint64_t b = 0, B = 0;            // bytes per TLP; TLP bytes per CXL.io flit
+    uint32_t F = 0;                   // flit bytes
     Ticks unit = 0, lat = 0, rd = 0;  // flit time, port latency, credit round trip
-    Ticks E = 0, S = 0;         // earliest; first new flit's start
-    uint64_t off = 0, f1 = 0;   // stream bytes already in the joined flit; 1 if it joins one
+    Ticks E = 0, S = 0;               // earliest; first new flit's start
+    uint64_t off = 0, f1 = 0;         // stream bytes already in the joined flit; 1 if it joins one
     bool joined = false;
-    uint64_t k_new = 0;         // TLPs that end in the joined flit
-    uint64_t C = 0;             // credits of the flow class
+    uint64_t k_new = 0;                  // TLPs that end in the joined flit
+    uint64_t C = 0;                      // credits of the flow class
     Ticks tail_start = 0, tail_end = 0;  // the CXL.io flit being filled before the run
     // Owed DLLPs a continuing message found due (try_continue) stream in just before its first
     // TLP: from TLP `k` on, every TLP sits `bytes` further into the stream (cumulative).
     struct Gap {
       uint64_t k = 0, bytes = 0;
     };
-    std::vector<Gap> gaps;      // ascending k; empty but for a deferred run
+    std::vector<Gap> gaps;  // ascending k; empty but for a deferred run
     // Start and end of the run's flit g (0: the joined flit, when f1 = 1).
     Ticks flit_start(uint64_t g) const { return g == 0 && f1 ? tail_start : S + (g - f1) * unit; }
     Ticks flit_end(uint64_t g) const { return g == 0 && f1 ? tail_end : S + (g + 1 - f1) * unit; }
@@ -212,19 +217,23 @@ class CxlFlitProtocol : public LinkProtocol {
     uint64_t gap_before(uint64_t k) const {
       if (gaps.empty() || k < gaps.front().k) return 0;
       if (k >= gaps.back().k) return gaps.back().bytes;  // the newest message's TLPs, usually
-      const auto after = std::upper_bound(gaps.begin(), gaps.end(), k, [](uint64_t v, const Gap& g) { return v < g.k; });
+      const auto after = std::upper_bound(gaps.begin(), gaps.end(), k,
+                                          [](uint64_t v, const Gap& g) { return v < g.k; });
       return (after - 1)->bytes;
     }
     uint64_t first_byte(uint64_t k) const { return off + k * b + gap_before(k); }
     uint64_t last_byte(uint64_t k) const { return first_byte(k) + b - 1; }
     uint64_t end_byte() const { return off + n * b + (gaps.empty() ? 0 : gaps.back().bytes); }
     // The end of the flit TLP k's last byte is in (the joined flit's for the first k_new).
-    Ticks tlp_end(uint64_t k) const { return k < k_new ? tail_end : flit_end(div_by(last_byte(k), B)); }
+    Ticks tlp_end(uint64_t k) const {
+      return k < k_new ? tail_end : flit_end(div_by(last_byte(k), B));
+    }
   };
-  void commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t, bool& first);
+  void commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t,
+                      bool& first);
   bool can_defer(const DirectionState& tx, const RunPlan& p) const;
-  void describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest, LinkTransfer& t,
-                bool& first) const;
+  void describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks E, Ticks held_latest,
+                LinkTransfer& t, bool& first) const;
   // A message that continues its direction's deferred run: described and appended, true;
   // else false.
   bool try_continue(const LinkMessage& msg, const sc_core::sc_time& earliest, LinkTransfer& t);
@@ -233,8 +242,8 @@ class CxlFlitProtocol : public LinkProtocol {
   // (kNoDue: none).
   Ticks first_owed_due(const RunPlan& p) const;
   static constexpr Ticks kNoDue = ~Ticks{0};
-  void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o, uint64_t n, Ticks E,
-                     LinkTransfer& t, bool& first);
+  void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o,
+                     uint64_t n, Ticks E, LinkTransfer& t, bool& first);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
   // possible; returns how many it sent (0: send the next one unit by unit).
   uint64_t settle_dllp_run(DirectionState& d, uint64_t n);
@@ -245,12 +254,14 @@ class CxlFlitProtocol : public LinkProtocol {
   const TlpFraming framing_;
   const sc_core::sc_time latency_;
   const sc_core::sc_time credit_return_interval_;
-  const bool fast_;                 // link.flit_engine = fast
+  const bool fast_;  // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
   std::unordered_map<StreamKey, std::shared_ptr<const StreamLayout>, StreamKeyHash> stream_cache_;
   std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
-  std::map<std::array<uint64_t, 4>, uint64_t> arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
-  std::optional<std::pair<std::array<uint64_t, 4>, uint64_t>> last_arithmetic_shape_;  // the last one looked up, and its id
+  std::map<std::array<uint64_t, 4>, uint64_t>
+      arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
+  std::optional<std::pair<std::array<uint64_t, 4>, uint64_t>>
+      last_arithmetic_shape_;  // the last one looked up, and its id
   uint64_t next_shape_id_ = 0;
   // Per direction, a run whose commit waits for its continuation.
   struct DeferredRun {

@@ -12,8 +12,8 @@ constexpr size_t kDrs = static_cast<size_t>(MemMsg::S2MDRS);
 bool is_data_header_slot(const MsgCounts& c) { return c[kRwD] + c[kDrs] > 0; }
 }  // namespace
 
-CxlMemPacker::CxlMemPacker(const FlitFormat& format, Direction dir, LinkWire& wire, bool multi_data_header,
-                           uint32_t max_owed_data_slots)
+CxlMemPacker::CxlMemPacker(const FlitFormat& format, Direction dir, LinkWire& wire,
+                           bool multi_data_header, uint32_t max_owed_data_slots)
     : format_(format),
       dir_(dir),
       wire_(wire),
@@ -42,8 +42,8 @@ uint32_t CxlMemPacker::capacity_left(const Flit& f) const {
 
 bool CxlMemPacker::place_header(Flit& f, MemMsg kind, uint64_t& slots, uint32_t& position) const {
   const size_t k = static_cast<size_t>(kind);
-  if (f.all_data) return false;                                  // all-data flits carry no header
-  if (f.count[k] + 1u > format_.per_flit_max[k]) return false;   // per-flit maximum of the class
+  if (f.all_data) return false;                                 // all-data flits carry no header
+  if (f.count[k] + 1u > format_.per_flit_max[k]) return false;  // per-flit maximum of the class
   const bool data_header = carries_data(kind);
   // Join a header slot already in use when one slot format carries both (e.g. H5: 2 DRS).
   for (HeaderSlot& s : f.headers) {
@@ -51,7 +51,8 @@ bool CxlMemPacker::place_header(Flit& f, MemMsg kind, uint64_t& slots, uint32_t&
     ++c[k];
     if (!multi_data_header_ && c[kDrs] > 1) continue;
     const bool becomes_data_header = data_header && !is_data_header_slot(s.carries);
-    if (becomes_data_header && f.data_header_slots + 1 > format_.data_header_slots_per_flit) continue;
+    if (becomes_data_header && f.data_header_slots + 1 > format_.data_header_slots_per_flit)
+      continue;
     if (!format_carries(s.kind, c)) continue;
     s.carries = c;
     ++f.count[k];
@@ -81,7 +82,8 @@ bool CxlMemPacker::place_header(Flit& f, MemMsg kind, uint64_t& slots, uint32_t&
   return true;
 }
 
-bool CxlMemPacker::place_data(std::vector<Flit>& trial, size_t from, uint32_t chunks, Landing& last) const {
+bool CxlMemPacker::place_data(std::vector<Flit>& trial, size_t from, uint32_t chunks,
+                              Landing& last) const {
   uint32_t remaining = chunks;
   for (size_t x = from; remaining > 0; ++x) {
     uint32_t take = 0;
@@ -137,7 +139,8 @@ bool CxlMemPacker::place_data(std::vector<Flit>& trial, size_t from, uint32_t ch
   return true;
 }
 
-MemPlacement CxlMemPacker::place(MemMsg kind, uint32_t data_chunks, const sc_core::sc_time& earliest) {
+MemPlacement CxlMemPacker::place(MemMsg kind, uint32_t data_chunks,
+                                 const sc_core::sc_time& earliest) {
   const uint64_t tail = base_ + window_.size();
   std::vector<Flit> trial;
   uint64_t header_at = tail;
@@ -168,7 +171,8 @@ MemPlacement CxlMemPacker::place(MemMsg kind, uint32_t data_chunks, const sc_cor
     slots = 0;
     uint32_t position = 0;
     if (!place_header(trial[0], kind, slots, position))
-      throw std::logic_error(std::string(to_string(kind)) + " has no slot format in a " + format_.name + " flit");
+      throw std::logic_error(std::string(to_string(kind)) + " has no slot format in a " +
+                             format_.name + " flit");
     last = {0, position};
     if (data_chunks > 0) place_data(trial, 0, data_chunks, last);
     header_at = tail;
@@ -197,8 +201,10 @@ MemPlacement CxlMemPacker::place(MemMsg kind, uint32_t data_chunks, const sc_cor
   const Flit& header_flit = window_[header_at - base_];
   const Flit& last_flit = window_[header_at + last.flit - base_];
   out.first_bit = header_flit.start;
-  // LOpt (CXL 3.x §4.3.2): slots 0-6 lie wholly in the first 128 B half, usable once its CRC checks.
-  out.last_bit = format_.half_flit_delivery && last.position <= 6 ? last_flit.half_end : last_flit.end;
+  // LOpt (CXL 3.x §4.3.2): slots 0-6 lie wholly in the first 128 B half, usable once its CRC
+  // checks.
+  out.last_bit =
+      format_.half_flit_delivery && last.position <= 6 ? last_flit.half_end : last_flit.end;
   last_header_ = header_at;
   if (data_chunks > 0) frontier_ = header_at + last.flit;
   // Flits before the latest header are never touched again (headers and data only move forward).
@@ -214,7 +220,8 @@ void CxlMemPacker::signature(std::vector<uint64_t>& out) const {
   if (window_.empty()) return;
   const Ticks ref = wire_.busy_ticks();
   out.push_back(window_.size());
-  out.push_back(frontier_ > base_ ? frontier_ - base_ : 0);  // data continues there (0: anywhere from the first)
+  out.push_back(frontier_ > base_ ? frontier_ - base_
+                                  : 0);  // data continues there (0: anywhere from the first)
   out.push_back(last_header_ - base_);
   for (const Flit& f : window_) {
     out.push_back(static_cast<uint64_t>(ref - ticks(f.start)));
@@ -223,15 +230,18 @@ void CxlMemPacker::signature(std::vector<uint64_t>& out) const {
     uint64_t packed = static_cast<uint64_t>(f.reserved) | static_cast<uint64_t>(f.all_data) << 1 |
                       static_cast<uint64_t>(f.h_used) << 2 | static_cast<uint64_t>(f.hs_used) << 3 |
                       static_cast<uint64_t>(f.g_used) << 8 | static_cast<uint64_t>(f.data) << 16 |
-                      static_cast<uint64_t>(f.rolled) << 24 | static_cast<uint64_t>(f.data_header_slots) << 32 |
+                      static_cast<uint64_t>(f.rolled) << 24 |
+                      static_cast<uint64_t>(f.data_header_slots) << 32 |
                       static_cast<uint64_t>(f.headers.size()) << 40;
     out.push_back(packed);
     uint64_t counts = 0;
-    for (size_t k = 0; k < kMemMsgKinds; ++k) counts |= static_cast<uint64_t>(f.count[k]) << (8 * k);
+    for (size_t k = 0; k < kMemMsgKinds; ++k)
+      counts |= static_cast<uint64_t>(f.count[k]) << (8 * k);
     out.push_back(counts);
     for (const HeaderSlot& h : f.headers) {
       uint64_t v = static_cast<uint64_t>(h.kind) | static_cast<uint64_t>(h.position) << 8;
-      for (size_t k = 0; k < kMemMsgKinds; ++k) v |= static_cast<uint64_t>(h.carries[k]) << (16 + 8 * k);
+      for (size_t k = 0; k < kMemMsgKinds; ++k)
+        v |= static_cast<uint64_t>(h.carries[k]) << (16 + 8 * k);
       out.push_back(v);
     }
   }

@@ -28,12 +28,12 @@
 namespace kvtier {
 
 struct MemPlacement {
-  sc_core::sc_time first_bit;    // start of the flit holding its header
-  sc_core::sc_time last_bit;     // when its last slot is received and checked
-  uint64_t flits_opened = 0;     // flits this message caused to be sent
-  uint64_t slots = 0;            // slots it occupies (a header slot it joined counts 0)
+  sc_core::sc_time first_bit;  // start of the flit holding its header
+  sc_core::sc_time last_bit;   // when its last slot is received and checked
+  uint64_t flits_opened = 0;   // flits this message caused to be sent
+  uint64_t slots = 0;          // slots it occupies (a header slot it joined counts 0)
   uint64_t replays = 0;
-  uint64_t wire_bytes = 0;       // bytes of the flits it opened, replays included
+  uint64_t wire_bytes = 0;  // bytes of the flits it opened, replays included
 };
 
 class CxlMemPacker {
@@ -64,25 +64,25 @@ class CxlMemPacker {
   struct HeaderSlot {
     SlotKind kind;
     MsgCounts carries{};
-    uint32_t position = 0;        // physical slot number in the flit
+    uint32_t position = 0;  // physical slot number in the flit
   };
   struct Flit {
     sc_core::sc_time start, end, half_end;
-    bool reserved = false;        // has a place on the wire
+    bool reserved = false;  // has a place on the wire
     bool all_data = false;
     bool h_used = false;
     bool hs_used = false;
     std::vector<HeaderSlot> headers;
-    uint32_t g_used = 0;          // G slots taken, by headers or data, in slot order
-    uint32_t data = 0;            // data chunks
-    uint32_t rolled = 0;          // chunks whose header is in an earlier flit
+    uint32_t g_used = 0;  // G slots taken, by headers or data, in slot order
+    uint32_t data = 0;    // data chunks
+    uint32_t rolled = 0;  // chunks whose header is in an earlier flit
     MsgCounts count{};
     uint32_t data_header_slots = 0;
   };
   // Where the message's last item landed: flit (relative to the trial) and slot position.
   struct Landing {
     size_t flit = 0;
-    uint32_t position = 0;        // physical slot number in the flit
+    uint32_t position = 0;  // physical slot number in the flit
   };
 
   bool format_carries(SlotKind kind, const MsgCounts& counts) const;
@@ -96,10 +96,10 @@ class CxlMemPacker {
   LinkWire& wire_;
   const bool multi_data_header_;
   const uint32_t max_owed_data_slots_;
-  std::deque<Flit> window_;       // flits that may still be touched
-  uint64_t base_ = 0;             // absolute index of window_.front()
-  uint64_t last_header_ = 0;      // absolute index of the flit holding the latest header
-  uint64_t frontier_ = 0;         // absolute index of the flit holding the latest data chunk
+  std::deque<Flit> window_;   // flits that may still be touched
+  uint64_t base_ = 0;         // absolute index of window_.front()
+  uint64_t last_header_ = 0;  // absolute index of the flit holding the latest header
+  uint64_t frontier_ = 0;     // absolute index of the flit holding the latest data chunk
   bool any_ = false;
 };
 

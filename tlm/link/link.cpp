@@ -44,10 +44,11 @@ void Link::account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direct
 }
 
 template <typename Deliver>
-sc_core::sc_time Link::cross(Direction dir, TxnClass cls, bool is_read, uint64_t length, const sc_core::sc_time& issued,
-                             Deliver&& deliver) {
+sc_core::sc_time Link::cross(Direction dir, TxnClass cls, bool is_read, uint64_t length,
+                             const sc_core::sc_time& issued, Deliver&& deliver) {
   // Forward: the write with its payload, or the read request alone.
-  const LinkTransfer fwd = protocol_->send({dir, cls, false, is_read ? 0 : length, is_read ? length : 0}, issued);
+  const LinkTransfer fwd =
+      protocol_->send({dir, cls, false, is_read ? 0 : length, is_read ? length : 0}, issued);
   account(cls, fwd, is_read ? 0 : length, dir);
   bool ok = true;
   sc_core::sc_time done = deliver(fwd.last_bit + protocol_->latency(dir), ok);
@@ -73,8 +74,8 @@ sc_core::sc_time Link::cross(Direction dir, TxnClass cls, bool is_read, uint64_t
   return done;
 }
 
-void Link::traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out, tlm::tlm_generic_payload& trans,
-                    sc_core::sc_time& delay) {
+void Link::traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out,
+                    tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   const sc_core::sc_time now = sim_now();
   const sc_core::sc_time done =
       cross(dir, txn_class_of(trans), trans.is_read(), trans.get_data_length(), now + delay,
@@ -87,12 +88,14 @@ void Link::traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out
   delay = done - now;
 }
 
-sc_core::sc_time Link::burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls, const sc_core::sc_time& at) {
+sc_core::sc_time Link::burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
+                             const sc_core::sc_time& at) {
   if (!host_side_) SC_REPORT_FATAL("kvtier/link", "the link's direct burst path has no host side");
-  return cross(Direction::Upstream, cls, is_read, length, at, [&](const sc_core::sc_time& arrival, bool& ok) {
-    ok = true;  // a refused access is reported where it is refused
-    return host_side_->burst(is_read, address, length, cls, arrival);
-  });
+  return cross(Direction::Upstream, cls, is_read, length, at,
+               [&](const sc_core::sc_time& arrival, bool& ok) {
+                 ok = true;  // a refused access is reported where it is refused
+                 return host_side_->burst(is_read, address, length, cls, arrival);
+               });
 }
 
 void Link::declare_stats(StatGroup& run) const {
@@ -101,35 +104,49 @@ void Link::declare_stats(StatGroup& run) const {
   for (const LinkClassStats& c : stats_.per_class) any = any || c.messages;
   if (!any) {
     run.add("link_classes", nullptr, "group",
-            "per traffic class crossing the link (the TxnClass tag of each transaction); null: nothing crossed");
+            "per traffic class crossing the link (the TxnClass tag of each transaction); null: "
+            "nothing crossed");
   } else {
-    StatGroup classes = run.group("link_classes", "per traffic class crossing the link (the TxnClass tag of each "
-                                                  "transaction), only the classes that carried a transaction");
+    StatGroup classes = run.group("link_classes",
+                                  "per traffic class crossing the link (the TxnClass tag of each "
+                                  "transaction), only the classes that carried a transaction");
     for (size_t i = 0; i < stats_.per_class.size(); ++i) {
       const LinkClassStats& c = stats_.per_class[i];
       if (!c.messages) continue;
-      StatGroup k = classes.group_as(to_string(static_cast<TxnClass>(i)), "<class>",
-                                     "one traffic class: descriptor_write, doorbell, completion_write, payload_write, "
-                                     "payload_read, mem_read, mem_write or update_policy");
+      StatGroup k = classes.group_as(
+          to_string(static_cast<TxnClass>(i)), "<class>",
+          "one traffic class: descriptor_write, doorbell, completion_write, payload_write, "
+          "payload_read, mem_read, mem_write or update_policy");
       k.add("messages", c.messages, "count",
-            "transactions of the class that crossed the link (a read with its data response, a write with its "
+            "transactions of the class that crossed the link (a read with its data response, a "
+            "write with its "
             "completion if the protocol sends one, count once)");
-      k.add("payload_bytes", c.payload_bytes, "bytes", "payload carried by them, both directions (write data, read data)");
+      k.add("payload_bytes", c.payload_bytes, "bytes",
+            "payload carried by them, both directions (write data, read data)");
       k.add("wire_bytes", c.wire_bytes, "bytes",
             "bytes on the wire charged to them: payload plus framing, headers, the " + unit +
-                "s they opened and the link-level overhead (DLLPs, credit flits) they caused, before line encoding");
-      k.add("units", c.units, unit + "s", std::string("protocol units (") + unit + "s of link.protocol) the class's "
-                                              "messages opened");
-      k.add("wire_bytes_per_payload_byte", c.payload_bytes ? static_cast<double>(c.wire_bytes) / c.payload_bytes : 0.0,
-            "x", "wire_bytes over payload_bytes (0 for a class that carries no payload)");
-      k.add("serialisation_s", c.serialisation_s, "s", "wire time of all the class's messages, first bit to last bit");
+                "s they opened and the link-level overhead (DLLPs, credit flits) they caused, "
+                "before line encoding");
+      k.add("units", c.units, unit + "s",
+            std::string("protocol units (") + unit +
+                "s of link.protocol) the class's "
+                "messages opened");
+      k.add("wire_bytes_per_payload_byte",
+            c.payload_bytes ? static_cast<double>(c.wire_bytes) / c.payload_bytes : 0.0, "x",
+            "wire_bytes over payload_bytes (0 for a class that carries no payload)");
+      k.add("serialisation_s", c.serialisation_s, "s",
+            "wire time of all the class's messages, first bit to last bit");
       k.add("mean_latency_s", c.latency_s_total / c.messages, "s",
-            "mean end-to-end time of a transaction: issue to the last response usable, target time included");
+            "mean end-to-end time of a transaction: issue to the last response usable, target time "
+            "included");
     }
   }
-  StatGroup busy = run.group("link_busy_s", "serialisation time of the link per direction, every class");
-  busy.add("downstream", stats_.busy_s[0], "s", "host -> device wire time (sum of the messages' first to last bit)");
-  busy.add("upstream", stats_.busy_s[1], "s", "device -> host wire time (sum of the messages' first to last bit)");
+  StatGroup busy =
+      run.group("link_busy_s", "serialisation time of the link per direction, every class");
+  busy.add("downstream", stats_.busy_s[0], "s",
+           "host -> device wire time (sum of the messages' first to last bit)");
+  busy.add("upstream", stats_.busy_s[1], "s",
+           "device -> host wire time (sum of the messages' first to last bit)");
 }
 
 }  // namespace kvtier

@@ -22,10 +22,10 @@ struct LinkClassStats {
   uint64_t messages = 0;
   uint64_t payload_bytes = 0;
   uint64_t wire_bytes = 0;
-  uint64_t units = 0;              // TLPs or flits the class's messages opened
-  uint64_t slots = 0;              // CXL.mem: 16 B slots occupied
+  uint64_t units = 0;  // TLPs or flits the class's messages opened
+  uint64_t slots = 0;  // CXL.mem: 16 B slots occupied
   uint64_t replays = 0;
-  double credit_wait_s = 0.0;      // time messages waited for receiver credits
+  double credit_wait_s = 0.0;    // time messages waited for receiver credits
   double serialisation_s = 0.0;  // wire time of all messages of the class
   double latency_s_total = 0.0;  // sum of end-to-end latencies of whole transactions
 };
@@ -61,16 +61,16 @@ class Link : public sc_core::sc_module, public BurstTarget {
  private:
   void downstream_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void upstream_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  void traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out, tlm::tlm_generic_payload& trans,
-                sc_core::sc_time& delay);
+  void traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out,
+                tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direction dir);
   // One whole transaction across the link from `issued`: the forward message, `deliver` at the
   // far side (given the arrival time, returns when the target is done, and whether it accepted),
   // then a write's completion or a read's data back. Returns when the initiator has its answer.
   // Both paths (sockets and direct) cross through here, so they place and count alike.
   template <typename Deliver>
-  sc_core::sc_time cross(Direction dir, TxnClass cls, bool is_read, uint64_t length, const sc_core::sc_time& issued,
-                         Deliver&& deliver);
+  sc_core::sc_time cross(Direction dir, TxnClass cls, bool is_read, uint64_t length,
+                         const sc_core::sc_time& issued, Deliver&& deliver);
   BurstTarget* host_side_ = nullptr;
 
   std::unique_ptr<LinkProtocol> protocol_;

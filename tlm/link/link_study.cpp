@@ -21,7 +21,9 @@ double to_ns(const sc_time& t) { return t.to_seconds() * 1e9; }
 // Events in time order (ties in the order they were posted), each a callback at its time.
 class EventLoop {
  public:
-  void post(const sc_time& at, std::function<void(const sc_time&)> fn) { queue_.push({at, next_++, std::move(fn)}); }
+  void post(const sc_time& at, std::function<void(const sc_time&)> fn) {
+    queue_.push({at, next_++, std::move(fn)});
+  }
   void run() {
     while (!queue_.empty()) {
       Event e = queue_.top();
@@ -49,19 +51,22 @@ double percentile(std::vector<double> v, double p) {
 }
 
 uint64_t wire_total(const LinkProtocol& p) {
-  return p.wire_stats(Direction::Downstream).wire_bytes + p.wire_stats(Direction::Upstream).wire_bytes;
+  return p.wire_stats(Direction::Downstream).wire_bytes +
+         p.wire_stats(Direction::Upstream).wire_bytes;
 }
 
 std::string channel_of(const LinkConfig& c, TxnClass cls) {
-  if (c.protocol == LinkProtocolKind::Pcie5 || c.protocol == LinkProtocolKind::Simple) return "PCIe";
+  if (c.protocol == LinkProtocolKind::Pcie5 || c.protocol == LinkProtocolKind::Simple)
+    return "PCIe";
   return is_cxl_mem(cls) ? "CXL.mem" : "CXL.io";
 }
 
 double device_ns(const LinkStudyOptions& o) { return o.device_ctrl_ns + o.dram_ns; }
 
 // One transaction alone: request (and answer) on a fresh protocol, issued at time 0.
-TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o, const std::string& what,
-                          TxnClass cls, Direction dir, bool read, uint64_t bytes) {
+TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
+                          const std::string& what, TxnClass cls, Direction dir, bool read,
+                          uint64_t bytes) {
   auto p = make_link_protocol(config);
   TransferCost c;
   c.what = what;
@@ -104,14 +109,19 @@ std::vector<TransferCost> transfer_costs(const LinkConfig& config, const LinkStu
   const auto D = Direction::Downstream;
   const auto U = Direction::Upstream;
   std::vector<TransferCost> rows;
-  rows.push_back(one_transfer(config, o, "64 B descriptor write", TxnClass::DescriptorWrite, D, false, 64));
-  rows.push_back(one_transfer(config, o, "64 B UPDATE_POLICY write", TxnClass::UpdatePolicy, D, false, 64));
+  rows.push_back(
+      one_transfer(config, o, "64 B descriptor write", TxnClass::DescriptorWrite, D, false, 64));
+  rows.push_back(
+      one_transfer(config, o, "64 B UPDATE_POLICY write", TxnClass::UpdatePolicy, D, false, 64));
   rows.push_back(one_transfer(config, o, "8 B doorbell write", TxnClass::Doorbell, D, false, 8));
-  rows.push_back(one_transfer(config, o, "32 B completion write", TxnClass::CompletionWrite, U, false, 32));
+  rows.push_back(
+      one_transfer(config, o, "32 B completion write", TxnClass::CompletionWrite, U, false, 32));
   rows.push_back(one_transfer(config, o, "64 B mem read", TxnClass::MemRead, D, true, 64));
   rows.push_back(one_transfer(config, o, "64 B mem write", TxnClass::MemWrite, D, false, 64));
-  rows.push_back(one_transfer(config, o, "5 MiB DMA write (promotion)", TxnClass::PayloadWrite, U, false, block));
-  rows.push_back(one_transfer(config, o, "5 MiB DMA read (demotion)", TxnClass::PayloadRead, U, true, block));
+  rows.push_back(one_transfer(config, o, "5 MiB DMA write (promotion)", TxnClass::PayloadWrite, U,
+                              false, block));
+  rows.push_back(
+      one_transfer(config, o, "5 MiB DMA read (demotion)", TxnClass::PayloadRead, U, true, block));
   rows.push_back(one_transfer(config, o, "5 MiB mem read", TxnClass::MemRead, D, true, block));
   return rows;
 }
@@ -119,9 +129,11 @@ std::vector<TransferCost> transfer_costs(const LinkConfig& config, const LinkStu
 ReadLatencyBreakdown idle_read_latency(const LinkConfig& config, const LinkStudyOptions& o) {
   auto p = make_link_protocol(config);
   ReadLatencyBreakdown b;
-  const LinkTransfer req = p->send({Direction::Downstream, TxnClass::MemRead, false, 0, 64}, sc_core::SC_ZERO_TIME);
+  const LinkTransfer req =
+      p->send({Direction::Downstream, TxnClass::MemRead, false, 0, 64}, sc_core::SC_ZERO_TIME);
   const sc_time at_device = req.last_bit + p->latency(Direction::Downstream);
-  const LinkTransfer rsp = p->send({Direction::Upstream, TxnClass::MemRead, true, 64, 0}, at_device + ns(device_ns(o)));
+  const LinkTransfer rsp =
+      p->send({Direction::Upstream, TxnClass::MemRead, true, 64, 0}, at_device + ns(device_ns(o)));
   b.host_path_ns = o.host_path_ns;
   b.request_serialisation_ns = to_ns(req.last_bit);
   b.response_serialisation_ns = to_ns(rsp.last_bit - rsp.first_bit);
@@ -164,7 +176,8 @@ StreamResult measure_stream(const LinkConfig& config, uint64_t size_bytes, doubl
     if (issued >= total) return;
     const uint64_t i = issued++;
     // Deterministic interleave: transaction i is a read when the read count steps up.
-    const bool read = std::floor((i + 1) * read_fraction + 1e-9) > std::floor(i * read_fraction + 1e-9);
+    const bool read =
+        std::floor((i + 1) * read_fraction + 1e-9) > std::floor(i * read_fraction + 1e-9);
     const sc_time started = now;
     if (read) {
       const LinkTransfer a = link.send({down, TxnClass::MemRead, false, 0, size_bytes}, now);
@@ -214,18 +227,22 @@ StreamResult measure_stream(const LinkConfig& config, uint64_t size_bytes, doubl
   return r;
 }
 
-MetadataResult measure_metadata_under_bulk(const LinkConfig& config, double rate_per_s, const LinkStudyOptions& o) {
+MetadataResult measure_metadata_under_bulk(const LinkConfig& config, double rate_per_s,
+                                           const LinkStudyOptions& o) {
   MetadataResult m;
   m.rate_per_s = rate_per_s;
-  const uint32_t request = config.protocol == LinkProtocolKind::Simple ? 4096 : config.max_read_request_bytes;
+  const uint32_t request =
+      config.protocol == LinkProtocolKind::Simple ? 4096 : config.max_read_request_bytes;
   // Auto: just enough reads in flight to saturate the direction, 1.25 x bandwidth x round trip,
   // so the transmit queue a descriptor finds is what saturation needs, not an arbitrary backlog.
   uint32_t bulk_outstanding = o.bulk_outstanding_reads;
   if (bulk_outstanding == 0) {
     auto probe = make_link_protocol(config);
-    const double round_trip_s = (probe->latency(Direction::Upstream) + probe->latency(Direction::Downstream)).to_seconds() +
-                                2.0 * request / config.bytes_per_s();
-    bulk_outstanding = static_cast<uint32_t>(std::ceil(1.25 * config.bytes_per_s() * round_trip_s / request)) + 1;
+    const double round_trip_s =
+        (probe->latency(Direction::Upstream) + probe->latency(Direction::Downstream)).to_seconds() +
+        2.0 * request / config.bytes_per_s();
+    bulk_outstanding =
+        static_cast<uint32_t>(std::ceil(1.25 * config.bytes_per_s() * round_trip_s / request)) + 1;
   }
   m.bulk_outstanding_reads = bulk_outstanding;
   auto run = [&](bool with_metadata, std::vector<double>& latencies) {
@@ -240,9 +257,11 @@ MetadataResult measure_metadata_under_bulk(const LinkConfig& config, double rate
     std::function<void(const sc_time&)> issue = [&](const sc_time& now) {
       if (issued >= requests) return;
       ++issued;
-      const LinkTransfer a = link.send({Direction::Upstream, TxnClass::PayloadRead, false, 0, request}, now);
+      const LinkTransfer a =
+          link.send({Direction::Upstream, TxnClass::PayloadRead, false, 0, request}, now);
       loop.post(a.last_bit + link.latency(Direction::Upstream), [&](const sc_time& t) {
-        const LinkTransfer b = link.send({Direction::Downstream, TxnClass::PayloadRead, true, request, 0}, t);
+        const LinkTransfer b =
+            link.send({Direction::Downstream, TxnClass::PayloadRead, true, request, 0}, t);
         const sc_time done = b.last_bit + link.latency(Direction::Downstream);
         last_done = std::max(last_done, done);
         loop.post(done, issue);
@@ -259,7 +278,8 @@ MetadataResult measure_metadata_under_bulk(const LinkConfig& config, double rate
         t_s += -std::log(u) / rate_per_s;
         if (t_s >= horizon_s) break;
         loop.post(seconds(t_s), [&](const sc_time& t) {
-          const LinkTransfer d = link.send({Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, t);
+          const LinkTransfer d =
+              link.send({Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, t);
           latencies.push_back(to_ns(d.last_bit + link.latency(Direction::Downstream) - t));
         });
       }
@@ -276,7 +296,8 @@ MetadataResult measure_metadata_under_bulk(const LinkConfig& config, double rate
   m.metadata_latency_p99_ns = percentile(latencies, 0.99);
   {
     auto p = make_link_protocol(config);
-    const LinkTransfer d = p->send({Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0}, sc_core::SC_ZERO_TIME);
+    const LinkTransfer d = p->send({Direction::Downstream, TxnClass::DescriptorWrite, false, 64, 0},
+                                   sc_core::SC_ZERO_TIME);
     m.metadata_idle_ns = to_ns(d.last_bit + p->latency(Direction::Downstream));
   }
   return m;

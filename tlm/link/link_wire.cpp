@@ -11,8 +11,10 @@ namespace kvtier {
 LinkWire::LinkWire(const LinkWireParams& params, Direction dir)
     : params_(params),
       // Each direction draws its own errors, reproducibly from the configured seed.
-      rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) + 0x9e3779b97f4a7c15ull),
-      run_rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) + 0x2545f4914f6cdd1dull),
+      rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) +
+           0x9e3779b97f4a7c15ull),
+      run_rng_(static_cast<uint64_t>(params.seed) * 2 + static_cast<uint64_t>(dir) +
+               0x2545f4914f6cdd1dull),
       depth_(std::max<uint32_t>(1, params.retry_buffer_units)),
       ack_delay_ticks_(ticks(params.ack_delay)) {
   bits_to_next_error_ = draw_gap();
@@ -60,7 +62,8 @@ bool LinkWire::transmission_corrupted(uint32_t bytes) {
     bits_to_next_error_ = draw_gap();
     if (bits_to_next_error_ == std::numeric_limits<uint64_t>::max()) break;
   }
-  if (bits_to_next_error_ != std::numeric_limits<uint64_t>::max()) bits_to_next_error_ -= bits - position;
+  if (bits_to_next_error_ != std::numeric_limits<uint64_t>::max())
+    bits_to_next_error_ -= bits - position;
   if (params_.fec_interleaves == 0) return true;
   std::vector<std::vector<uint64_t>> bytes_hit(params_.fec_interleaves);
   for (uint64_t b : error_bits) {
@@ -151,7 +154,8 @@ bool LinkWire::slots_free_for(const TimeRun& starts, uint32_t bytes) const {
     // Unit i waits on unit sent + i - depth, queue index (sent + i - depth) - (sent - kept).
     const uint64_t first = i0 + kept - depth_;
     // bounded_by_run settles a queued run of the same shape (the previous burst's flits) in O(1).
-    if (upto > i0 && !acks_.bounded_by_run(first, upto - i0, starts.without_first(i0))) return false;
+    if (upto > i0 && !acks_.bounded_by_run(first, upto - i0, starts.without_first(i0)))
+      return false;
   }
   // Units that wait on units of the run itself.
   if (n > depth_) {

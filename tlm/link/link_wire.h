@@ -33,14 +33,16 @@
 namespace kvtier {
 
 struct LinkWireParams {
-  double bytes_per_s = 1e9;            // after line encoding
+  double bytes_per_s = 1e9;  // after line encoding
   double bit_error_rate = 0.0;
   uint32_t seed = 1;
   uint32_t retry_buffer_units = 256;
-  sc_core::sc_time replay_latency;     // failed unit's last bit -> replay's first bit
-  sc_core::sc_time ack_delay;          // unit's last bit -> its acknowledgement back at the sender
-  uint32_t fec_interleaves = 0;        // 0: no FEC; n: n-way interleaved FEC, each corrects one byte symbol
-  uint32_t uniform_unit_bytes = 0;     // every sequenced unit has this size (CXL flits); 0: sizes vary (pcie5 TLPs)
+  sc_core::sc_time replay_latency;  // failed unit's last bit -> replay's first bit
+  sc_core::sc_time ack_delay;       // unit's last bit -> its acknowledgement back at the sender
+  uint32_t fec_interleaves =
+      0;  // 0: no FEC; n: n-way interleaved FEC, each corrects one byte symbol
+  uint32_t uniform_unit_bytes =
+      0;  // every sequenced unit has this size (CXL flits); 0: sizes vary (pcie5 TLPs)
 };
 
 class LinkWire {
@@ -50,7 +52,7 @@ class LinkWire {
     sc_core::sc_time end;    // last bit of the transmission the receiver accepted
     uint32_t replays = 0;
   };
-  struct RunSent {           // the same for a run, in ticks
+  struct RunSent {  // the same for a run, in ticks
     Ticks start = 0, end = 0;
     uint32_t replays = 0;
   };
@@ -94,7 +96,9 @@ class LinkWire {
   void slots_free_into(uint64_t f0, uint64_t n, Ticks* out) const {
     uint64_t f = f0;
     for (; f < f0 + n && next_sequence_ + f < depth_; ++f) out[f - f0] = 0;
-    if (f < f0 + n) acks_.copy_out(next_sequence_ + f - depth_ - (next_sequence_ - acks_.size()), f0 + n - f, out + (f - f0));
+    if (f < f0 + n)
+      acks_.copy_out(next_sequence_ + f - depth_ - (next_sequence_ - acks_.size()), f0 + n - f,
+                     out + (f - f0));
   }
   uint64_t retry_depth() const { return depth_; }
   // Whether no sequenced unit of `bytes`, or of any size sent so far, can ever wait for a
@@ -105,7 +109,8 @@ class LinkWire {
   // the retry-buffer checks (fits, slots_free_by, send_unit's wait) always pass.
   // With uniform units that holds for good, and the acknowledgements are not kept at all.
   bool slots_never_wait(uint32_t bytes) const {
-    return acks_never_bind_ || ack_delay_ticks_ <= (depth_ - 1) * std::min(shortest_unit_ticks_, unit_ticks(bytes));
+    return acks_never_bind_ ||
+           ack_delay_ticks_ <= (depth_ - 1) * std::min(shortest_unit_ticks_, unit_ticks(bytes));
   }
   // Whether the f-th next unit finds a retry-buffer slot by starts.at(f), for every f of a run
   // of at most retry_depth() units of `bytes` (only units sent before it can hold a slot).
@@ -116,7 +121,8 @@ class LinkWire {
     const uint64_t sent = next_sequence_, kept = acks_.size();
     const uint64_t i0 = sent >= depth_ ? 0 : depth_ - sent;
     if (i0 >= n) return true;
-    return acks_.bounded_by(i0 + kept - depth_, n - i0, [&](uint64_t i) { return starts.at(i0 + i); });
+    return acks_.bounded_by(i0 + kept - depth_, n - i0,
+                            [&](uint64_t i) { return starts.at(i0 + i); });
   }
   Ticks ack_delay_ticks() const { return ack_delay_ticks_; }
 
@@ -133,8 +139,8 @@ class LinkWire {
   bool transmission_corrupted(uint32_t bytes);
   void check_uniform(uint32_t bytes) const {
     if (params_.uniform_unit_bytes != 0 && bytes != params_.uniform_unit_bytes)
-      throw std::logic_error("link wire of " + std::to_string(params_.uniform_unit_bytes) + " B units sent a " +
-                             std::to_string(bytes) + " B unit");
+      throw std::logic_error("link wire of " + std::to_string(params_.uniform_unit_bytes) +
+                             " B units sent a " + std::to_string(bytes) + " B unit");
   }
   uint64_t draw_gap();
   // Probability that one transmission of `bytes` fails its CRC (after FEC), and that it has
@@ -143,20 +149,20 @@ class LinkWire {
   uint64_t sample_replays(uint64_t units, uint32_t bytes, uint64_t& fec_corrected);
 
   LinkWireParams params_;
-  Ticks busy_ = 0;                      // the wire is busy until then (reservations in request order)
+  Ticks busy_ = 0;  // the wire is busy until then (reservations in request order)
   LinkWireStats stats_;
-  Ticks busy_ticks_ = 0;                // time spent transmitting, replays and control included
+  Ticks busy_ticks_ = 0;  // time spent transmitting, replays and control included
   Ticks retry_stall_ticks_ = 0;
   std::mt19937_64 rng_;
-  std::mt19937_64 run_rng_;             // replays of bulk runs (a stream of its own)
-  uint64_t bits_to_next_error_ = 0;     // error process: bits until the next flipped bit
-  uint64_t next_sequence_ = 0;          // sender: sequence number of the next new unit
-  uint64_t receiver_expected_ = 0;      // receiver: next sequence number it accepts
-  const uint64_t depth_;                // retry-buffer units
+  std::mt19937_64 run_rng_;          // replays of bulk runs (a stream of its own)
+  uint64_t bits_to_next_error_ = 0;  // error process: bits until the next flipped bit
+  uint64_t next_sequence_ = 0;       // sender: sequence number of the next new unit
+  uint64_t receiver_expected_ = 0;   // receiver: next sequence number it accepts
+  const uint64_t depth_;             // retry-buffer units
   const Ticks ack_delay_ticks_;
   Ticks shortest_unit_ticks_ = ~Ticks{0};  // of the sequenced units sent so far
-  bool acks_never_bind_ = false;           // uniform units that never wait for a slot: acks_ not kept
-  TimeQueue acks_;                      // when each of the last `depth_` units is acknowledged
+  bool acks_never_bind_ = false;  // uniform units that never wait for a slot: acks_ not kept
+  TimeQueue acks_;                // when each of the last `depth_` units is acknowledged
   struct CachedDuration {
     uint32_t bytes = 0;
     Ticks ticks = 0;

@@ -145,7 +145,8 @@ bool Pcie5Protocol::send_tlp_run(DirectionState& tx, DirectionState& back, const
   CreditPool& pool = tx.credits[static_cast<size_t>(flow_class(run.tlp.kind))];
   const uint64_t C = pool.credits();
   const Ticks S = std::max(std::max(E, pool.upcoming(0)), tx.wire.busy_ticks());
-  if (!pool.upcoming_bounded_by_run(0, std::min(n, C), TimeRun::linear(S, u, std::min(n, C)))) return false;
+  if (!pool.upcoming_bounded_by_run(0, std::min(n, C), TimeRun::linear(S, u, std::min(n, C))))
+    return false;
   if (n > C && rd > (C - 1) * u) return false;
   const TimeRun starts = TimeRun::linear(S, u, n);
   if (!tx.wire.fits(starts, bytes)) return false;
@@ -163,7 +164,9 @@ bool Pcie5Protocol::send_tlp_run(DirectionState& tx, DirectionState& back, const
   pool.consume_run(TimeRun::linear(S + u + rd, u, n));
   const uint64_t r0 = tx.tlps_received;
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
-  const auto first_due = [&](uint64_t ratio) { return mod_by(ratio - mod_by(r0 + 1, ratio), ratio); };
+  const auto first_due = [&](uint64_t ratio) {
+    return mod_by(ratio - mod_by(r0 + 1, ratio), ratio);
+  };
   const auto count_due = [&](uint64_t ratio) {
     const uint64_t k = first_due(ratio);
     return k < n ? (n - 1 - k) / ratio + 1 : 0;

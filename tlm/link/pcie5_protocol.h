@@ -26,26 +26,30 @@ class Pcie5Protocol : public LinkProtocol {
   LinkTransfer send(const LinkMessage& msg, const sc_core::sc_time& earliest) override;
   sc_core::sc_time latency(Direction) const override { return latency_; }
   void flush(const sc_core::sc_time& until) override;
-  LinkWireStats wire_stats(Direction d) const override { return dirs_[static_cast<size_t>(d)].wire.stats(); }
+  LinkWireStats wire_stats(Direction d) const override {
+    return dirs_[static_cast<size_t>(d)].wire.stats();
+  }
   const char* unit_name() const override { return "TLP"; }
 
  private:
   struct DirectionState {
     DirectionState(const LinkConfig& c, const LinkWireParams& p, Direction d)
         : wire(p, d),
-          credits{CreditPool(c.credits_posted), CreditPool(c.credits_non_posted), CreditPool(c.credits_completion)} {}
+          credits{CreditPool(c.credits_posted), CreditPool(c.credits_non_posted),
+                  CreditPool(c.credits_completion)} {}
     LinkWire wire;
-    std::array<CreditPool, static_cast<size_t>(FlowClass::Count)> credits;  // receiver's header credits
-    uint64_t tlps_received = 0;    // by the far end, for the ACK / UpdateFC ratio
-    TimeQueue owed;                // DLLPs waiting to go out on this direction: when each could leave
+    std::array<CreditPool, static_cast<size_t>(FlowClass::Count)>
+        credits;                 // receiver's header credits
+    uint64_t tlps_received = 0;  // by the far end, for the ACK / UpdateFC ratio
+    TimeQueue owed;              // DLLPs waiting to go out on this direction: when each could leave
   };
   void send_owed_dllps(Direction dir, const sc_core::sc_time& until);
   // Fast engine (link.flit_engine = fast): `run.count` identical TLPs in closed form; false,
   // having changed nothing, when a credit or the retry buffer would hold one back.
-  bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run, const sc_core::sc_time& earliest,
-                    LinkTransfer& t, bool& first);
-  void send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp, const sc_core::sc_time& earliest,
-                LinkTransfer& t, bool& first);
+  bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run,
+                    const sc_core::sc_time& earliest, LinkTransfer& t, bool& first);
+  void send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp,
+                const sc_core::sc_time& earliest, LinkTransfer& t, bool& first);
   uint64_t send_dllp_run(DirectionState& d, uint64_t n);
 
   const LinkConfig config_;

@@ -8,7 +8,8 @@ namespace {
 
 bool is_read_class(TxnClass c) { return c == TxnClass::PayloadRead || c == TxnClass::MemRead; }
 
-void split(std::vector<Tlp>& out, TlpKind kind, uint32_t header, uint64_t bytes, uint32_t max_each, bool data) {
+void split(std::vector<Tlp>& out, TlpKind kind, uint32_t header, uint64_t bytes, uint32_t max_each,
+           bool data) {
   if (bytes == 0) {
     out.push_back({kind, header, 0});
     return;
@@ -20,7 +21,8 @@ void split(std::vector<Tlp>& out, TlpKind kind, uint32_t header, uint64_t bytes,
   }
 }
 
-void split_runs(TlpRuns& out, TlpKind kind, uint32_t header, uint64_t bytes, uint32_t max_each, bool data) {
+void split_runs(TlpRuns& out, TlpKind kind, uint32_t header, uint64_t bytes, uint32_t max_each,
+                bool data) {
   if (bytes == 0) {
     out.run[out.size++] = {{kind, header, 0}, 1};
     return;
@@ -38,13 +40,16 @@ TlpRuns tlp_runs_for(const LinkMessage& msg, const LinkConfig& config) {
   TlpRuns runs;
   if (is_read_class(msg.cls)) {
     if (!msg.response) {
-      split_runs(runs, TlpKind::MemRead, request_header, msg.read_bytes, config.max_read_request_bytes, false);
+      split_runs(runs, TlpKind::MemRead, request_header, msg.read_bytes,
+                 config.max_read_request_bytes, false);
     } else {
-      const uint32_t piece = config.completions_at_rcb ? config.read_completion_boundary_bytes : config.max_payload_bytes;
+      const uint32_t piece = config.completions_at_rcb ? config.read_completion_boundary_bytes
+                                                       : config.max_payload_bytes;
       split_runs(runs, TlpKind::Completion, completion_header, msg.payload_bytes, piece, true);
     }
   } else {
-    split_runs(runs, TlpKind::MemWrite, request_header, msg.payload_bytes, config.max_payload_bytes, true);
+    split_runs(runs, TlpKind::MemWrite, request_header, msg.payload_bytes, config.max_payload_bytes,
+               true);
   }
   return runs;
 }
@@ -55,13 +60,16 @@ std::vector<Tlp> tlps_for(const LinkMessage& msg, const LinkConfig& config) {
   std::vector<Tlp> tlps;
   if (is_read_class(msg.cls)) {
     if (!msg.response) {
-      split(tlps, TlpKind::MemRead, request_header, msg.read_bytes, config.max_read_request_bytes, false);
+      split(tlps, TlpKind::MemRead, request_header, msg.read_bytes, config.max_read_request_bytes,
+            false);
     } else {
-      const uint32_t piece = config.completions_at_rcb ? config.read_completion_boundary_bytes : config.max_payload_bytes;
+      const uint32_t piece = config.completions_at_rcb ? config.read_completion_boundary_bytes
+                                                       : config.max_payload_bytes;
       split(tlps, TlpKind::Completion, completion_header, msg.payload_bytes, piece, true);
     }
   } else {
-    split(tlps, TlpKind::MemWrite, request_header, msg.payload_bytes, config.max_payload_bytes, true);
+    split(tlps, TlpKind::MemWrite, request_header, msg.payload_bytes, config.max_payload_bytes,
+          true);
   }
   return tlps;
 }

@@ -14,12 +14,14 @@ namespace kvtier {
 enum class TlpKind : uint8_t { MemWrite, MemRead, Completion };
 enum class FlowClass : uint8_t { Posted = 0, NonPosted = 1, Completion = 2, Count = 3 };
 inline FlowClass flow_class(TlpKind k) {
-  return k == TlpKind::MemWrite ? FlowClass::Posted : k == TlpKind::MemRead ? FlowClass::NonPosted : FlowClass::Completion;
+  return k == TlpKind::MemWrite  ? FlowClass::Posted
+         : k == TlpKind::MemRead ? FlowClass::NonPosted
+                                 : FlowClass::Completion;
 }
 
 struct Tlp {
   TlpKind kind = TlpKind::MemWrite;
-  uint32_t header_bytes = 16;   // 3DW 12 B or 4DW 16 B
+  uint32_t header_bytes = 16;  // 3DW 12 B or 4DW 16 B
   uint32_t data_bytes = 0;
 };
 
@@ -28,11 +30,14 @@ struct TlpFraming {
   // Non-flit mode at 8 GT/s and above (PCIe 5.0 §4.2.2.3): STP token 4 B (it carries the
   // 12-bit sequence number) + LCRC 4 B. Flit mode (PCIe 6.0, CXL 256 B): none per TLP.
   uint32_t per_tlp_bytes = 8;
-  uint32_t ecrc_bytes = 0;      // 4 with ECRC (TLP digest), off by default
-  uint32_t bytes(const Tlp& t) const { return per_tlp_bytes + t.header_bytes + t.data_bytes + ecrc_bytes; }
+  uint32_t ecrc_bytes = 0;  // 4 with ECRC (TLP digest), off by default
+  uint32_t bytes(const Tlp& t) const {
+    return per_tlp_bytes + t.header_bytes + t.data_bytes + ecrc_bytes;
+  }
 };
 
-constexpr uint32_t kDllpBytes = 8;   // SDP token 2 B + DLLP 4 B + CRC-16 2 B (PCIe 5.0 §3.5, §4.2.2.3)
+constexpr uint32_t kDllpBytes =
+    8;  // SDP token 2 B + DLLP 4 B + CRC-16 2 B (PCIe 5.0 §3.5, §4.2.2.3)
 
 // The TLPs a link message becomes on PCIe / CXL.io:
 // - writes (descriptor, doorbell, UPDATE_POLICY, completion record, payload burst, pcie5 mem

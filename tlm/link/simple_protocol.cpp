@@ -1,6 +1,5 @@
 #include "tlm/link/simple_protocol.h"
 
-
 namespace kvtier {
 
 SimpleLinkProtocol::SimpleLinkProtocol(const LinkConfig& config)
@@ -13,7 +12,8 @@ LinkTransfer SimpleLinkProtocol::send(const LinkMessage& msg, const sc_core::sc_
   // A message of n payload bytes is ceil(n / max_payload) transactions, each carrying the
   // fixed overhead; a read request (n = 0) is one header-only transaction.
   const uint64_t transactions =
-      msg.payload_bytes == 0 ? 1 : (msg.payload_bytes + max_payload_bytes_ - 1) / max_payload_bytes_;
+      msg.payload_bytes == 0 ? 1
+                             : (msg.payload_bytes + max_payload_bytes_ - 1) / max_payload_bytes_;
   LinkTransfer t;
   t.units = transactions;
   t.wire_bytes = msg.payload_bytes + transactions * overhead_bytes_;

@@ -35,12 +35,15 @@ inline Ticks ticks(const sc_core::sc_time& t) { return t.value(); }
 // and SystemC's multiply truncates it back); later times take from_value itself.
 // tests/tlm/sim_time_test.cpp checks both sides of the bound.
 inline sc_core::sc_time from_ticks(Ticks v) {
-  return v < (Ticks{1} << 52) ? detail::one_tick() * static_cast<double>(v) : sc_core::sc_time::from_value(v);
+  return v < (Ticks{1} << 52) ? detail::one_tick() * static_cast<double>(v)
+                              : sc_core::sc_time::from_value(v);
 }
 
 // x / d for the divisors time runs use, most of them powers of two (1, 2, 64 B of TLP bytes
 // per 68 B flit): a shift then, a division otherwise.
-inline uint64_t div_by(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x >> __builtin_ctzll(d) : x / d; }
+inline uint64_t div_by(uint64_t x, uint64_t d) {
+  return (d & (d - 1)) == 0 ? x >> __builtin_ctzll(d) : x / d;
+}
 inline uint64_t mod_by(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x & (d - 1) : x % d; }
 
 // A period's offsets (or one burst's times), shared by the runs and queues that use them.
@@ -91,7 +94,7 @@ struct TimeRun {
   uint64_t c0 = 0, a = 0, m = 1;
   uint64_t repeat = 1;
   Ticks step = 0;
-  Pattern pattern;  // offsets within one period, or none
+  Pattern pattern;      // offsets within one period, or none
   bool sorted = false;  // patterned: known non-decreasing (else searched residue by residue)
   Ticks at(uint64_t i) const {
     if (pattern) {
@@ -143,7 +146,8 @@ struct TimeRun {
     return r;
   }
   // count elements of a repeating period: base + floor(i / P) * period + offsets[i mod P].
-  static TimeRun patterned(Ticks base, Ticks period, Pattern offsets, uint64_t count, bool sorted = false) {
+  static TimeRun patterned(Ticks base, Ticks period, Pattern offsets, uint64_t count,
+                           bool sorted = false) {
     TimeRun r;
     r.sorted = sorted;
     r.count = count;
@@ -317,7 +321,8 @@ class TimeQueue {
       const uint64_t j0 = head_ + first + i - e.first;
       const uint64_t len = std::min(n - i, q.count - j0);
       if (!same_shape_bounded(q, j0, len, bound, i) &&
-          !bounded_piece(first, i, len, [&](uint64_t x) { return bound.at(x); }, 8))
+          !bounded_piece(
+              first, i, len, [&](uint64_t x) { return bound.at(x); }, 8))
         return false;
       i += len;
     }
@@ -352,8 +357,8 @@ class TimeQueue {
   // repeat, l ends on a whole group, and r's group 0 is l's group l.count / repeat, which holds
   // when r.base = l.base + q step and r.c0 + q m = l.c0 + (l.count / repeat) a.
   static bool continues(const TimeRun& l, const TimeRun& r) {
-    if (l.pattern || r.pattern || l.a == 0 || l.step == 0 || l.a != r.a || l.m != r.m || l.step != r.step ||
-        l.repeat != r.repeat || mod_by(l.count, l.repeat) != 0)
+    if (l.pattern || r.pattern || l.a == 0 || l.step == 0 || l.a != r.a || l.m != r.m ||
+        l.step != r.step || l.repeat != r.repeat || mod_by(l.count, l.repeat) != 0)
       return false;
     const uint64_t byte = l.c0 + div_by(l.count, l.repeat) * l.a;  // where l's next group would be
     if (byte < r.c0) return false;
@@ -386,10 +391,12 @@ class TimeQueue {
     return a << shift;
   }
   // q.at(j0 + t) <= bound.at(i0 + t) for t < len, when q and bound differ only in base and c0.
-  static bool same_shape_bounded(const TimeRun& q, uint64_t j0, uint64_t len, const TimeRun& bound, uint64_t i0) {
+  static bool same_shape_bounded(const TimeRun& q, uint64_t j0, uint64_t len, const TimeRun& bound,
+                                 uint64_t i0) {
     if (len == 1) return q.at(j0) <= bound.at(i0);
     if (q.pattern || bound.pattern) return false;
-    if (q.repeat != 1 || bound.repeat != 1 || q.a != bound.a || q.m != bound.m || q.step != bound.step || q.m == 0)
+    if (q.repeat != 1 || bound.repeat != 1 || q.a != bound.a || q.m != bound.m ||
+        q.step != bound.step || q.m == 0)
       return false;
     const uint64_t m = q.m;
     const uint64_t u0 = bound.c0 + i0 * bound.a;
@@ -397,7 +404,9 @@ class TimeQueue {
     const uint64_t g = gcd(q.a, m);
     const int64_t r_max = static_cast<int64_t>(m - g + mod_by(u0, g));
     const int64_t jump = floor_div(r_max + delta, m);
-    return static_cast<int64_t>(q.base) - static_cast<int64_t>(bound.base) + jump * static_cast<int64_t>(q.step) <= 0;
+    return static_cast<int64_t>(q.base) - static_cast<int64_t>(bound.base) +
+               jump * static_cast<int64_t>(q.step) <=
+           0;
   }
   template <class Bound>
   bool bounded_piece(uint64_t first, uint64_t i0, uint64_t n, const Bound& bound, int depth) const {

@@ -55,8 +55,8 @@ inline PayloadStack& payload_stack() {
 }  // namespace detail
 
 template <typename Socket>
-sc_core::sc_time transact(Socket& socket, tlm::tlm_command cmd, uint64_t address, uint8_t* data, uint32_t length,
-                          TxnClass cls, const sc_core::sc_time& at) {
+sc_core::sc_time transact(Socket& socket, tlm::tlm_command cmd, uint64_t address, uint8_t* data,
+                          uint32_t length, TxnClass cls, const sc_core::sc_time& at) {
   detail::PayloadStack& payloads = detail::payload_stack();
   const detail::PayloadStack::Slot slot = payloads.push();
   tlm::tlm_generic_payload& trans = slot.trans;

@@ -8,28 +8,37 @@
 namespace kvtier {
 
 enum class TxnClass : uint8_t {
-  DescriptorWrite,   // host -> device, 64 B descriptor into the ring (MMIO write)
-  Doorbell,          // host -> device, ring tail (MMIO write)
-  CompletionWrite,   // device -> host memory, completion record
-  PayloadWrite,      // device DMA writing a block burst into HBM (promotion)
-  PayloadRead,       // device DMA reading a block burst out of HBM (demotion)
-  MemRead,           // CXL.mem read issued by the host side (64 B line)
-  MemWrite,          // CXL.mem write issued by the host side (64 B line)
-  UpdatePolicy,      // host -> device, 64 B UPDATE_POLICY descriptor (metadata only, no payload moves)
+  DescriptorWrite,  // host -> device, 64 B descriptor into the ring (MMIO write)
+  Doorbell,         // host -> device, ring tail (MMIO write)
+  CompletionWrite,  // device -> host memory, completion record
+  PayloadWrite,     // device DMA writing a block burst into HBM (promotion)
+  PayloadRead,      // device DMA reading a block burst out of HBM (demotion)
+  MemRead,          // CXL.mem read issued by the host side (64 B line)
+  MemWrite,         // CXL.mem write issued by the host side (64 B line)
+  UpdatePolicy,  // host -> device, 64 B UPDATE_POLICY descriptor (metadata only, no payload moves)
   Count
 };
 
 inline const char* to_string(TxnClass c) {
   switch (c) {
-    case TxnClass::DescriptorWrite: return "descriptor_write";
-    case TxnClass::Doorbell: return "doorbell";
-    case TxnClass::CompletionWrite: return "completion_write";
-    case TxnClass::PayloadWrite: return "payload_write";
-    case TxnClass::PayloadRead: return "payload_read";
-    case TxnClass::MemRead: return "mem_read";
-    case TxnClass::MemWrite: return "mem_write";
-    case TxnClass::UpdatePolicy: return "update_policy";
-    case TxnClass::Count: break;
+    case TxnClass::DescriptorWrite:
+      return "descriptor_write";
+    case TxnClass::Doorbell:
+      return "doorbell";
+    case TxnClass::CompletionWrite:
+      return "completion_write";
+    case TxnClass::PayloadWrite:
+      return "payload_write";
+    case TxnClass::PayloadRead:
+      return "payload_read";
+    case TxnClass::MemRead:
+      return "mem_read";
+    case TxnClass::MemWrite:
+      return "mem_write";
+    case TxnClass::UpdatePolicy:
+      return "update_policy";
+    case TxnClass::Count:
+      break;
   }
   return "unknown";
 }
@@ -47,7 +56,8 @@ struct TxnClassExtension : tlm::tlm_extension<TxnClassExtension> {
 inline TxnClass txn_class_of(tlm::tlm_generic_payload& trans) {
   TxnClassExtension* ext = nullptr;
   trans.get_extension(ext);
-  if (!ext) SC_REPORT_FATAL("kvtier/link", "transaction crossing the link carries no TxnClassExtension");
+  if (!ext)
+    SC_REPORT_FATAL("kvtier/link", "transaction crossing the link carries no TxnClassExtension");
   return ext->cls;
 }
 

@@ -106,7 +106,8 @@ double HbmContention::extension_s(double start_s, const HbmDemand& d) {
         continue;
       }
       for (size_t k = 0; k < types; ++k) {
-        const double overlap = measure_before(d, period, k, to) - measure_before(d, period, k, from);
+        const double overlap =
+            measure_before(d, period, k, to) - measure_before(d, period, k, from);
         const double share = static_cast<double>(b.bytes) * overlap / (b.end_s - b.start_s);
         bytes[k] += share;
         in_window += share;
@@ -132,9 +133,12 @@ double HbmContention::extension_s(double start_s, const HbmDemand& d) {
 
 void HbmContention::declare_stats(StatGroup& g) const {
   g.add("achievable_gbps", achievable_bytes_per_s_ / 1e9, "GB/s",
-        "achievable HBM bandwidth A the steps and DMA share: hbm.peak_bw_gbps x hbm.achievable_fraction");
-  g.add("steps", stats_.steps, "count", "steps whose HBM demand was set against the DMA bursts in their window");
-  g.add("steps_lengthened", stats_.steps_lengthened, "count", "of those, steps the DMA traffic lengthened");
+        "achievable HBM bandwidth A the steps and DMA share: hbm.peak_bw_gbps x "
+        "hbm.achievable_fraction");
+  g.add("steps", stats_.steps, "count",
+        "steps whose HBM demand was set against the DMA bursts in their window");
+  g.add("steps_lengthened", stats_.steps_lengthened, "count",
+        "of those, steps the DMA traffic lengthened");
   g.add("extension_total_s", stats_.extension_s, "s",
         "sum over steps of the lengthening: DMA bytes beyond the phases' headroom over A");
   g.add("extension_max_s", stats_.max_extension_s, "s", "largest lengthening of one step");

@@ -27,7 +27,7 @@ namespace kvtier {
 struct HbmContentionStats {
   uint64_t steps = 0;
   uint64_t steps_lengthened = 0;
-  double extension_s = 0.0;         // sum over steps of the lengthening
+  double extension_s = 0.0;  // sum over steps of the lengthening
   double max_extension_s = 0.0;
   double dma_bytes_in_steps = 0.0;  // DMA bytes that fell inside a step's window
   double dma_bytes_over_headroom = 0.0;

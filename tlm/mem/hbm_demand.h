@@ -40,7 +40,9 @@ struct HbmRegions {
   double weights_bytes = 0.0;
   double activation_reserve_bytes = 0.0;
   double kv_budget_bytes = 0.0;
-  double unallocated_bytes() const { return capacity_bytes - weights_bytes - activation_reserve_bytes - kv_budget_bytes; }
+  double unallocated_bytes() const {
+    return capacity_bytes - weights_bytes - activation_reserve_bytes - kv_budget_bytes;
+  }
 };
 
 }  // namespace kvtier

@@ -9,7 +9,9 @@
 namespace kvtier {
 
 // Achievable HBM bandwidth A, bytes/s: what a streaming copy reaches (STREAM-like).
-inline double hbm_achievable_bytes_per_s(const HbmConfig& c) { return c.peak_bw_gbps * 1e9 * c.achievable_fraction; }
+inline double hbm_achievable_bytes_per_s(const HbmConfig& c) {
+  return c.peak_bw_gbps * 1e9 * c.achievable_fraction;
+}
 
 // DMA bursts into and out of HBM (promotions, demotions) run at eta_dma of A. Attention's
 // reads are not transactions: the decode cost model times them at eta_kv and eta_weights, and
@@ -20,8 +22,10 @@ inline std::unique_ptr<MemoryTarget> make_hbm(sc_core::sc_module_name name, cons
                                         static_cast<uint64_t>(c.capacity_gb * 1e9));
 }
 
-inline std::unique_ptr<MemoryTarget> make_tier_dram(sc_core::sc_module_name name, const TierConfig& c) {
-  return std::make_unique<MemoryTarget>(name, c.bw_gbps * 1e9, sc_core::sc_time(c.latency_ns, sc_core::SC_NS),
+inline std::unique_ptr<MemoryTarget> make_tier_dram(sc_core::sc_module_name name,
+                                                    const TierConfig& c) {
+  return std::make_unique<MemoryTarget>(name, c.bw_gbps * 1e9,
+                                        sc_core::sc_time(c.latency_ns, sc_core::SC_NS),
                                         static_cast<uint64_t>(c.capacity_gib * (1ull << 30)));
 }
 

@@ -2,9 +2,12 @@
 
 namespace kvtier {
 
-MemoryTarget::MemoryTarget(sc_core::sc_module_name name, double bytes_per_s, sc_core::sc_time latency,
-                           uint64_t capacity_bytes)
-    : sc_core::sc_module(name), transfer_time_(bytes_per_s), latency_(latency), capacity_bytes_(capacity_bytes) {
+MemoryTarget::MemoryTarget(sc_core::sc_module_name name, double bytes_per_s,
+                           sc_core::sc_time latency, uint64_t capacity_bytes)
+    : sc_core::sc_module(name),
+      transfer_time_(bytes_per_s),
+      latency_(latency),
+      capacity_bytes_(capacity_bytes) {
   in.register_b_transport(this, &MemoryTarget::transport);
 }
 
@@ -16,7 +19,8 @@ sc_core::sc_time MemoryTarget::reserve(const sc_core::sc_time& earliest, uint64_
   return start;
 }
 
-sc_core::sc_time MemoryTarget::serve(bool is_read, uint64_t length, const sc_core::sc_time& issued) {
+sc_core::sc_time MemoryTarget::serve(bool is_read, uint64_t length,
+                                     const sc_core::sc_time& issued) {
   reserve(issued, length);
   // The access ends when its reservation does (start + duration, computed once in reserve()).
   (is_read ? stats_.read_bytes : stats_.write_bytes) += length;

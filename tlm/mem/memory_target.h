@@ -36,7 +36,8 @@ class MemoryTarget : public sc_core::sc_module, public BurstTarget {
   tlm_utils::simple_target_socket<MemoryTarget> in{"in"};
 
   // `bytes_per_s` is the bandwidth a burst sees; `capacity_bytes` bounds addresses.
-  MemoryTarget(sc_core::sc_module_name name, double bytes_per_s, sc_core::sc_time latency, uint64_t capacity_bytes);
+  MemoryTarget(sc_core::sc_module_name name, double bytes_per_s, sc_core::sc_time latency,
+               uint64_t capacity_bytes);
 
   const MemoryStats& stats() const { return stats_; }
   uint64_t capacity_bytes() const { return capacity_bytes_; }

@@ -4,8 +4,9 @@
 
 namespace kvtier {
 
-DecodeCostModel::DecodeCostModel(const workload::ModelDescriptor& model, const ModelConfig& mc, const HbmConfig& hbm,
-                                 const SchedConfig& sched, const GpuConfig& gpu)
+DecodeCostModel::DecodeCostModel(const workload::ModelDescriptor& model, const ModelConfig& mc,
+                                 const HbmConfig& hbm, const SchedConfig& sched,
+                                 const GpuConfig& gpu)
     : kind_(sched.cost_model),
       operators_(model, mc, hbm, gpu),
       layers_(model.layers),
@@ -22,7 +23,8 @@ DecodeCostModel::DecodeCostModel(const workload::ModelDescriptor& model, const M
 
 double DecodeCostModel::decode_layer_s(uint64_t context_tokens) const {
   const double weights = weight_bytes_ / layers_ / weight_bytes_per_s_;
-  const double kv = static_cast<double>(context_tokens) * kv_bytes_per_token_ / layers_ / kv_bytes_per_s_;
+  const double kv =
+      static_cast<double>(context_tokens) * kv_bytes_per_token_ / layers_ / kv_bytes_per_s_;
   return weights + kv + layer_overhead_s_;
 }
 
@@ -30,7 +32,8 @@ double DecodeCostModel::prefill_s(uint64_t new_tokens, uint64_t attended_token_p
   if (new_tokens == 0) return 0.0;
   // 2 FLOPs per parameter per token for the dense layers, and 4 * hidden FLOPs per layer for
   // every (query token, attended token) pair: QK^T and PV. Each GPU of the replica does 1/N.
-  const double flops = 2.0 * parameters_ * new_tokens + 4.0 * hidden_ * layers_ * static_cast<double>(attended_token_pairs);
+  const double flops = 2.0 * parameters_ * new_tokens +
+                       4.0 * hidden_ * layers_ * static_cast<double>(attended_token_pairs);
   return flops / tensor_parallel_ / flops_per_s_;
 }
 
@@ -38,7 +41,8 @@ StepTime DecodeCostModel::step(uint64_t decode_tokens, uint64_t context_tokens, 
                                uint64_t attended_token_pairs, uint64_t prefill_sequences) const {
   if (kind_ == CostModel::TwoBandwidth)
     return two_bandwidth_step(decode_tokens > 0, context_tokens, new_tokens, attended_token_pairs);
-  const StepCost c = operators_.cost({decode_tokens, context_tokens, new_tokens, attended_token_pairs, prefill_sequences});
+  const StepCost c = operators_.cost(
+      {decode_tokens, context_tokens, new_tokens, attended_token_pairs, prefill_sequences});
   StepTime t;
   t.layers = layers_;
   const double n = layers_;
@@ -51,7 +55,8 @@ StepTime DecodeCostModel::step(uint64_t decode_tokens, uint64_t context_tokens, 
   return t;
 }
 
-StepTime DecodeCostModel::two_bandwidth_step(bool decoding, uint64_t context_tokens, uint64_t new_tokens,
+StepTime DecodeCostModel::two_bandwidth_step(bool decoding, uint64_t context_tokens,
+                                             uint64_t new_tokens,
                                              uint64_t attended_token_pairs) const {
   StepTime t;
   t.layers = layers_;

@@ -9,13 +9,13 @@ namespace {
 constexpr double kActivationBytes = 2.0;  // activations and all-reduce payloads are bf16
 }  // namespace
 
-OperatorCostModel::OperatorCostModel(const workload::ModelDescriptor& model, const ModelConfig& mc, const HbmConfig& hbm,
-                                     const GpuConfig& gpu)
+OperatorCostModel::OperatorCostModel(const workload::ModelDescriptor& model, const ModelConfig& mc,
+                                     const HbmConfig& hbm, const GpuConfig& gpu)
     : model_(model),
       tp_(mc.tensor_parallel),
       weight_dtype_bytes_(mc.weight_dtype_bytes),
-      kv_bytes_per_token_layer_(static_cast<double>(model.kv_bytes_per_token(mc.kv_dtype_bytes)) / mc.tensor_parallel /
-                                model.layers),
+      kv_bytes_per_token_layer_(static_cast<double>(model.kv_bytes_per_token(mc.kv_dtype_bytes)) /
+                                mc.tensor_parallel / model.layers),
       achievable_(hbm.peak_bw_gbps * 1e9 * hbm.achievable_fraction),
       kv_bytes_per_s_(achievable_ * hbm.eta_kv),
       // Weights of one byte or less (FP8) run the GEMMs on the FP8 tensor cores.
@@ -24,8 +24,12 @@ OperatorCostModel::OperatorCostModel(const workload::ModelDescriptor& model, con
       gpu_(gpu) {
   // The measured all-reduce point at or above the replica's GPU count; one node's 8 at most.
   const uint32_t n = tp_;
-  const double lat = n <= 2 ? gpu.allreduce_latency_us_2 : n <= 4 ? gpu.allreduce_latency_us_4 : gpu.allreduce_latency_us_8;
-  const double bw = n <= 2 ? gpu.allreduce_gbps_2 : n <= 4 ? gpu.allreduce_gbps_4 : gpu.allreduce_gbps_8;
+  const double lat = n <= 2   ? gpu.allreduce_latency_us_2
+                     : n <= 4 ? gpu.allreduce_latency_us_4
+                              : gpu.allreduce_latency_us_8;
+  const double bw = n <= 2   ? gpu.allreduce_gbps_2
+                    : n <= 4 ? gpu.allreduce_gbps_4
+                             : gpu.allreduce_gbps_8;
   allreduce_latency_s_ = lat * 1e-6;
   allreduce_bytes_per_s_ = bw * 1e9;
 }
@@ -37,8 +41,10 @@ double OperatorCostModel::linear_s(double tokens, double k, double n, double wei
   // output (M x N) is few tiles, which leave SMs idle.
   const double bytes = weight_bytes + tokens * (k + n) * kActivationBytes;
   const double flops = 2.0 * tokens * k * n;
-  const double memory_s = bytes / (achievable_ * gpu_.linear_eta_mem) + gpu_.linear_launch_us * 1e-6;
-  const double compute_s = flops / (peak_flops_ * gpu_.linear_eta_flop) * (1.0 + gpu_.linear_half_outputs / (tokens * n));
+  const double memory_s =
+      bytes / (achievable_ * gpu_.linear_eta_mem) + gpu_.linear_launch_us * 1e-6;
+  const double compute_s = flops / (peak_flops_ * gpu_.linear_eta_flop) *
+                           (1.0 + gpu_.linear_half_outputs / (tokens * n));
   return std::max(memory_s, compute_s);
 }
 
@@ -64,14 +70,18 @@ StepCost OperatorCostModel::cost(const StepBatch& b) const {
   c.layers = model_.layers;
   const double t = static_cast<double>(c.tokens);
   const double tp = tp_, h = model_.hidden, w = weight_dtype_bytes_;
-  const double q = static_cast<double>(model_.q_dim()) / tp, kv = static_cast<double>(model_.kv_dim()) / tp;
+  const double q = static_cast<double>(model_.q_dim()) / tp,
+               kv = static_cast<double>(model_.kv_dim()) / tp;
   const double inter = static_cast<double>(model_.intermediate) / tp;
   LayerOps& o = c.layer;
-  auto act_bytes = [&](double rows, double k, double n) { return rows * (k + n) * kActivationBytes; };
+  auto act_bytes = [&](double rows, double k, double n) {
+    return rows * (k + n) * kActivationBytes;
+  };
   if (t > 0) {
     o.qkv_s = linear_s(t, h, q + 2 * kv, h * (q + 2 * kv) * w);
     o.out_proj_s = linear_s(t, q, h, q * h * w);
-    c.linear_bytes = h * (q + 2 * kv) * w + act_bytes(t, h, q + 2 * kv) + q * h * w + act_bytes(t, q, h);
+    c.linear_bytes =
+        h * (q + 2 * kv) * w + act_bytes(t, h, q + 2 * kv) + q * h * w + act_bytes(t, q, h);
     double mlp_rows = t;  // rows through the activation
     if (!model_.moe()) {
       o.gate_up_s = linear_s(t, h, 2 * inter, h * 2 * inter * w);
@@ -83,7 +93,8 @@ StepCost OperatorCostModel::cost(const StepBatch& b) const {
       const double touched = experts_touched(t), rows = t * model_.experts_per_token;
       auto grouped = [&](double k, double n) {
         const double bytes = touched * k * n * w + act_bytes(rows, k, n);
-        const double memory_s = bytes / (achievable_ * gpu_.linear_eta_mem) + gpu_.linear_launch_us * 1e-6;
+        const double memory_s =
+            bytes / (achievable_ * gpu_.linear_eta_mem) + gpu_.linear_launch_us * 1e-6;
         const double compute_s = 2.0 * rows * k * n / (peak_flops_ * gpu_.linear_eta_flop) *
                                  (1.0 + gpu_.linear_half_outputs / (rows * n));
         c.linear_bytes += bytes;
@@ -91,7 +102,8 @@ StepCost OperatorCostModel::cost(const StepBatch& b) const {
       };
       o.gate_up_s = grouped(h, 2 * inter);
       o.down_s = grouped(inter, h);
-      o.router_s = linear_s(t, h, model_.experts, h * model_.experts * w);  // the router is replicated
+      o.router_s =
+          linear_s(t, h, model_.experts, h * model_.experts * w);  // the router is replicated
       c.linear_bytes += h * model_.experts * w + act_bytes(t, h, model_.experts);
       mlp_rows = rows;
       if (model_.shared_expert_intermediate) {
@@ -124,13 +136,20 @@ StepCost OperatorCostModel::cost(const StepBatch& b) const {
 }
 
 std::vector<std::pair<std::string, double>> StepCost::ops() const {
-  return {{"qkv_proj_s", layer.qkv_s},          {"attention_s", layer.attention_s},
-          {"attention_kv_s", layer.attention_kv_s}, {"attention_prefill_s", layer.attention_flop_s},
-          {"out_proj_s", layer.out_proj_s},     {"gate_up_s", layer.gate_up_s},
-          {"down_s", layer.down_s},             {"router_s", layer.router_s},
-          {"norms_s", layer.norms_s},           {"residual_adds_s", layer.residual_s},
-          {"activation_s", layer.activation_s}, {"rotary_s", layer.rotary_s},
-          {"allreduce_s", layer.allreduce_s},   {"lm_head_s", lm_head_s}};
+  return {{"qkv_proj_s", layer.qkv_s},
+          {"attention_s", layer.attention_s},
+          {"attention_kv_s", layer.attention_kv_s},
+          {"attention_prefill_s", layer.attention_flop_s},
+          {"out_proj_s", layer.out_proj_s},
+          {"gate_up_s", layer.gate_up_s},
+          {"down_s", layer.down_s},
+          {"router_s", layer.router_s},
+          {"norms_s", layer.norms_s},
+          {"residual_adds_s", layer.residual_s},
+          {"activation_s", layer.activation_s},
+          {"rotary_s", layer.rotary_s},
+          {"allreduce_s", layer.allreduce_s},
+          {"lm_head_s", lm_head_s}};
 }
 
 }  // namespace kvtier

@@ -41,8 +41,9 @@ struct LayerOps {
   double residual_s = 0;    // two residual adds
   double activation_s = 0;  // the gated MLP's activation times up
   double rotary_s = 0;
-  double allreduce_s = 0;   // both all-reduces
-  double attention_kv_s = 0, attention_flop_s = 0;  // attention's two parts (decode KV, prefill FLOPs)
+  double allreduce_s = 0;  // both all-reduces
+  double attention_kv_s = 0,
+         attention_flop_s = 0;  // attention's two parts (decode KV, prefill FLOPs)
   double linear_s() const { return qkv_s + out_proj_s + gate_up_s + down_s + router_s; }
   double other_s() const { return norms_s + residual_s + activation_s + rotary_s; }
   double total_s() const { return linear_s() + attention_s + allreduce_s + other_s(); }
@@ -54,8 +55,8 @@ struct StepCost {
   uint32_t layers = 0;
   LayerOps layer;
   double lm_head_s = 0;
-  double linear_bytes = 0;       // HBM bytes the linear operators read and write, one layer
-  double kv_bytes = 0;           // KV bytes attention reads, one layer
+  double linear_bytes = 0;  // HBM bytes the linear operators read and write, one layer
+  double kv_bytes = 0;      // KV bytes attention reads, one layer
   double lm_head_bytes = 0;
   double layer_s() const { return layer.total_s(); }
   double step_s() const { return layer_s() * layers + lm_head_s; }
@@ -65,8 +66,8 @@ struct StepCost {
 
 class OperatorCostModel {
  public:
-  OperatorCostModel(const workload::ModelDescriptor& model, const ModelConfig& model_config, const HbmConfig& hbm,
-                    const GpuConfig& gpu);
+  OperatorCostModel(const workload::ModelDescriptor& model, const ModelConfig& model_config,
+                    const HbmConfig& hbm, const GpuConfig& gpu);
   StepCost cost(const StepBatch& batch) const;
 
   // One GEMM of `tokens` rows, k x n weights (this GPU's share), `weight_bytes` of them read.

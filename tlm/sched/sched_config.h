@@ -12,9 +12,8 @@ class KeyRegistry;
 
 // What happens to a running request's KV when it is preempted (vLLM's two modes).
 enum class Preemption { Swap, Recompute };
-inline constexpr EnumName<Preemption> kPreemptionNames[] = {
-    {Preemption::Swap, "swap"},
-    {Preemption::Recompute, "recompute"}};
+inline constexpr EnumName<Preemption> kPreemptionNames[] = {{Preemption::Swap, "swap"},
+                                                            {Preemption::Recompute, "recompute"}};
 inline const char* name_of(Preemption v) { return name_in(kPreemptionNames, v); }
 // Streamed residency: a prompt whose KV alone exceeds the whole budget.
 //   stream: it is admitted and streams every step what does not fit (ITL set by those bytes over
@@ -24,8 +23,7 @@ inline const char* name_of(Preemption v) { return name_in(kPreemptionNames, v); 
 //           budget while it decodes.
 enum class OversizedPrompt { Stream, Reject };
 inline constexpr EnumName<OversizedPrompt> kOversizedPromptNames[] = {
-    {OversizedPrompt::Stream, "stream"},
-    {OversizedPrompt::Reject, "reject"}};
+    {OversizedPrompt::Stream, "stream"}, {OversizedPrompt::Reject, "reject"}};
 inline const char* name_of(OversizedPrompt v) { return name_in(kOversizedPromptNames, v); }
 // How a request whose KV is still arriving from the tier joins the batch.
 //   async: it waits outside the batch until its load is done; the wait shows in its own TTFT.
@@ -33,9 +31,7 @@ inline const char* name_of(OversizedPrompt v) { return name_in(kOversizedPromptN
 //   blocking: it joins at once; the whole step waits before its first layer for every block.
 enum class KvLoad { Async, Layerwise, Blocking };
 inline constexpr EnumName<KvLoad> kKvLoadNames[] = {
-    {KvLoad::Async, "async"},
-    {KvLoad::Layerwise, "layerwise"},
-    {KvLoad::Blocking, "blocking"}};
+    {KvLoad::Async, "async"}, {KvLoad::Layerwise, "layerwise"}, {KvLoad::Blocking, "blocking"}};
 inline const char* name_of(KvLoad v) { return name_in(kKvLoadNames, v); }
 
 // How the scheduler times a step (tlm/sched/decode_cost_model.h): per operator (GEMM shapes,
@@ -43,31 +39,31 @@ inline const char* name_of(KvLoad v) { return name_in(kKvLoadNames, v); }
 // spec Appendix L with compute-bound prefill.
 enum class CostModel { Operators, TwoBandwidth };
 inline constexpr EnumName<CostModel> kCostModelNames[] = {
-    {CostModel::Operators, "operators"},
-    {CostModel::TwoBandwidth, "two_bandwidth"}};
+    {CostModel::Operators, "operators"}, {CostModel::TwoBandwidth, "two_bandwidth"}};
 inline const char* name_of(CostModel v) { return name_in(kCostModelNames, v); }
 
 struct SchedConfig {
   uint32_t max_decode_set = 64;
-  uint32_t max_prefill_tokens = 8192;   // prompt tokens per step (a cap within max_batched_tokens)
-  uint32_t max_batched_tokens = 8192;   // tokens per step: decode tokens first, then prefill chunks
+  uint32_t max_prefill_tokens = 8192;  // prompt tokens per step (a cap within max_batched_tokens)
+  uint32_t max_batched_tokens = 8192;  // tokens per step: decode tokens first, then prefill chunks
   Preemption preemption = Preemption::Swap;
   KvLoad kv_load = KvLoad::Async;
   // Streamed residency: the share of B_tier that streaming decode-set KV may take per step before
   // the scheduler preempts instead of spilling one more position to the tier.
   double stream_share = 0.25;
   OversizedPrompt oversized_prompt = OversizedPrompt::Reject;
-  double layer_overhead_us = 20.0;      // launch and sync overhead per layer per step
+  double layer_overhead_us = 20.0;  // launch and sync overhead per layer per step
   double prefill_tflops = 1979.0;
   double prefill_utilization = 0.5;
-  double quantum_us = 1000.0;           // quantum keeper's global quantum
+  double quantum_us = 1000.0;  // quantum keeper's global quantum
   // The context window a request's prompt plus its output may take (vLLM's max_model_len). 0: the
   // served model's max_position_embeddings (the platform fills it in); a request beyond it is
   // rejected with reason context_window. Above the model's own window: a what-if, with a warning.
   uint32_t max_model_len = 0;
   // Simulated seconds after which the run stops with an error (sim.max_sim_s; 0: no limit).
   double max_sim_s = 0.0;
-  CostModel cost_model = CostModel::Operators;  // layer_overhead_us and prefill_*: two_bandwidth only
+  CostModel cost_model =
+      CostModel::Operators;  // layer_overhead_us and prefill_*: two_bandwidth only
   // QoS targets (spec §M.4.3): every tenant gets ttft_target_s / itl_target_s unless
   // tenant_qos names it: "TENANT:TTFT_S:ITL_S[,...]". A tenant attains its QoS when at least
   // qos_goal of its requests meet the TTFT target and of its tokens meet the ITL target.

@@ -11,9 +11,9 @@ namespace {
 constexpr double kEps = 1e-12;  // simulated time has picosecond resolution
 }
 
-Scheduler::Scheduler(sc_core::sc_module_name name, const SchedConfig& config, const workload::Workload& workload,
-                     HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups,
-                     Constraints& constraints)
+Scheduler::Scheduler(sc_core::sc_module_name name, const SchedConfig& config,
+                     const workload::Workload& workload, HostControlPlane& host,
+                     const DecodeCostModel& cost, uint32_t layer_groups, Constraints& constraints)
     : sc_core::sc_module(name),
       config_(config),
       workload_(workload),
@@ -34,7 +34,8 @@ const workload::Request& Scheduler::view(const Seq& s) const {
 
 void Scheduler::run() {
   tlm_utils::tlm_quantumkeeper qk;
-  tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_core::sc_time(config_.quantum_us, sc_core::SC_US));
+  tlm_utils::tlm_quantumkeeper::set_global_quantum(
+      sc_core::sc_time(config_.quantum_us, sc_core::SC_US));
   qk.reset();
 
   const auto& reqs = workload_.requests;
@@ -100,9 +101,12 @@ void Scheduler::run() {
     Plan p;
     const uint64_t settled = stats_.requests_completed + stats_.requests_rejected;
     const bool runnable = plan(now, p);
-    if (!runnable && stats_.requests_completed + stats_.requests_rejected != settled) continue;  // admit again
-    if (!runnable && skip_admission && !waiting_.empty()) continue;  // everything was preempted: admit now
-    if (!runnable && running_.empty() && loading_.empty() && !waiting_.empty() && host_.release_prefetch_pins(now))
+    if (!runnable && stats_.requests_completed + stats_.requests_rejected != settled)
+      continue;  // admit again
+    if (!runnable && skip_admission && !waiting_.empty())
+      continue;  // everything was preempted: admit now
+    if (!runnable && running_.empty() && loading_.empty() && !waiting_.empty() &&
+        host_.release_prefetch_pins(now))
       continue;  // the queue head waited behind prefetch pins: admit again without them
     if (!runnable) {
       // Nothing can step: wait for the next arrival or the next async load to land.
@@ -121,12 +125,17 @@ void Scheduler::run() {
       }
       if (t == std::numeric_limits<double>::infinity()) {
         if (stats_.requests_completed + stats_.requests_rejected >= n) break;
-        SC_REPORT_FATAL("kvtier/sched", ("nothing runs and nothing can be admitted: KV accounting is inconsistent ("
-                                         + std::to_string(waiting_.size()) + " waiting, " +
-                                         std::to_string(host_.pinned_slots()) + " slots pinned, " +
-                                         std::to_string(host_.available_slots()) + " available; head prompt " +
-                                         (waiting_.empty() ? std::string("-") : std::to_string(view(seqs_[waiting_.front()]).prompt_tokens)) +
-                                         ", " + std::to_string(running_.size()) + " running, " + std::to_string(loading_.size()) + " loading)").c_str());
+        SC_REPORT_FATAL(
+            "kvtier/sched",
+            ("nothing runs and nothing can be admitted: KV accounting is inconsistent (" +
+             std::to_string(waiting_.size()) + " waiting, " + std::to_string(host_.pinned_slots()) +
+             " slots pinned, " + std::to_string(host_.available_slots()) +
+             " available; head prompt " +
+             (waiting_.empty() ? std::string("-")
+                               : std::to_string(view(seqs_[waiting_.front()]).prompt_tokens)) +
+             ", " + std::to_string(running_.size()) + " running, " +
+             std::to_string(loading_.size()) + " loading)")
+                .c_str());
       }
       qk.inc(seconds(std::max(0.0, t - now)));
       qk.sync();
@@ -163,9 +172,13 @@ void Scheduler::admit(double now) {
   // known at arrival; only the output length is not.
   uint64_t pending = 0;
   for (size_t k : running_)
-    if (seqs_[k].phase == Phase::Prefill) pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
-  for (size_t k : loading_) pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
-  if (streaming) pending = std::min(pending, host_.available_slots());  // a streamed prompt may exceed the budget
+    if (seqs_[k].phase == Phase::Prefill)
+      pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
+  for (size_t k : loading_)
+    pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
+  if (streaming)
+    pending =
+        std::min(pending, host_.available_slots());  // a streamed prompt may exceed the budget
   while (!waiting_.empty() && running_.size() + loading_.size() < config_.max_decode_set) {
     const size_t i = waiting_.front();
     Seq& s = seqs_[i];
@@ -181,15 +194,17 @@ void Scheduler::admit(double now) {
       ++stats_.rejected_prompt_too_large;
       continue;
     }
-    const uint64_t first = streaming ? std::min<uint64_t>(v.prompt_tokens, config_.max_batched_tokens) : v.prompt_tokens;
+    const uint64_t first = streaming
+                               ? std::min<uint64_t>(v.prompt_tokens, config_.max_batched_tokens)
+                               : v.prompt_tokens;
     // A prompt that does not fit streams: beside its first chunk it needs the staging its
     // streamed positions pass through, at most two layer groups' worth of every prompt position.
     const uint64_t prompt_slots = host_.prompt_slots(v);
-    const bool must_stream = streaming && prompt_slots + watermark + pending > host_.available_slots();
+    const bool must_stream =
+        streaming && prompt_slots + watermark + pending > host_.available_slots();
     if (must_stream && fits_alone(prompt_slots) &&
-        (rec.preemptions > 0 ||
-         prompt_slots + watermark + pending - host_.available_slots() >
-             stream_budget_blocks(decode_step_s(v.prompt_tokens)))) {
+        (rec.preemptions > 0 || prompt_slots + watermark + pending - host_.available_slots() >
+                                    stream_budget_blocks(decode_step_s(v.prompt_tokens)))) {
       // It would fit alone: it waits for room, as on pinned residency, unless what it lacks
       // streams within sched.stream_share of the link over the decode steps it will stream in
       // (beside the running set), not over the last step, which may have been a long prefill
@@ -202,7 +217,8 @@ void Scheduler::admit(double now) {
     }
     // Staging for a prompt that streams: one layer group of every position (the group that
     // computes) and a lead of at least one block (draft(): the ring).
-    const uint64_t staging = must_stream ? (v.prompt_tokens + host_.block_tokens() - 1) / host_.block_tokens() + 1 : 0;
+    const uint64_t staging =
+        must_stream ? (v.prompt_tokens + host_.block_tokens() - 1) / host_.block_tokens() + 1 : 0;
     if (must_stream && host_.context_slots(first) + staging + watermark > host_.budget_blocks()) {
       // Even on an empty GPU it could not stream: the computing group holds one layer group of
       // every position, so a context of G budgets or more (G groups) cannot run. Refused with
@@ -255,7 +271,8 @@ void Scheduler::admit(double now) {
     s.joining.clear();
     if (config_.kv_load == KvLoad::Async && !a.transfers.empty()) {
       // The request's whole load, against the start of the step it was meant to join.
-      if (constraints_.hiding.async_load(a.load_ready_s, lp.step_start_s, host_.prefetch_slack_s())) rec.load_late = true;
+      if (constraints_.hiding.async_load(a.load_ready_s, lp.step_start_s, host_.prefetch_slack_s()))
+        rec.load_late = true;
     }
     if (config_.kv_load == KvLoad::Async && a.load_ready_s > now + kEps) {
       // Waits outside the batch; lateness only delays this request (its TTFT or resume).
@@ -268,11 +285,11 @@ void Scheduler::admit(double now) {
       loading_.push_back(i);
     } else {
       if (config_.kv_load == KvLoad::Async) {
-        for (const Transfer& t : a.transfers) judge(t, t.deadline_s, Lateness::DelaysRequest);  // all in time
+        for (const Transfer& t : a.transfers)
+          judge(t, t.deadline_s, Lateness::DelaysRequest);  // all in time
         if (trace_)
           for (const Transfer& t : a.transfers) s.flows.push_back(t.flow);
-      } else
-        s.joining = a.transfers;  // judged by the step it joins
+      } else s.joining = a.transfers;  // judged by the step it joins
       s.phase = Phase::Prefill;
       running_.push_back(i);
     }
@@ -325,10 +342,13 @@ Scheduler::Plan Scheduler::draft(double) const {
     // only hold slots. At most a whole group: then it is double buffering. (Two whole groups of
     // every streamed position, as before, could never stream a context of more than G/2 budgets.)
     uint64_t largest = 0;
-    for (uint32_t g = 0; g < groups_; ++g) largest = std::max(largest, host_.streamed_blocks(p.ids, g));
+    for (uint32_t g = 0; g < groups_; ++g)
+      largest = std::max(largest, host_.streamed_blocks(p.ids, g));
     if (largest) {
-      const double step_s =
-          cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs, p.prefill.size()).total_s();
+      const double step_s = cost_
+                                .step(p.decode.size(), p.context_tokens, p.new_tokens,
+                                      p.attended_pairs, p.prefill.size())
+                                .total_s();
       p.lead = std::min(largest, stream_lead_blocks(step_s));
       p.staging = largest + p.lead;
     }
@@ -337,7 +357,8 @@ Scheduler::Plan Scheduler::draft(double) const {
 }
 
 uint64_t Scheduler::stream_lead_blocks(double step_s) const {
-  const double per_group = stream_bytes_per_s_ * step_s / groups_ / static_cast<double>(host_.block_bytes());
+  const double per_group =
+      stream_bytes_per_s_ * step_s / groups_ / static_cast<double>(host_.block_bytes());
   return 1 + static_cast<uint64_t>(std::ceil(per_group));
 }
 
@@ -353,7 +374,8 @@ double Scheduler::decode_step_s(uint64_t newcomer_tokens) const {
 }
 
 uint64_t Scheduler::stream_budget_blocks(double step_s) const {
-  return static_cast<uint64_t>(config_.stream_share * stream_bytes_per_s_ * step_s / static_cast<double>(host_.block_bytes()));
+  return static_cast<uint64_t>(config_.stream_share * stream_bytes_per_s_ * step_s /
+                               static_cast<double>(host_.block_bytes()));
 }
 
 bool Scheduler::spill_within_stream_budget(double now) {
@@ -502,7 +524,8 @@ void Scheduler::finish(size_t i, double now) {
 
 Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   StepOutcome o;
-  o.time = cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs, p.prefill.size());
+  o.time = cost_.step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs,
+                      p.prefill.size());
   o.t_step = o.time.total_s();
   const double tg = o.t_step / groups_;
   // HIDING per chunk: what layer group g's read waits for from the tier, against the time the
@@ -566,7 +589,8 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
       for (const Chunk& c : p.prefill)
         if (host_.streams_in_group(view(seqs_[c.seq]).id, g)) chunk_readers[g].push_back(c.seq);
       const StreamResult r = host_.stream(p.ids, g, issue, could_start, p.lead, rest_issue);
-      for (double t : r.ready_each_s) judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
+      for (double t : r.ready_each_s)
+        judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
       if (r.blocks) {
         ready = std::max(ready, r.ready_s);
         o.tier_bytes += static_cast<double>(r.bytes);
@@ -588,7 +612,8 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
     if (chunk_ready[g] < 0) continue;  // the group read nothing from the tier
     const bool late = constraints_.hiding.chunk(chunk_ready[g], now + g * tg, slack);
     std::sort(chunk_readers[g].begin(), chunk_readers[g].end());
-    chunk_readers[g].erase(std::unique(chunk_readers[g].begin(), chunk_readers[g].end()), chunk_readers[g].end());
+    chunk_readers[g].erase(std::unique(chunk_readers[g].begin(), chunk_readers[g].end()),
+                           chunk_readers[g].end());
     for (size_t i : chunk_readers[g]) {
       ++stats_.requests[i].hiding_chunks;
       stats_.requests[i].hiding_chunks_late += late;
@@ -611,12 +636,16 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   return o;
 }
 
-void Scheduler::trace_step(const Plan& p, const StepOutcome& o, double now, const std::vector<double>& group_end) {
+void Scheduler::trace_step(const Plan& p, const StepOutcome& o, double now,
+                           const std::vector<double>& group_end) {
   const TraceEventLog::Track steps = trace_->track("GPU", "steps");
   const TraceEventLog::Track groups = trace_->track("GPU", "layer groups");
   trace_->slice(steps, p.staging ? "step (streamed)" : "step", now, o.end_s,
-                {{"decode_requests", p.decode.size()}, {"prefill_chunks", p.prefill.size()},
-                 {"prefill_tokens", p.new_tokens}, {"stall_s", o.stall_s}, {"compute_s", o.t_step}});
+                {{"decode_requests", p.decode.size()},
+                 {"prefill_chunks", p.prefill.size()},
+                 {"prefill_tokens", p.new_tokens},
+                 {"stall_s", o.stall_s},
+                 {"compute_s", o.t_step}});
   const double tg = o.t_step / groups_;
   for (uint32_t g = 0; g < groups_; ++g)
     trace_->slice(groups, "group " + std::to_string(g), group_end[g] - tg, group_end[g]);
@@ -625,7 +654,8 @@ void Scheduler::trace_step(const Plan& p, const StepOutcome& o, double now, cons
   for (const Chunk& c : p.prefill) {
     Seq& s = seqs_[c.seq];
     for (const Transfer& t : s.joining) {
-      if (config_.kv_load == KvLoad::Layerwise) trace_->flow_end(groups, "promotion", t.flow, group_end[t.group] - tg);
+      if (config_.kv_load == KvLoad::Layerwise)
+        trace_->flow_end(groups, "promotion", t.flow, group_end[t.group] - tg);
       else trace_->flow_end(steps, "promotion", t.flow, now);
     }
     for (uint64_t f : s.flows) trace_->flow_end(steps, "promotion", f, now);
@@ -635,8 +665,10 @@ void Scheduler::trace_step(const Plan& p, const StepOutcome& o, double now, cons
   // plane decided during the step as a share of B_tier over the step.
   const TraceEventLog::Track memory = trace_->track("memory", "occupancy");
   const double gib = static_cast<double>(host_.block_bytes()) / (1u << 30);
-  trace_->counter(memory, "HBM KV resident (GiB)", o.end_s, static_cast<double>(host_.resident_blocks()) * gib);
-  trace_->counter(memory, "tier used (GiB)", o.end_s, static_cast<double>(host_.tier_used_blocks()) * gib);
+  trace_->counter(memory, "HBM KV resident (GiB)", o.end_s,
+                  static_cast<double>(host_.resident_blocks()) * gib);
+  trace_->counter(memory, "tier used (GiB)", o.end_s,
+                  static_cast<double>(host_.tier_used_blocks()) * gib);
   const HostStats& h = host_.stats();
   const double capacity = stream_bytes_per_s_ * (o.end_s - now);
   if (capacity > 0) {
@@ -759,7 +791,8 @@ void Scheduler::intent(double end, double t_step) {
     const uint64_t by_seats = seats ? position / seats : position;
     const uint64_t ahead = 1 + std::max(by_tokens, by_seats);
     if (ahead > horizon) break;
-    in.upcoming.push_back({&r, end + static_cast<double>(ahead - 1) * in.step_s, static_cast<uint32_t>(ahead)});
+    in.upcoming.push_back(
+        {&r, end + static_cast<double>(ahead - 1) * in.step_s, static_cast<uint32_t>(ahead)});
     queued_tokens += r.prompt_tokens;
     ++position;
   }
@@ -767,43 +800,57 @@ void Scheduler::intent(double end, double t_step) {
 }
 
 void Scheduler::declare_step_stats(StatGroup& run) const {
-  run.add("exposed_stall_total_s", stats_.exposed_stall_s, "s", "sum over steps of the time each stalled waiting for "
-                                                                 "tier transfers (HIDING)");
-  run.add("stalled_steps", stats_.stalled_steps, "count", "steps that stalled waiting for a transfer");
+  run.add("exposed_stall_total_s", stats_.exposed_stall_s, "s",
+          "sum over steps of the time each stalled waiting for "
+          "tier transfers (HIDING)");
+  run.add("stalled_steps", stats_.stalled_steps, "count",
+          "steps that stalled waiting for a transfer");
   run.add("steps", stats_.steps, "count", "scheduler steps run");
-  run.add("capacity_waits", stats_.capacity_waits, "count",
-          "steps in which the head of the waiting queue could not be admitted for lack of KV budget");
+  run.add(
+      "capacity_waits", stats_.capacity_waits, "count",
+      "steps in which the head of the waiting queue could not be admitted for lack of KV budget");
 }
 
 void Scheduler::declare_serving_stats(StatGroup& g) const {
   const SchedStats& s = stats_;
   const HostStats& h = host_.stats();
   g.add("kv_load", name_of(config_.kv_load), "text",
-        "how a request whose KV is still arriving joins the batch (sched.kv_load): async, layerwise or blocking");
+        "how a request whose KV is still arriving joins the batch (sched.kv_load): async, "
+        "layerwise or blocking");
   g.add("preemption", name_of(config_.preemption), "text",
-        "what a preempted request's KV becomes (sched.preemption): swapped to the tier or recomputed");
+        "what a preempted request's KV becomes (sched.preemption): swapped to the tier or "
+        "recomputed");
   g.add("decode_residency", name_of(host_.config().decode_residency), "text",
-        "whether the decode set's KV stays pinned in HBM or may stream from the tier (host.decode_residency)");
+        "whether the decode set's KV stays pinned in HBM or may stream from the tier "
+        "(host.decode_residency)");
   g.add("oversized_prompt", name_of(config_.oversized_prompt), "text",
-        "streamed residency: a prompt whose KV exceeds the whole budget is streamed or rejected (sched.oversized_prompt)");
-  g.add("max_batched_tokens", config_.max_batched_tokens, "tokens", "tokens per step (sched.max_batched_tokens)");
+        "streamed residency: a prompt whose KV exceeds the whole budget is streamed or rejected "
+        "(sched.oversized_prompt)");
+  g.add("max_batched_tokens", config_.max_batched_tokens, "tokens",
+        "tokens per step (sched.max_batched_tokens)");
   g.add("preemptions", s.preemptions, "count", "running requests preempted because KV ran out");
   g.add("resumed", s.resumed, "count", "preempted requests that were admitted again");
-  g.add("prefill_chunks", s.prefill_chunks, "count", "prefill pieces scheduled (a prompt split over steps counts each)");
+  g.add("prefill_chunks", s.prefill_chunks, "count",
+        "prefill pieces scheduled (a prompt split over steps counts each)");
   g.add("prefill_tokens", s.prefill_tokens, "tokens",
         "prompt tokens computed, recomputation after a preemption included");
-  g.add("cached_prompt_tokens", s.cached_prompt_tokens, "tokens", "prompt tokens served from HBM or the tier");
+  g.add("cached_prompt_tokens", s.cached_prompt_tokens, "tokens",
+        "prompt tokens served from HBM or the tier");
   g.add("rejected_prompt_exceeds_kv_budget", s.rejected_prompt_too_large, "count",
         "requests rejected because the prompt's KV alone exceeds the whole budget");
   g.add("rejected_context_outgrew_kv_budget", s.rejected_context_outgrew, "count",
-        "requests rejected because, alone in the batch, their context outgrew the budget (pinned residency)");
+        "requests rejected because, alone in the batch, their context outgrew the budget (pinned "
+        "residency)");
   g.add("rejected_context_window", s.rejected_context_window, "count",
         "requests rejected on arrival because prompt + output exceed max_model_len");
   g.add("rejected_stream_staging", s.rejected_stream_staging, "count",
-        "streamed residency: requests rejected because their staging alone (2 groups a position) exceeds the budget");
+        "streamed residency: requests rejected because their staging alone (2 groups a position) "
+        "exceeds the budget");
   g.add("streamed_promotion_latency_mean_s",
-        h.streamed_promotion_latency_n ? h.streamed_promotion_latency_sum_s / h.streamed_promotion_latency_n : 0.0, "s",
-        "mean latency of the per-step re-reads of streamed blocks into staging (0: none)");
+        h.streamed_promotion_latency_n
+            ? h.streamed_promotion_latency_sum_s / h.streamed_promotion_latency_n
+            : 0.0,
+        "s", "mean latency of the per-step re-reads of streamed blocks into staging (0: none)");
   g.add("streamed_promotion_latency_max_s", h.streamed_promotion_latency_max_s, "s",
         "largest latency of a streamed block's re-read into staging");
   g.add("max_model_len", config_.max_model_len, "tokens",
@@ -811,19 +858,26 @@ void Scheduler::declare_serving_stats(StatGroup& g) const {
         "max_position_embeddings when that is 0");
   g.add("stopped_at_max_sim_s", stopped_at_time_limit_, "bool",
         "the run stopped because simulated time passed sim.max_sim_s with requests unfinished");
-  g.add("load_wait_total_s", s.load_wait_s, "s", "sum over requests of their waits outside the batch for KV (async load)");
-  g.add("streamed_steps", s.streamed_steps, "count", "steps that streamed decode-set blocks from the tier");
-  g.add("spilled_blocks", h.spills, "blocks", "decode-set blocks the control plane moved to the tier to make room");
-  g.add("streamed_promotions", h.streamed_promotions, "blocks", "per-step promotions of streamed blocks into staging");
-  g.add("streamed_ahead", h.streamed_ahead, "blocks", "of those, layer group 0's issued in the step before");
+  g.add("load_wait_total_s", s.load_wait_s, "s",
+        "sum over requests of their waits outside the batch for KV (async load)");
+  g.add("streamed_steps", s.streamed_steps, "count",
+        "steps that streamed decode-set blocks from the tier");
+  g.add("spilled_blocks", h.spills, "blocks",
+        "decode-set blocks the control plane moved to the tier to make room");
+  g.add("streamed_promotions", h.streamed_promotions, "blocks",
+        "per-step promotions of streamed blocks into staging");
+  g.add("streamed_ahead", h.streamed_ahead, "blocks",
+        "of those, layer group 0's issued in the step before");
   g.add("streamed_ahead_unused", h.streamed_ahead_unused, "blocks",
         "of those, discarded unread (their reader stopped or left)");
-  g.add("unstreamed_blocks", h.unstreamed, "blocks", "streamed blocks made resident again by another reader");
+  g.add("unstreamed_blocks", h.unstreamed, "blocks",
+        "streamed blocks made resident again by another reader");
   g.add("restored_streamed_blocks", h.restored_streamed, "blocks",
         "streamed blocks whose promotion took a slot of their own again (room again)");
   g.add("streamed_at_admission", h.streamed_at_admission, "blocks",
         "tier blocks a request began streaming instead of promoting at admission");
-  g.add("peak_staging_slots", h.peak_staging_slots, "blocks", "most HBM staging slots for streamed blocks at once");
+  g.add("peak_staging_slots", h.peak_staging_slots, "blocks",
+        "most HBM staging slots for streamed blocks at once");
   g.add("peak_decode_set", s.peak_decode_set, "requests", "most requests decoding in one step");
 }
 

@@ -36,55 +36,59 @@ struct RequestRecord {
   uint32_t tenant = 0;
   double arrival_s = 0.0, admitted_s = -1.0, first_token_s = -1.0, finish_s = -1.0;
   uint32_t prompt_tokens = 0, output_tokens = 0, generated_tokens = 0;
-  uint64_t cached_tokens = 0;   // prompt tokens served from HBM or the tier at first admission
+  uint64_t cached_tokens = 0;  // prompt tokens served from HBM or the tier at first admission
   // ... of those, positions found resident in HBM, and positions loaded from the tier (promoted,
   // prefetched for it or streamed) with their payload bytes as stored: cached = hbm + loaded.
   uint64_t cached_hbm_tokens = 0, loaded_tokens = 0, loaded_bytes = 0;
-  uint64_t prefilled_tokens = 0;  // prompt tokens computed, recomputation after a preemption included
-  uint32_t hiding_chunks = 0, hiding_chunks_late = 0;  // HIDING chunks that waited for its tier data
-  bool load_late = false;       // async: its load was not done by the step it was meant to join
+  uint64_t prefilled_tokens =
+      0;  // prompt tokens computed, recomputation after a preemption included
+  uint32_t hiding_chunks = 0,
+           hiding_chunks_late = 0;  // HIDING chunks that waited for its tier data
+  bool load_late = false;           // async: its load was not done by the step it was meant to join
   uint32_t preemptions = 0;
-  double load_wait_s = 0.0;     // time spent outside the batch waiting for its KV (async load)
-  double stall_s = 0.0;         // stalls of the steps it was in
-  double max_itl_s = 0.0;       // largest gap between two of its tokens
-  std::string rejected;         // empty, or why it could not run
+  double load_wait_s = 0.0;  // time spent outside the batch waiting for its KV (async load)
+  double stall_s = 0.0;      // stalls of the steps it was in
+  double max_itl_s = 0.0;    // largest gap between two of its tokens
+  std::string rejected;      // empty, or why it could not run
 };
 
 struct SchedStats {
   uint64_t requests_completed = 0;
-  uint64_t requests_rejected = 0;      // could never run: see rejected_* for the reasons
-  uint64_t rejected_prompt_too_large = 0;   // the prompt's KV alone exceeds the whole budget
-  uint64_t rejected_context_outgrew = 0;    // alone in the batch, its context outgrew the budget
-  uint64_t rejected_context_window = 0;     // prompt + output beyond sched.max_model_len (on arrival)
-  uint64_t rejected_stream_staging = 0;     // streamed, its staging alone (2 groups a position) exceeds the budget
+  uint64_t requests_rejected = 0;          // could never run: see rejected_* for the reasons
+  uint64_t rejected_prompt_too_large = 0;  // the prompt's KV alone exceeds the whole budget
+  uint64_t rejected_context_outgrew = 0;   // alone in the batch, its context outgrew the budget
+  uint64_t rejected_context_window = 0;  // prompt + output beyond sched.max_model_len (on arrival)
+  uint64_t rejected_stream_staging =
+      0;  // streamed, its staging alone (2 groups a position) exceeds the budget
   uint64_t tokens_generated = 0;
   uint64_t steps = 0;
   uint64_t stalled_steps = 0;
-  uint64_t capacity_waits = 0;         // steps where the queue head waited for KV budget
-  uint64_t prefill_tokens = 0;         // prompt tokens computed (recomputation after preemption included)
-  uint64_t cached_prompt_tokens = 0;   // prompt tokens served from HBM or the tier
+  uint64_t capacity_waits = 0;  // steps where the queue head waited for KV budget
+  uint64_t prefill_tokens = 0;  // prompt tokens computed (recomputation after preemption included)
+  uint64_t cached_prompt_tokens = 0;  // prompt tokens served from HBM or the tier
   uint64_t peak_decode_set = 0;
   uint64_t preemptions = 0;
   uint64_t resumed = 0;
-  uint64_t prefill_chunks = 0;         // prefill pieces scheduled (a prompt split over steps counts each)
-  uint64_t streamed_steps = 0;         // steps that streamed decode-set blocks from the tier
-  double load_wait_s = 0.0;            // sum over requests of their async load waits
-  double exposed_stall_s = 0.0;        // sum of step stalls
-  double stall_token_s = 0.0;          // sum over tokens of the stall in the step that made them
-  double decode_kv_s = 0.0;            // decode time spent reading KV
-  double decode_weights_s = 0.0;       // decode time spent streaming weights
-  double busy_s = 0.0;                 // time with a step in progress
-  double kv_read_bytes = 0.0;          // attention reads of KV from HBM
+  uint64_t prefill_chunks = 0;   // prefill pieces scheduled (a prompt split over steps counts each)
+  uint64_t streamed_steps = 0;   // steps that streamed decode-set blocks from the tier
+  double load_wait_s = 0.0;      // sum over requests of their async load waits
+  double exposed_stall_s = 0.0;  // sum of step stalls
+  double stall_token_s = 0.0;    // sum over tokens of the stall in the step that made them
+  double decode_kv_s = 0.0;      // decode time spent reading KV
+  double decode_weights_s = 0.0;  // decode time spent streaming weights
+  double busy_s = 0.0;            // time with a step in progress
+  double kv_read_bytes = 0.0;     // attention reads of KV from HBM
   double end_s = 0.0;
-  std::vector<double> ttft_s;          // per completed request
+  std::vector<double> ttft_s;                            // per completed request
   std::vector<std::pair<double, uint64_t>> itl_samples;  // (inter-token time, tokens that saw it)
-  std::vector<RequestRecord> requests; // one per workload request, in arrival order
+  std::vector<RequestRecord> requests;  // one per workload request, in arrival order
 };
 
 class Scheduler : public sc_core::sc_module {
  public:
-  Scheduler(sc_core::sc_module_name name, const SchedConfig& config, const workload::Workload& workload,
-            HostControlPlane& host, const DecodeCostModel& cost, uint32_t layer_groups, Constraints& constraints);
+  Scheduler(sc_core::sc_module_name name, const SchedConfig& config,
+            const workload::Workload& workload, HostControlPlane& host, const DecodeCostModel& cost,
+            uint32_t layer_groups, Constraints& constraints);
 
   const SchedStats& stats() const { return stats_; }
   // The scheduler's figures in stats.json: its step counts into the run's top-level group, and the
@@ -105,37 +109,37 @@ class Scheduler : public sc_core::sc_module {
  private:
   enum class Phase { Waiting, Loading, Prefill, Decode, Done };
   struct Seq {
-    size_t index = 0;                 // into workload_.requests
+    size_t index = 0;  // into workload_.requests
     Phase phase = Phase::Waiting;
     std::unique_ptr<workload::Request> resume;  // after a preemption: the context to rebuild
-    uint64_t kv_tokens = 0;           // tokens of the context with KV (prefill progress, then context)
-    uint64_t target_tokens = 0;       // the prompt (or resumed context) prefill must cover
+    uint64_t kv_tokens = 0;      // tokens of the context with KV (prefill progress, then context)
+    uint64_t target_tokens = 0;  // the prompt (or resumed context) prefill must cover
     uint32_t generated = 0;
     double load_start_s = 0.0, load_ready_s = 0.0;
     double last_token_s = 0.0;
-    std::vector<Transfer> joining;    // transfers judged in the step it joins (layerwise, blocking)
-    std::vector<uint64_t> flows;      // timeline flows of an async load, ended by the step it joins
-    bool must_stream = false;         // admitted (streamed residency) with a prompt that did not fit
+    std::vector<Transfer> joining;  // transfers judged in the step it joins (layerwise, blocking)
+    std::vector<uint64_t> flows;    // timeline flows of an async load, ended by the step it joins
+    bool must_stream = false;       // admitted (streamed residency) with a prompt that did not fit
   };
   struct Chunk {
     size_t seq;
-    uint64_t from, to;                // kv_tokens before and after the chunk
-    uint64_t computed;                // tokens the chunk computes
+    uint64_t from, to;  // kv_tokens before and after the chunk
+    uint64_t computed;  // tokens the chunk computes
   };
   struct Plan {
-    std::vector<size_t> decode;       // seqs decoding one token
-    std::vector<Chunk> prefill;       // prefill chunks, admission order
-    std::vector<uint64_t> ids;        // request ids in the batch (streaming)
-    uint64_t context_tokens = 0;      // KV the decode tokens attend to
+    std::vector<size_t> decode;   // seqs decoding one token
+    std::vector<Chunk> prefill;   // prefill chunks, admission order
+    std::vector<uint64_t> ids;    // request ids in the batch (streaming)
+    uint64_t context_tokens = 0;  // KV the decode tokens attend to
     uint64_t new_tokens = 0, attended_pairs = 0;
-    uint64_t slots = 0;               // KV growth the step needs
-    uint64_t staging = 0;             // staging slots the step streams through: the largest group's
-                                      // streamed blocks plus `lead`
-    uint64_t lead = 0;                // blocks of group g+1 that may arrive while group g computes
+    uint64_t slots = 0;    // KV growth the step needs
+    uint64_t staging = 0;  // staging slots the step streams through: the largest group's
+                           // streamed blocks plus `lead`
+    uint64_t lead = 0;     // blocks of group g+1 that may arrive while group g computes
   };
   struct StepOutcome {
     double end_s = 0.0, stall_s = 0.0, t_step = 0.0;
-    double tier_bytes = 0.0;          // what the step's layer groups needed from the tier
+    double tier_bytes = 0.0;  // what the step's layer groups needed from the tier
     StepTime time;
   };
 
@@ -180,9 +184,9 @@ class Scheduler : public sc_core::sc_module {
   std::vector<Seq> seqs_;
   std::deque<size_t> waiting_;
   std::vector<size_t> loading_;
-  std::vector<size_t> running_;       // prefill and decode phases, in admission order
+  std::vector<size_t> running_;  // prefill and decode phases, in admission order
   size_t next_arrival_ = 0;
-  double step_estimate_s_ = 0.0;      // the last step's length: when the next step will start
+  double step_estimate_s_ = 0.0;  // the last step's length: when the next step will start
   bool preempted_last_step_ = false;
   double stream_bytes_per_s_ = 0.0;
   // load_and_step's per-group HIDING chunk state, kept to reuse its storage from step to step.
@@ -190,7 +194,8 @@ class Scheduler : public sc_core::sc_module {
   std::vector<std::vector<size_t>> chunk_readers_;
   TraceEventLog* trace_ = nullptr;
   uint64_t traced_promoted_bytes_ = 0, traced_demoted_bytes_ = 0;
-  void trace_step(const Plan& p, const StepOutcome& o, double now, const std::vector<double>& group_end);
+  void trace_step(const Plan& p, const StepOutcome& o, double now,
+                  const std::vector<double>& group_end);
 };
 
 }  // namespace kvtier

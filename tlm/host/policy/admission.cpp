@@ -11,9 +11,15 @@ namespace kvtier {
 
 AdmissionPolicy::AdmissionPolicy(kv::PolicyStore& store, double horizon_s, double lambda_s,
                                  std::vector<uint32_t> tenant_qos)
-    : RankedPolicy(store), horizon_s_(horizon_s), lambda_s_(lambda_s), tenant_qos_(std::move(tenant_qos)) {
-  if (!(horizon_s > 0.0)) throw std::invalid_argument("admission: horizon " + std::to_string(horizon_s) + " s must be > 0");
-  if (!(lambda_s > 0.0)) throw std::invalid_argument("admission: lambda " + std::to_string(lambda_s) + " s must be > 0");
+    : RankedPolicy(store),
+      horizon_s_(horizon_s),
+      lambda_s_(lambda_s),
+      tenant_qos_(std::move(tenant_qos)) {
+  if (!(horizon_s > 0.0))
+    throw std::invalid_argument("admission: horizon " + std::to_string(horizon_s) +
+                                " s must be > 0");
+  if (!(lambda_s > 0.0))
+    throw std::invalid_argument("admission: lambda " + std::to_string(lambda_s) + " s must be > 0");
 }
 
 void AdmissionPolicy::update(kv::BlockPolicy& state, double now_s) {
@@ -27,7 +33,8 @@ void AdmissionPolicy::update(kv::BlockPolicy& state, double now_s) {
 
 double AdmissionPolicy::margin(const kv::BlockPolicy& state) const {
   double expected = 0.0;
-  if (state.references >= 2) expected += state.reuse_score > 0.0 ? horizon_s_ / state.reuse_score : HUGE_VAL;
+  if (state.references >= 2)
+    expected += state.reuse_score > 0.0 ? horizon_s_ / state.reuse_score : HUGE_VAL;
   if (state.continues) expected += 1.0;
   const double p_reuse = -std::expm1(-expected);
   return (1.0 + state.qos) * lambda_s_ * p_reuse - horizon_s_;

@@ -21,7 +21,8 @@ namespace kvtier {
 class AdmissionPolicy : public RankedPolicy {
  public:
   // Throws std::invalid_argument for a non-positive horizon or lambda.
-  AdmissionPolicy(kv::PolicyStore& store, double horizon_s, double lambda_s, std::vector<uint32_t> tenant_qos);
+  AdmissionPolicy(kv::PolicyStore& store, double horizon_s, double lambda_s,
+                  std::vector<uint32_t> tenant_qos);
   std::string name() const override { return "admission"; }
   // m_b in seconds; > 0: admitted over the horizon.
   double margin(const kv::BlockPolicy& state) const;

@@ -8,8 +8,8 @@
 
 namespace kvtier {
 
-ReplayResult replay(const std::vector<ReplayReference>& references, const PolicyParams& params, bool persistent,
-                    uint64_t capacity) {
+ReplayResult replay(const std::vector<ReplayReference>& references, const PolicyParams& params,
+                    bool persistent, uint64_t capacity) {
   if (capacity == 0) throw std::invalid_argument("cache size must be at least one block");
   ReplayResult out;
   out.references = references.size();

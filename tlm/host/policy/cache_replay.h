@@ -19,7 +19,7 @@ namespace kvtier {
 
 struct ReplayReference {
   uint64_t key = 0;
-  double time_s = 0.0;     // the referencing request's arrival (admission's clock)
+  double time_s = 0.0;  // the referencing request's arrival (admission's clock)
   uint32_t tenant = 0;
   bool continues = false;  // the referencing request is not its session's last turn
 };
@@ -27,13 +27,15 @@ struct ReplayReference {
 struct ReplayResult {
   uint64_t references = 0;
   uint64_t hits = 0;
-  double hit_ratio() const { return references ? static_cast<double>(hits) / static_cast<double>(references) : 0.0; }
+  double hit_ratio() const {
+    return references ? static_cast<double>(hits) / static_cast<double>(references) : 0.0;
+  }
 };
 
 // `params.name` is a policy name (replacement_policy_names()) or "belady". capacity >= 1.
 // Throws std::invalid_argument for an unknown policy or a zero capacity.
-ReplayResult replay(const std::vector<ReplayReference>& references, const PolicyParams& params, bool persistent,
-                    uint64_t capacity);
+ReplayResult replay(const std::vector<ReplayReference>& references, const PolicyParams& params,
+                    bool persistent, uint64_t capacity);
 
 // References with an unlimited cache minus the distinct keys: the infinite-cache reuse fraction's
 // numerator.

@@ -18,7 +18,8 @@ EmaPolicy::EmaPolicy(kv::PolicyStore& store, double alpha, Clock clock)
 }
 
 double EmaPolicy::tick_of(const kv::BlockPolicy& state) const {
-  return clock_kind_ == Clock::Reference ? static_cast<double>(state.last_reference) : state.last_reference_s;
+  return clock_kind_ == Clock::Reference ? static_cast<double>(state.last_reference)
+                                         : state.last_reference_s;
 }
 
 double EmaPolicy::score_at(const kv::BlockPolicy& state, double now) const {

@@ -31,24 +31,30 @@ void register_replacement_policy(const std::string& name, ReplacementPolicyFacto
   if (name.empty() || name == "belady" ||
       std::find(policy_names().begin(), policy_names().end(), name) != policy_names().end())
     throw std::invalid_argument("replacement policy name '" + name + "' is empty or already taken");
-  if (!factory) throw std::invalid_argument("replacement policy '" + name + "' registered without a factory");
+  if (!factory)
+    throw std::invalid_argument("replacement policy '" + name + "' registered without a factory");
   registered_policies()[name] = std::move(factory);
   policy_names().push_back(name);
 }
 
-std::unique_ptr<ReplacementPolicy> make_replacement_policy(const PolicyParams& p, kv::PolicyStore& store) {
+std::unique_ptr<ReplacementPolicy> make_replacement_policy(const PolicyParams& p,
+                                                           kv::PolicyStore& store) {
   if (p.name == "lru") return std::make_unique<LruPolicy>();
   if (p.name == "lfu") return std::make_unique<LfuPolicy>(store);
   if (p.name == "ema") {
     return std::make_unique<EmaPolicy>(
-        store, p.ema_alpha, p.ema_clock == EmaClock::Second ? EmaPolicy::Clock::Second : EmaPolicy::Clock::Reference);
+        store, p.ema_alpha,
+        p.ema_clock == EmaClock::Second ? EmaPolicy::Clock::Second : EmaPolicy::Clock::Reference);
   }
   if (p.name == "priority") return std::make_unique<PriorityPolicy>(store, p.tenant_qos);
   if (p.name == "admission")
-    return std::make_unique<AdmissionPolicy>(store, p.admission_horizon_s, p.admission_lambda_s, p.tenant_qos);
+    return std::make_unique<AdmissionPolicy>(store, p.admission_horizon_s, p.admission_lambda_s,
+                                             p.tenant_qos);
   if (const auto it = registered_policies().find(p.name); it != registered_policies().end()) {
     auto policy = it->second(p, store);
-    if (!policy) throw std::invalid_argument("replacement policy '" + p.name + "': its factory made no policy");
+    if (!policy)
+      throw std::invalid_argument("replacement policy '" + p.name +
+                                  "': its factory made no policy");
     return policy;
   }
   std::string known;
@@ -70,8 +76,9 @@ std::vector<uint32_t> parse_tenant_qos(const std::string& text) {
       used = 0;
     }
     if (used == 0 || used != item.size() || item[0] == '-' || v > 255)
-      throw std::invalid_argument("tenant QoS list '" + text + "': '" + item +
-                                  "' is not a class 0..255 (expected comma-separated classes, one per tenant)");
+      throw std::invalid_argument(
+          "tenant QoS list '" + text + "': '" + item +
+          "' is not a class 0..255 (expected comma-separated classes, one per tenant)");
     classes.push_back(static_cast<uint32_t>(v));
   }
   if (!text.empty() && text.back() == ',')

@@ -60,12 +60,14 @@ const std::vector<std::string>& replacement_policy_names();
 // A policy built outside this tree (examples/custom_policy): register it under `name` before
 // the platform is loaded, and host.policy = NAME, the control plane and cache-curve's replay
 // accept it like a built-in one. Throws std::invalid_argument for a name already taken.
-using ReplacementPolicyFactory = std::function<std::unique_ptr<ReplacementPolicy>(const PolicyParams&, kv::PolicyStore&)>;
+using ReplacementPolicyFactory =
+    std::function<std::unique_ptr<ReplacementPolicy>(const PolicyParams&, kv::PolicyStore&)>;
 void register_replacement_policy(const std::string& name, ReplacementPolicyFactory factory);
 
 // Throws std::invalid_argument for an unknown policy name or a parameter out of range. `store`
 // holds the per-block state the policy reads and writes; it must outlive the policy.
-std::unique_ptr<ReplacementPolicy> make_replacement_policy(const PolicyParams& params, kv::PolicyStore& store);
+std::unique_ptr<ReplacementPolicy> make_replacement_policy(const PolicyParams& params,
+                                                           kv::PolicyStore& store);
 
 // Parses "q0,q1,..." (QoS class per tenant, 0..255). Throws std::invalid_argument.
 std::vector<uint32_t> parse_tenant_qos(const std::string& text);

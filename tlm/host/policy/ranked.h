@@ -33,7 +33,8 @@ class RankedPolicy : public ReplacementPolicy {
   void on_idle(uint64_t key, double) final {
     erase(key);
     const kv::BlockPolicy* state = store_.find(key);
-    where_[key] = order_.insert({rank(state ? *state : kv::BlockPolicy{}), ++idle_order_, key}).first;
+    where_[key] =
+        order_.insert({rank(state ? *state : kv::BlockPolicy{}), ++idle_order_, key}).first;
   }
   void on_pinned(uint64_t key) final { erase(key); }
   void on_removed(uint64_t key) final { erase(key); }
