@@ -136,6 +136,34 @@ double option_positive(const std::string& option, const std::string& text) {
   return v;
 }
 
+JsonOutput::JsonOutput(const std::string& path) : path_(path) {
+  if (path_ == "-") stdout_ = std::cout.rdbuf(std::cerr.rdbuf());
+}
+
+JsonOutput::~JsonOutput() {
+  if (stdout_) std::cout.rdbuf(stdout_);
+}
+
+void JsonOutput::check() const {
+  if (wanted() && !stdout_) require_output_file("json", path_);
+}
+
+void JsonOutput::write(const std::string& text) const {
+  if (!wanted()) return;
+  if (stdout_) {
+    std::ostream out(stdout_);
+    out << text << (text.empty() || text.back() != '\n' ? "\n" : "") << std::flush;
+    return;
+  }
+  std::ofstream f(path_);
+  f << text << (text.empty() || text.back() != '\n' ? "\n" : "");
+  if (!f) throw std::runtime_error("cannot write --json file '" + path_ + "'");
+}
+
+po::typed_value<std::string>* JsonOutput::option(std::string& path) {
+  return po::value<std::string>(&path)->implicit_value("-")->value_name("FILE");
+}
+
 namespace {
 
 // Whether a file can be created or appended to at `p`: tried rather than asked (access() says

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <stdexcept>
 #include <cstdint>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,32 @@ uint64_t option_whole(const std::string& option, const std::string& text, uint64
 std::vector<uint64_t> option_whole_list(const std::string& option, const std::string& text,
                                         uint64_t min, uint64_t max, const std::string& what);
 double option_positive(const std::string& option, const std::string& text);
+
+// --json [FILE], alike in every command that writes JSON. With FILE the command prints its
+// tables as always and writes the JSON to FILE; without FILE (or with "-") the JSON goes to
+// standard output and the tables to standard error, so that standard output is the JSON alone
+// (`kvtier index-study --json | jq`). Construct it before anything is printed: while it lives
+// and the JSON goes to standard output, std::cout writes to standard error.
+class JsonOutput {
+ public:
+  explicit JsonOutput(const std::string& path);
+  ~JsonOutput();
+  JsonOutput(const JsonOutput&) = delete;
+  JsonOutput& operator=(const JsonOutput&) = delete;
+  // Whether --json was given at all.
+  bool wanted() const { return !path_.empty(); }
+  // The output file checked before any work (nothing to check for standard output).
+  void check() const;
+  // Writes `text` (one JSON document) to the file or to standard output. Throws
+  // std::runtime_error naming the file when it cannot be written.
+  void write(const std::string& text) const;
+  // How the command's --help shows the option: "[=FILE]", the value being optional.
+  static boost::program_options::typed_value<std::string>* option(std::string& path);
+
+ private:
+  std::string path_;
+  std::streambuf* stdout_ = nullptr;  // the real standard output while std::cout is redirected
+};
 
 // Paths checked before any work, so a long run does not end in an error on its way out:
 // an output file must not be a directory and its folder must exist and be writable; an output

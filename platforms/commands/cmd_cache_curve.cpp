@@ -113,7 +113,7 @@ int cmd_cache_curve(int argc, char** argv) {
       "tenant-qos", po::value<std::string>(&tenant_qos)->default_value(""),
       "priority, admission: QoS class per tenant")(
       "seed", po::value<uint64_t>(&load.seed)->default_value(1), "seed of the synthetic generator")(
-      "json", po::value<std::string>(&json_path)->value_name("FILE"),
+      "json", JsonOutput::option(json_path),
       "also write {\"rows\": [{policy, persistent, size_blocks, references, hits, hit_ratio}]} to "
       "FILE");
   po::options_description hidden;
@@ -157,7 +157,8 @@ int cmd_cache_curve(int argc, char** argv) {
   if (!(params.admission_lambda_s > 0)) return usage_error("--admission-lambda-s must be positive");
 
   return guarded("cache-curve", [&]() {
-    require_output_file("json", json_path);
+    const JsonOutput json(json_path);
+    json.check();
     params.tenant_qos = parse_tenant_qos(tenant_qos);
     if (as_run) {
       const RunWorkloadInputs inputs =
@@ -215,13 +216,10 @@ int cmd_cache_curve(int argc, char** argv) {
     std::cout << std::left << std::setw(10) << "infinite" << std::right << std::setw(10)
               << fixed(infinite.hit_ratio(), 6) << "  (" << infinite.hits << " of "
               << infinite.references << " references reuse a block)\n";
-    if (!json_path.empty()) {
-      std::ofstream f(json_path);
-      if (!f) throw std::runtime_error("cannot write --json file '" + json_path + "'");
+    if (json.wanted()) {
       nlohmann::ordered_json j;
       j["rows"] = rows;
-      f << j.dump(2) << "\n";
-      if (!f) throw std::runtime_error("cannot write --json file '" + json_path + "'");
+      json.write(j.dump(2));
     }
     return 0;
   });

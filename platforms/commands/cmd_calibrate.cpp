@@ -19,7 +19,7 @@ int cmd_calibrate(int argc, char** argv) {
       "any figure\n"
       "is outside its tolerance.\n\nOptions");
   desc.add_options()("help,h", "show this help")(
-      "json", po::value<std::string>(&json_path)->default_value("")->value_name("FILE"),
+      "json", JsonOutput::option(json_path),
       "also write {\"rows\": [...]} to FILE")("markdown", po::bool_switch(&markdown),
                                               "print the table as Markdown (docs/calibration.md)");
   po::variables_map vm;
@@ -28,15 +28,12 @@ int cmd_calibrate(int argc, char** argv) {
       status >= 0)
     return status;
   return guarded("calibrate", [&]() {
-    require_output_file("json", json_path);
+    const JsonOutput json(json_path);
+    json.check();
     prepare_systemc();
     const std::vector<CalibrationRow> rows = run_calibration();
     std::cout << (markdown ? calibration_markdown(rows) : format_calibration(rows));
-    if (!json_path.empty()) {
-      std::ofstream f(json_path);
-      f << calibration_json(rows).dump(2) << "\n";
-      if (!f) throw std::runtime_error("cannot write " + json_path);
-    }
+    json.write(calibration_json(rows).dump(2));
     for (const CalibrationRow& r : rows)
       if (!r.ok()) {
         std::cerr << "kvtier calibrate: outside tolerance: " << r.name << "\n";

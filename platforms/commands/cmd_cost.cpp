@@ -35,7 +35,7 @@ int cmd_cost(int argc, char** argv) {
       "kind of batch")(
       "prefill-chunk", po::value<uint64_t>(&chunk)->default_value(0)->value_name("N"),
       "decode: add one fresh prompt's chunk of N tokens to each batch (a mixed, chunked-prefill "
-      "step)")("json", po::value<std::string>(&json_path)->default_value("")->value_name("FILE"),
+      "step)")("json", JsonOutput::option(json_path),
                "also write {\"rows\": [...]} to FILE");
   po::variables_map vm;
   if (int status = parse_command_line(
@@ -45,7 +45,8 @@ int cmd_cost(int argc, char** argv) {
       status >= 0)
     return status;
   return guarded("cost", [&]() {
-    require_output_file("json", json_path);
+    const JsonOutput json(json_path);
+    json.check();
     CostQuery q;
     q.tokens = option_whole_list("tokens", tokens, 1, uint64_t{1} << 30, "tokens");
     for (uint64_t w : option_whole_list("tp", tp, 1, 1024, "GPUs"))
@@ -64,11 +65,7 @@ int cmd_cost(int argc, char** argv) {
     const PlatformConfig c = load_platform(platform, overrides, checks);
     const std::vector<CostRow> rows = cost_rows(c, q);
     std::cout << format_cost(c, rows);
-    if (!json_path.empty()) {
-      std::ofstream f(json_path);
-      f << cost_json(c, rows).dump(2) << "\n";
-      if (!f) throw std::runtime_error("cannot write " + json_path);
-    }
+    json.write(cost_json(c, rows).dump(2));
     return 0;
   });
 }

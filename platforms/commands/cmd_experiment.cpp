@@ -51,7 +51,7 @@ int cmd_experiment(int argc, char** argv) {
           ->value_name("SECTION.KEY=VALUE"),
       "platform override for every simulation (repeatable); the experiment's own variable wins")(
       "seed", po::value<uint64_t>(&o.seed)->default_value(1), "random seed")(
-      "json", po::value<std::string>(&o.json)->default_value("")->value_name("FILE"),
+      "json", JsonOutput::option(o.json),
       "write the table as JSON")(
       "keep", po::value<std::string>(&o.keep)->default_value("")->value_name("DIR"),
       "keep every simulation's stats.json under DIR (default: a temporary directory, removed)")(
@@ -111,7 +111,8 @@ int cmd_experiment(int argc, char** argv) {
     return 2;
   }
   return guarded("experiment", [&]() {
-    require_output_file("json", o.json);
+    const JsonOutput json(o.json);
+    json.check();
     require_range("jobs", o.jobs, 1, 1024, "simulations at once");
     if (o.jobs == 0) throw std::invalid_argument("--jobs must be at least 1");
     fs::path work;
@@ -140,7 +141,7 @@ int cmd_experiment(int argc, char** argv) {
     std::cout << "\nmeasurement that would support it:\n"
               << out.support_measurement << "measurement that would refute it:\n"
               << out.refute_measurement << "verdict: " << out.verdict << "\n";
-    if (!o.json.empty()) {
+    if (json.wanted()) {
       nlohmann::ordered_json j;
       j["experiment"] = o.experiment;
       j["claim"] = out.claim;
@@ -152,10 +153,8 @@ int cmd_experiment(int argc, char** argv) {
       j["refute_measurement"] = out.refute_measurement;
       j["supported"] = out.supported;
       j["verdict"] = out.verdict;
-      std::ofstream f(o.json);
-      f << j.dump(2) << "\n";
-      if (!f) throw std::runtime_error("cannot write " + o.json);
-      std::cout << "wrote " << o.json << "\n";
+      json.write(j.dump(2));
+      if (o.json != "-") std::cout << "wrote " << o.json << "\n";
     }
     return 0;
   });

@@ -16,10 +16,10 @@ namespace kvtier {
 // matches the RTL is an error, not a wrong table.
 int cmd_index_study(int argc, char** argv) {
   cosim::StudyOptions o;
-  bool json = false;
+  std::string json_path;
   po::options_description desc("kvtier index-study options");
-  desc.add_options()("help,h", "show this help")("json", po::bool_switch(&json),
-                                                 "print JSON instead of the table")(
+  desc.add_options()("help,h", "show this help")("json", JsonOutput::option(json_path),
+                                                 "write the study as JSON to FILE; without FILE, to standard output (the table to standard error)")(
       "ways", po::value<unsigned>(&o.ways)->default_value(o.ways), "ways per set")(
       "density",
       po::value<double>(&o.density)
@@ -35,7 +35,7 @@ int cmd_index_study(int argc, char** argv) {
                             "tag width (0: keep the whole key)");
   po::variables_map vm;
   if (int status =
-          parse_command_line(argc, argv, desc, vm, "kvtier index-study [--json] [options]");
+          parse_command_line(argc, argv, desc, vm, "kvtier index-study [--json [FILE]] [options]");
       status >= 0)
     return status;
   auto bad = [](const std::string& why) {
@@ -52,6 +52,8 @@ int cmd_index_study(int argc, char** argv) {
     return bad("--policy-bits must be 1 to 64 (kvdp_lookup.sv)");
   if (o.tag_bits > 63) return bad("--tag-bits must be 0 (whole key) to 63");
   return guarded("index-study", [&]() {
+    const JsonOutput json(json_path);
+    json.check();
     // The formula against the RTL: each build's capability output is the width the SRAM
     // really stores.
     std::string checked;
@@ -85,19 +87,16 @@ int cmd_index_study(int argc, char** argv) {
     }
     const auto rows =
         cosim::index_study(o, cosim::default_study_blocks(), cosim::default_study_tiers_gib());
-    if (json) {
+    if (json.wanted()) {
       nlohmann::json j = cosim::study_json(o, rows);
       j["rtl_entry_bits_checked"] = checked;
-      std::cout << j.dump(2) << "\n";
-    } else {
-      std::cout << cosim::study_table(o, rows)
-                << "the entry-width formula behind the table was checked against the Verilated "
-                   "co-simulation "
-                   "engines, whose fields are kept whole (64-bit addresses and policy, so wider "
-                   "entries than the "
-                   "rows above): formula = cap_entry_bits_o for "
-                << checked << " bits\n";
+      json.write(j.dump(2));
     }
+    std::cout << cosim::study_table(o, rows)
+              << "the entry-width formula behind the table was checked against the Verilated "
+                 "co-simulation engines, whose fields are kept whole (64-bit addresses and "
+                 "policy, so wider entries than the rows above): formula = cap_entry_bits_o for "
+              << checked << " bits\n";
     return 0;
   });
 }

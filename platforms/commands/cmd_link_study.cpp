@@ -69,7 +69,9 @@ int cmd_link_study(int argc, char** argv) {
       "DMA read requests (MRRS bytes each) in flight; 0 = just enough to saturate (1.25 x "
       "bandwidth x round trip)")("seed", po::value(&o.seed)->default_value(o.seed),
                                  "seed of the metadata arrival process")(
-      "json", po::value(&json_path), "also write the results as JSON to this file");
+      "json", JsonOutput::option(json_path),
+      "also write the results as JSON to FILE; without FILE to standard output (the tables to "
+      "standard error)");
   po::variables_map vm;
   try {
     const po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).run();
@@ -106,7 +108,7 @@ int cmd_link_study(int argc, char** argv) {
     require_range("host-path-ns", o.host_path_ns, 0, 1e6);
     require_range("device-ctrl-ns", o.device_ctrl_ns, 0, 1e6);
     require_range("dram-ns", o.dram_ns, 0, 1e6);
-    require_output_file("json", json_path);
+    if (json_path != "-") require_output_file("json", json_path);
     if (presets.empty() && platforms.empty()) presets = kDefaultPresets;
     for (const auto& name : presets) {
       const std::string file = find_preset(name, argv[0]);
@@ -129,6 +131,7 @@ int cmd_link_study(int argc, char** argv) {
     return 2;
   }
 
+  const JsonOutput json(json_path);  // from here on, tables go to stderr when the JSON takes stdout
   nlohmann::json out = {{"rows", nlohmann::json::array()},
                         {"metadata", nlohmann::json::array()},
                         {"transfers", nlohmann::json::array()},
@@ -274,13 +277,11 @@ int cmd_link_study(int argc, char** argv) {
                                  {"samples", m.samples}});
     }
   }
-  if (!json_path.empty()) {
-    std::ofstream f(json_path);
-    if (!f) {
-      std::cerr << "kvtier link-study: cannot write " << json_path << "\n";
-      return 1;
-    }
-    f << out.dump(2) << "\n";
+  try {
+    json.write(out.dump(2));
+  } catch (const std::exception& e) {
+    std::cerr << "kvtier link-study: " << e.what() << "\n";
+    return 1;
   }
   return 0;
 }

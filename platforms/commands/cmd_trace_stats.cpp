@@ -60,7 +60,7 @@ int cmd_trace_stats(int argc, char** argv) {
       "window in seconds for the burstiness index (variance/mean of request counts per window)")(
       "prefix-only", po::bool_switch(&prefix_only),
       "count only prompt references as present in the cache, not blocks completed by decode "
-      "(default off)")("json", po::value<std::string>(&json_path)->value_name("FILE"),
+      "(default off)")("json", JsonOutput::option(json_path),
                        "also write the statistics as JSON to FILE")(
       "write-native", po::value<std::string>(&native_path)->value_name("FILE"),
       "also write the loaded workload to FILE in the native JSONL format");
@@ -91,8 +91,9 @@ int cmd_trace_stats(int argc, char** argv) {
     return usage_error("--burst-window must be a positive number of seconds");
   stats_options.include_decode_blocks = !prefix_only;
 
+  const JsonOutput json(json_path);
   try {
-    require_output_file("json", json_path);
+    json.check();
     require_output_file("write-native", native_path);
   } catch (const UsageError& e) {
     return usage_error(e.what());
@@ -108,14 +109,7 @@ int cmd_trace_stats(int argc, char** argv) {
       std::cerr << "kvtier trace-stats: skipped " << example << "\n";
     const TraceStats stats = compute_trace_stats(workload, stats_options);
     print_trace_stats(stats, std::cout);
-    if (!json_path.empty()) {
-      std::ofstream out(json_path);
-      out << trace_stats_json(stats).dump(2) << "\n";
-      if (!out) {
-        std::cerr << "kvtier trace-stats: cannot write " << json_path << "\n";
-        return 1;
-      }
-    }
+    json.write(trace_stats_json(stats).dump(2));
     if (!native_path.empty()) {
       std::ofstream out(native_path);
       write_native(workload, out);
