@@ -18,10 +18,9 @@ int cmd_calibrate(int argc, char** argv) {
       "model on the platform files (decode steps, HBM and link streams, host copies). Exits 1 if "
       "any figure\n"
       "is outside its tolerance.\n\nOptions");
-  desc.add_options()("help,h", "show this help")(
-      "json", JsonOutput::option(json_path),
-      "also write {\"rows\": [...]} to FILE")("markdown", po::bool_switch(&markdown),
-                                              "print the table as Markdown (docs/calibration.md)");
+  desc.add_options()("help,h", "show this help")("json", JsonOutput::option(json_path),
+                                                 "also write {\"rows\": [...]} to FILE")(
+      "markdown", po::bool_switch(&markdown), "print the table as Markdown (docs/calibration.md)");
   po::variables_map vm;
   if (int status =
           parse_command_line(argc, argv, desc, vm, "kvtier calibrate [--json FILE] [--markdown]");

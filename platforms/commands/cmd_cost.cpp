@@ -35,8 +35,7 @@ int cmd_cost(int argc, char** argv) {
       "kind of batch")(
       "prefill-chunk", po::value<uint64_t>(&chunk)->default_value(0)->value_name("N"),
       "decode: add one fresh prompt's chunk of N tokens to each batch (a mixed, chunked-prefill "
-      "step)")("json", JsonOutput::option(json_path),
-               "also write {\"rows\": [...]} to FILE");
+      "step)")("json", JsonOutput::option(json_path), "also write {\"rows\": [...]} to FILE");
   po::variables_map vm;
   if (int status = parse_command_line(
           argc, argv, desc, vm,

@@ -51,8 +51,7 @@ int cmd_experiment(int argc, char** argv) {
           ->value_name("SECTION.KEY=VALUE"),
       "platform override for every simulation (repeatable); the experiment's own variable wins")(
       "seed", po::value<uint64_t>(&o.seed)->default_value(1), "random seed")(
-      "json", JsonOutput::option(o.json),
-      "write the table as JSON")(
+      "json", JsonOutput::option(o.json), "write the table as JSON")(
       "keep", po::value<std::string>(&o.keep)->default_value("")->value_name("DIR"),
       "keep every simulation's stats.json under DIR (default: a temporary directory, removed)")(
       "jobs,j", po::value<unsigned>(&o.jobs)->default_value(1), "simulations run at once")(

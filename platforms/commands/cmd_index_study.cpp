@@ -18,9 +18,10 @@ int cmd_index_study(int argc, char** argv) {
   cosim::StudyOptions o;
   std::string json_path;
   po::options_description desc("kvtier index-study options");
-  desc.add_options()("help,h", "show this help")("json", JsonOutput::option(json_path),
-                                                 "write the study as JSON to FILE; without FILE, to standard output (the table to standard error)")(
-      "ways", po::value<unsigned>(&o.ways)->default_value(o.ways), "ways per set")(
+  desc.add_options()("help,h", "show this help")(
+      "json", JsonOutput::option(json_path),
+      "write the study as JSON to FILE; without FILE, to standard output (the table to standard "
+      "error)")("ways", po::value<unsigned>(&o.ways)->default_value(o.ways), "ways per set")(
       "density",
       po::value<double>(&o.density)
           ->default_value(o.density, format_number(o.density))

@@ -6,6 +6,10 @@
 #include <vector>
 
 #include "platforms/platform_config.h"
+#include "tlm/link/link_study.h"
+
+#include <nlohmann/json.hpp>
+#include <ostream>
 
 namespace kvtier::link_study {
 
@@ -37,5 +41,11 @@ References references_for(const LinkConfig& c);
 std::string fixed(double v, int digits);
 // "read-only", "write-only", "2:1 read:write" or "reads N %".
 std::string mix_name(double rf);
+
+// One link's tables on `os` and its rows in `out` ("transfers", "idle_read_latency", "rows",
+// "metadata"): link_study_report.cpp.
+void study_link(const StudyLink& l, const LinkStudyOptions& o, const std::vector<uint64_t>& sizes,
+                const std::vector<double>& read_fractions, const std::vector<double>& rates,
+                std::ostream& os, nlohmann::json& out);
 
 }  // namespace kvtier::link_study
