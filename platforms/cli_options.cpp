@@ -93,19 +93,9 @@ std::vector<std::string> option_list(const std::string& option, const std::strin
 
 uint64_t option_whole(const std::string& option, const std::string& text, uint64_t min,
                       uint64_t max, const std::string& what) {
-  // Digits only: std::stoull alone would take "-5" as 2^64 - 5 and "7.9" as 7.
-  const bool digits = !text.empty() && text.size() <= 20 &&
-                      text.find_first_not_of("0123456789") == std::string::npos;
-  unsigned long long v = 0;
-  bool ok = digits;
-  if (digits) {
-    try {
-      v = std::stoull(text);
-    } catch (const std::exception&) {
-      ok = false;  // beyond 2^64 - 1
-    }
-  }
-  if (!ok || v < min || v > max) {
+  const std::optional<uint64_t> parsed = parse_whole_number(text);
+  const uint64_t v = parsed.value_or(0);
+  if (!parsed || v < min || v > max) {
     const std::string range = max == std::numeric_limits<uint64_t>::max()
                                   ? std::to_string(min) + " or more"
                                   : std::to_string(min) + " to " + std::to_string(max);

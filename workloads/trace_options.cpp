@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tlm/common/did_you_mean.h"
+#include "tlm/common/text.h"
 #include "workloads/workload_error.h"
 
 namespace kvtier::workload {
@@ -31,18 +32,9 @@ double parse_number(const std::string& where, const std::string& key, const std:
 
 uint64_t parse_count(const std::string& where, const std::string& key, const std::string& text,
                      uint64_t lo, uint64_t hi) {
-  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
-                                                   [](char c) { return c >= '0' && c <= '9'; });
-  uint64_t v = 0;
-  bool overflow = false;
-  if (digits) {
-    try {
-      v = std::stoull(text);
-    } catch (const std::exception&) {
-      overflow = true;
-    }
-  }
-  if (!digits || overflow || v < lo || v > hi) {
+  const std::optional<uint64_t> parsed = parse_whole_number(text);
+  const uint64_t v = parsed.value_or(0);
+  if (!parsed || v < lo || v > hi) {
     std::ostringstream os;
     os << where << ": " << key << " '" << text << "' is not an integer in [" << lo << ", " << hi
        << "]";

@@ -23,7 +23,7 @@ int cmd_calibrate(int argc, char** argv) {
       "markdown", po::bool_switch(&markdown), "print the table as Markdown (docs/calibration.md)");
   po::variables_map vm;
   if (int status =
-          parse_command_line(argc, argv, desc, vm, "kvtier calibrate [--json FILE] [--markdown]");
+          parse_command_line(argc, argv, desc, vm, "kvtier calibrate [--json [FILE]] [--markdown]");
       status >= 0)
     return status;
   return guarded("calibrate", [&]() {

@@ -40,7 +40,7 @@ int cmd_cost(int argc, char** argv) {
   if (int status = parse_command_line(
           argc, argv, desc, vm,
           "kvtier cost [--platform P] [--set K=V]... --tokens LIST [--tp LIST] [--context N] "
-          "[--phase decode|prefill] [--json FILE]");
+          "[--phase decode|prefill] [--json [FILE]]");
       status >= 0)
     return status;
   return guarded("cost", [&]() {

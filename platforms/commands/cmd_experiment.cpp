@@ -72,7 +72,7 @@ int cmd_experiment(int argc, char** argv) {
   positional.add("experiment", 1);
   po::variables_map vm;
   const std::string usage =
-      "kvtier experiment c1|c2|c3|c4 [--workload SPEC] [--json FILE] [options]";
+      "kvtier experiment c1|c2|c3|c4 [--workload SPEC] [--json [FILE]] [options]";
   try {
     const po::parsed_options parsed =
         po::command_line_parser(argc, argv).options(desc).positional(positional).run();

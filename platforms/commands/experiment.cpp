@@ -14,14 +14,6 @@
 namespace kvtier::experiment {
 namespace fs = std::filesystem;
 
-std::vector<std::string> split_list(const std::string& text, const std::string& option) {
-  return option_list(option, text);
-}
-
-double positive_number(const std::string& text, const std::string& option) {
-  return option_positive(option, text);
-}
-
 // Runs every simulation, at most `jobs` at a time, each in its own process.
 void run_all(std::vector<Run>& runs, const Options& o, const fs::path& work) {
   const std::string exe = self_executable().string();

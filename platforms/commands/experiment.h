@@ -41,10 +41,6 @@ struct Run {
   std::vector<std::string> argv;
 };
 
-// "a,b,c" as a list; std::invalid_argument naming --option for an empty element or list.
-std::vector<std::string> split_list(const std::string& text, const std::string& option);
-// A positive finite number; std::invalid_argument naming --option otherwise.
-double positive_number(const std::string& text, const std::string& option);
 // Runs every simulation, at most o.jobs at a time, each in its own process (SystemC elaborates
 // once per process); each run's stats.json lands in runs[i].stats. Throws naming the first
 // simulation that failed.

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platforms/cli_options.h"
 #include "platforms/commands/experiment.h"
 
 namespace kvtier::experiment {
@@ -13,9 +14,9 @@ namespace fs = std::filesystem;
 // C1: device-side scheduling vs host-issued DMA, promotion latency and exposed stall under load.
 Outcome c1(const Options& o, const fs::path& work) {
   std::vector<Run> runs;
-  const auto loads = split_list(o.loads, "loads");
+  const auto loads = option_list("loads", o.loads);
   for (const std::string& load : loads) {
-    positive_number(load, "loads");
+    option_positive("loads", load);
     const std::string w = load == "1" ? o.workload : with_option(o.workload, "rate_scale=" + load);
     // Layerwise loading: a promotion joins the step that reads it, so the host path's extra
     // latency shows as exposed stall, the quantity C1 is judged by (with the default async
@@ -49,7 +50,7 @@ Outcome c1(const Options& o, const fs::path& work) {
       const std::string dma = k ? "host" : "device";
       const std::string load = loads[i / 2];
       out.rows.push_back({{"dma", dma},
-                          {"load", positive_number(load, "loads")},
+                          {"load", option_positive("loads", load)},
                           {"promotions", s["promotions"]},
                           {"promotion_latency_p50_s", num(s, "promotion_latency_p50_s")},
                           {"promotion_latency_p99_s", num(s, "promotion_latency_p99_s")},
@@ -106,9 +107,9 @@ Outcome c1(const Options& o, const fs::path& work) {
 Outcome c2(const Options& o, const fs::path& work) {
   std::vector<Run> runs;
   const std::string sizes_text = o.index_sizes.empty() ? "1024,4096,16384,65536" : o.index_sizes;
-  const auto sizes = split_list(sizes_text, "index-sizes");
+  const auto sizes = option_list("index-sizes", sizes_text);
   for (const std::string& size : sizes) {
-    const double entries = positive_number(size, "index-sizes");
+    const double entries = option_positive("index-sizes", size);
     const uint64_t n = static_cast<uint64_t>(entries);
     if (n < 4 || (n & (n - 1)) || static_cast<double>(n) != entries)
       throw std::invalid_argument("--index-sizes: " + size +

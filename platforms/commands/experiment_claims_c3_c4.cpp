@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platforms/cli_options.h"
 #include "platforms/commands/experiment.h"
 
 namespace kvtier::experiment {
@@ -13,9 +14,9 @@ namespace fs = std::filesystem;
 // C3: host CPU attributable to KV movement, across tenant counts, device vs host-issued DMA.
 Outcome c3(const Options& o, const fs::path& work) {
   std::vector<Run> runs;
-  const auto counts = split_list(o.tenant_counts, "tenants");
+  const auto counts = option_list("tenants", o.tenant_counts);
   for (const std::string& count : counts) {
-    positive_number(count, "tenants");
+    option_whole("tenants", count, 1, 65535, "tenants");
     const std::string w = with_option(o.workload, "tenants=" + count);
     for (const char* dma : {"device", "host"})
       runs.push_back({std::string("tenants=") + count + " dma=" + dma,
@@ -36,7 +37,7 @@ Outcome c3(const Options& o, const fs::path& work) {
     const bool host = i % 2 == 1;
     const double util = c["core_utilisation"].get<double>();
     if (i / 2 + 1 == counts.size()) (host ? host_util_at_max : device_util_at_max) = util;
-    out.rows.push_back({{"tenants", std::stoul(counts[i / 2])},
+    out.rows.push_back({{"tenants", option_whole("tenants", counts[i / 2], 1, 65535, "tenants")},
                         {"dma", host ? "host" : "device"},
                         {"host_cpu_kv_per_token_s", num(s, "host_cpu_kv_per_token_s")},
                         {"core_utilisation", util},
@@ -75,7 +76,7 @@ Outcome c3(const Options& o, const fs::path& work) {
 // C4: persistent policy state across eviction and re-admission, LFU and EMA, over budgets.
 Outcome c4(const Options& o, const fs::path& work) {
   std::vector<Run> runs;
-  const auto budgets = split_list(o.budgets, "budgets");
+  const auto budgets = option_list("budgets", o.budgets);
   struct Policy {
     std::string name;
     std::vector<std::string> sets;
@@ -83,7 +84,7 @@ Outcome c4(const Options& o, const fs::path& work) {
   const std::vector<Policy> policies = {{"lfu", {"host.policy=lfu"}},
                                         {"ema", {"host.policy=ema", "host.ema_alpha=0.01"}}};
   for (const std::string& b : budgets) {
-    positive_number(b, "budgets");
+    option_positive("budgets", b);
     for (const Policy& p : policies)
       for (const char* persistent : {"false", "true"}) {
         std::vector<std::string> sets = p.sets;
@@ -135,7 +136,7 @@ Outcome c4(const Options& o, const fs::path& work) {
     const nlohmann::json opt =
         off.contains("a_traffic_opt") ? off["a_traffic_opt"] : nlohmann::json(nullptr);
     out.rows.push_back(
-        {{"budget_gib", positive_number(budget, "budgets")},
+        {{"budget_gib", option_positive("budgets", budget)},
          {"policy", policy},
          {"hit_rate", num(off, "hit_rate")},
          {"hit_rate_persistent", num(on, "hit_rate")},

@@ -48,6 +48,10 @@ for name, args in commands.items():
                          capture_output=True, text=True)
     if bad.returncode != 2 or "does not exist" not in bad.stderr:
         failures.append(f"{name} --json into a missing folder: exit {bad.returncode}, {bad.stderr[-200:]!r}")
+# "--json=" names no file: Boost refuses it, so it never reads as "no --json".
+empty = subprocess.run([kvtier, "cost", "--tokens", "4", "--json="], capture_output=True, text=True)
+if empty.returncode != 2 or "--json" not in empty.stderr:
+    failures.append(f"--json= (empty): exit {empty.returncode}, {empty.stderr[-200:]!r}")
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)

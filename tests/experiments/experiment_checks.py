@@ -102,6 +102,8 @@ def check_errors(kvtier, trace):
         (["experiment"], "name an experiment", 2),
         (["experiment", "c9"], "unknown experiment 'c9'", 2),
         (["experiment", "c1", "--loads", "0"], "--loads: '0' is not a positive number", 2),  # a usage error, as everywhere
+        # A tenant count is whole: 2.5 used to pass as a positive number and print as 2.
+        (["experiment", "c3", "--tenants", "2.5"], "--tenants: '2.5' is not a whole number of tenants (1 to 65535)", 2),
         (["experiment", "c3", "--workload", "synthetic:sessions=5"], "synthetic workload", 1),
         (["experiment", "c2", "--index-sizes", "1000"], "not a power of two", 1),
         (["experiment", "c1", "--workload", f"mooncake:{trace},limit=5", "--set", "host.bogus=1"], "unknown key 'host.bogus'", 1),

@@ -1,7 +1,9 @@
 #pragma once
 // Small text helpers shared by the parsers of options, --set arguments and platform keys.
 #include <cmath>
+#include <cstdint>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -22,6 +24,21 @@ inline std::string format_number(double v) {
     os << static_cast<long long>(v);
   else os << std::setprecision(12) << v;
   return os.str();
+}
+
+// A whole number written as digits only: no sign (std::stoull alone takes "-5" as 2^64 - 5), no
+// fraction ("7.9" is not 7), no spaces, nothing past 2^64 - 1. Nothing otherwise; the caller
+// says what was expected and checks the range.
+inline std::optional<uint64_t> parse_whole_number(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - digit) / 10) return std::nullopt;
+    v = v * 10 + digit;
+  }
+  return v;
 }
 
 }  // namespace kvtier
