@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The direct burst path against its reference: every DMA burst placed by direct calls on tier
 DRAM, the link and HBM (ctrl.burst_path = direct, the default) must give exactly what one TLM
-transaction per access through the sockets gives (ctrl.burst_path = tlm): stats.json (but the
-wall clock), requests.jsonl and series.json, and on two cases the timeline, byte for byte. Each case also checks
-that it moved blocks, so that no case passes by doing nothing.
+transaction per access through the sockets gives (ctrl.burst_path = tlm), whether a transfer's
+bursts are placed as one train (ctrl.burst_model = train, the default) or burst after burst
+(ctrl.burst_model = per_burst): stats.json (but the wall clock), requests.jsonl and series.json,
+and on two cases the timeline, byte for byte. Each case also checks that it moved blocks, so
+that no case passes by doing nothing.
 
 Usage: burst_path_check.py KVTIER
 """
@@ -28,6 +30,13 @@ CASES = {
     "compressed": SMALL + ["--set", "host.tier_format=fp8", "--set", "ctrl.compress_gbps=200"],
     # Deadline order with prefetches held in the engine's queue.
     "deadline": SMALL + ["--set", "ctrl.transfer_order=deadline", "--set", "host.prefetch_horizon_steps=8"],
+    # One DMA engine: every burst of a transfer queues behind the one before on it.
+    "one-engine": SMALL + ["--set", "ctrl.dma_engines=1"],
+    # Recompression (tier to tier, burst by burst even in a train) with a tier small enough to evict.
+    # (1,052 recompressions, 6,789 tier evictions.)
+    "recompress": ["--workload", "synthetic:sessions=4", "--set", "hbm.kv_budget_gib=2",
+                   "--set", "tier.capacity_gib=1", "--set", "host.tier_format=bf16",
+                   "--set", "host.recompress_format=fp8", "--set", "ctrl.compress_gbps=200"],
     # Per-layer blocks (80 per position; the DMA bursts of a block are 1/80 the size).
     "per-layer": ["--workload", "synthetic:sessions=2", "--set", "hbm.kv_budget_gib=2",
                   "--set", "host.layers_per_block=1", "--set", "ctrl.index_sets=262144"],
@@ -42,7 +51,8 @@ TIMELINE_CASES = {"cxl2", "deadline"}
 
 def comparable(folder):
     # The wall clock differs, and so does what the provenance records of the two runs' own
-    # --set ctrl.burst_path (its overrides and configuration hash); every other key must agree.
+    # --set ctrl.burst_path and ctrl.burst_model (its overrides and configuration hash); every other
+    # key must agree.
     stats = json.loads(pathlib.Path(folder, "stats.json").read_text())
     stats.pop("wall_time_s", None)
     for key in ("overrides", "config_fnv1a64"):
@@ -58,9 +68,10 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         for name, args in CASES.items():
             outs = []
-            for path in ("tlm", "direct"):
-                out = f"{d}/{name}-{path}"
-                cmd = [kvtier, "run", *args, "--set", f"ctrl.burst_path={path}", "--out", out]
+            for path, model in (("tlm", "per_burst"), ("direct", "per_burst"), ("direct", "train")):
+                out = f"{d}/{name}-{path}-{model}"
+                cmd = [kvtier, "run", *args, "--set", f"ctrl.burst_path={path}",
+                       "--set", f"ctrl.burst_model={model}", "--out", out]
                 if name in TIMELINE_CASES:  # every burst on its engine's track, every transfer on its direction's
                     cmd += ["--timeline", f"{out}/timeline.json"]
                 p = subprocess.run(cmd, capture_output=True, text=True)
@@ -68,9 +79,9 @@ def main():
                     print(f"FAILED: {name} ({path}) exited {p.returncode}: {p.stderr.strip()}")
                     sys.exit(1)
                 outs.append(comparable(out))
-            stats = json.loads(pathlib.Path(f"{d}/{name}-direct/stats.json").read_text())
+            stats = json.loads(pathlib.Path(f"{d}/{name}-direct-train/stats.json").read_text())
             moved = stats["promotions"] + stats["demotions"]
-            same = outs[0] == outs[1]
+            same = outs[0] == outs[1] == outs[2]
             print(f"{name:18s} {'identical' if same else 'DIFFERENT'}  ({moved} blocks moved)")
             if not same:
                 failed.append(name)

@@ -500,3 +500,71 @@ TEST(CacheReplay, DeterministicAcrossRuns) {
   for (const auto& name : replacement_policy_names())
     EXPECT_EQ(replay(refs, named(name), true, 50).hits, replay(refs, named(name), true, 50).hits);
 }
+
+// The held forms of the hooks (policy.h) against the key forms: the same random history of
+// idle, pin and removal on two LRU instances, one driven by key and one by slot, names the same
+// victims in the same order, and the held victim's owner is the record its block was given.
+TEST(LruHeld, SameVictimsAsTheKeyedForms) {
+  LruPolicy keyed, held;
+  ASSERT_TRUE(held.keeps_slots());
+  constexpr uint32_t kBlocks = 64;
+  std::vector<uint32_t> slot(kBlocks, ReplacementPolicy::kNoSlot);
+  std::vector<bool> resident(kBlocks, false), pinned(kBlocks, false);
+  std::mt19937_64 rng(5);
+  uint64_t evictions = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const uint32_t b = static_cast<uint32_t>(rng() % kBlocks);
+    const uint64_t key = 1000 + b;  // record b holds key 1000 + b
+    switch (rng() % 4) {
+      case 0:  // referenced: pinned, then idle again later
+        keyed.on_pinned(key), held.pinned_held(key, slot[b]);
+        pinned[b] = resident[b];
+        break;
+      case 1:
+      case 2:
+        if (!resident[b] || pinned[b]) {
+          resident[b] = true, pinned[b] = false;
+          keyed.on_idle(key, step), held.idle_held(key, b, slot[b], step);
+        }
+        break;
+      default: {  // make room: the victims must agree
+        const auto k = keyed.victim();
+        const auto owner = held.victim_owner();
+        ASSERT_EQ(k.has_value(), owner.has_value());
+        if (!k) break;
+        ASSERT_EQ(*k, 1000 + *owner);
+        keyed.on_removed(*k), held.removed_held(*k, slot[*owner]);
+        EXPECT_EQ(slot[*owner], ReplacementPolicy::kNoSlot);
+        resident[*owner] = pinned[*owner] = false;
+        ++evictions;
+      }
+    }
+    ASSERT_EQ(keyed.evictable(), held.evictable());
+  }
+  EXPECT_GT(evictions, 1000u);  // the comparison saw many victims
+}
+
+TEST(LruHeld, ASlotThatNamesAnotherBlockIsRefused) {
+  LruPolicy lru;
+  uint32_t a = ReplacementPolicy::kNoSlot, b = ReplacementPolicy::kNoSlot;
+  lru.idle_held(1, 0, a, 0.0);
+  lru.idle_held(2, 1, b, 0.0);
+  EXPECT_THROW(lru.pinned_held(2, a), std::logic_error);  // block 2 with block 1's slot
+  EXPECT_THROW(lru.removed_held(1, b), std::logic_error);
+}
+
+TEST(PolicyHeld, APolicyWithoutSlotsIsDrivenByKey) {
+  // LFU keeps no slots: the held hooks reach its key forms and leave the slot alone.
+  kv::PolicyStore store(false);
+  auto lfu = make_replacement_policy(named("lfu"), store);
+  ASSERT_FALSE(lfu->keeps_slots());
+  uint32_t slot = ReplacementPolicy::kNoSlot;
+  lfu->on_reference(7, 0.0, store.touch(7));
+  lfu->idle_held(7, 3, slot, 0.0);
+  EXPECT_EQ(slot, ReplacementPolicy::kNoSlot);
+  EXPECT_EQ(lfu->evictable(), 1u);
+  EXPECT_EQ(lfu->victim(), std::optional<uint64_t>(7));
+  EXPECT_FALSE(lfu->victim_owner().has_value());
+  lfu->removed_held(7, slot);
+  EXPECT_EQ(lfu->evictable(), 0u);
+}

@@ -132,3 +132,23 @@ TEST(StableKeyMap, AtNamesAMissingKey) {
     EXPECT_NE(std::string(e.what()).find("42"), std::string::npos) << e.what();
   }
 }
+
+TEST(StableKeyMap, RecordsReachValuesUntilTheirKeyIsErased) {
+  StableKeyMap<int> m;
+  uint32_t ra = 0, rb = 0, again = 0;
+  *m.try_emplace(10, ra).first = 1;
+  *m.try_emplace(20, rb).first = 2;
+  EXPECT_NE(ra, rb);
+  EXPECT_FALSE(m.try_emplace(10, again).second);
+  EXPECT_EQ(again, ra);  // an existing key reports its record
+  EXPECT_EQ(m.by_record(ra), 1);
+  EXPECT_EQ(&m.by_record(rb), m.find(20));
+  m.erase(10);
+  EXPECT_EQ(m.find_record(ra), nullptr);  // freed: no value there
+  EXPECT_THROW(m.by_record(ra), std::out_of_range);
+  EXPECT_THROW(m.by_record(1000), std::out_of_range);
+  uint32_t rc = 0;
+  *m.try_emplace(30, rc).first = 3;
+  EXPECT_EQ(rc, ra);  // the freed record is reused, now for key 30
+  EXPECT_EQ(m.by_record(rc), 3);
+}

@@ -99,6 +99,27 @@ TEST(WriteOnceLedger, AFreedBlocksSuccessorStartsANewLifetime) {
   EXPECT_EQ(ledger.blocks_over_bound(), 0u);
 }
 
+TEST(WriteOnceLedger, HeldCountsGiveTheKeyedLedgersFigures) {
+  // The same history kept by key and held by the caller (one Counts per block lifetime).
+  kv::WriteOnceLedger keyed, held;
+  kv::WriteOnceLedger::Counts a, b;
+  keyed.demotion(1), held.demotion(a);
+  keyed.promotion(1), held.promotion(a);
+  keyed.demotion(2), held.demotion(b);
+  keyed.rewrite(1), held.rewrite(a);  // delta_b = 2 for block 1
+  keyed.retire(2), b = {};            // block 2 freed; its successor starts over
+  keyed.demotion(2), held.demotion(b);
+  EXPECT_EQ(a.promotions, 1u);
+  EXPECT_EQ(a.demotions, 2u);
+  EXPECT_EQ(b.demotions, 1u);
+  EXPECT_EQ(held.max_demotions_per_block(), keyed.max_demotions_per_block());
+  EXPECT_EQ(held.max_demotions_per_block(), 2u);
+  EXPECT_EQ(held.blocks_over_bound(), keyed.blocks_over_bound());
+  EXPECT_EQ(held.blocks_over_bound(), 1u);
+  EXPECT_EQ(held.rewrites(), 1u);
+  EXPECT_EQ(held.blocks(), 0u);  // held counts are the caller's
+}
+
 TEST(Percentiles, NearestRankPlainAndWeighted) {
   EXPECT_EQ(kv::percentile({5, 1, 3, 2, 4}, 50), 3.0);
   EXPECT_EQ(kv::percentile({5, 1, 3, 2, 4}, 99), 5.0);

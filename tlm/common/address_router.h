@@ -26,6 +26,8 @@ class AddressRouter : public sc_core::sc_module, public BurstTarget {
   // Window i belongs to the i-th binding of `out`; `direct`, when given, is the same target's
   // direct burst path (burst_target.h).
   void add_window(uint64_t base, uint64_t size, BurstTarget* direct = nullptr) {
+    for (const Window& w : windows_)
+      if (base < w.base + w.size && w.base < base + size) overlapping_ = true;
     windows_.push_back({base, size, direct});
   }
 
@@ -41,6 +43,21 @@ class AddressRouter : public sc_core::sc_module, public BurstTarget {
       }
     report_failed_access(cls, address, "no address window");
     return at;
+  }
+  // A train inside one window goes there whole; one that is not (or, with windows that overlap,
+  // any train), burst by burst.
+  void burst_train(bool is_read, uint64_t address, uint32_t burst_bytes, uint64_t total,
+                   TxnClass cls, const sc_core::sc_time* at, sc_core::sc_time* done,
+                   size_t n) override {
+    if (!overlapping_)
+      for (const Window& w : windows_)
+        if (address >= w.base && address - w.base < w.size &&
+            total <= w.size - (address - w.base)) {
+          if (!w.direct) break;  // burst() reports it
+          return w.direct->burst_train(is_read, address - w.base, burst_bytes, total, cls, at, done,
+                                       n);
+        }
+    BurstTarget::burst_train(is_read, address, burst_bytes, total, cls, at, done, n);
   }
 
  private:
@@ -63,6 +80,7 @@ class AddressRouter : public sc_core::sc_module, public BurstTarget {
   }
 
   std::vector<Window> windows_;
+  bool overlapping_ = false;  // two windows share an address: each burst is routed on its own
 };
 
 }  // namespace kvtier

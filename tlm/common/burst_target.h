@@ -6,6 +6,8 @@
 // path (ctrl.burst_path = direct); the sockets stay the reference (ctrl.burst_path = tlm) and
 // carry every other transaction. Implemented by the memories, the host bus and the link, so a
 // burst crosses exactly the modules its transaction would.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <systemc>
@@ -30,6 +32,23 @@ class BurstTarget {
   // transact() returns. An access the target refuses is reported as transact() reports it.
   virtual sc_core::sc_time burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
                                  const sc_core::sc_time& at) = 0;
+  // The `n` bursts of one transfer of `total` bytes from `address`, in one call: burst k covers
+  // [address + k * burst_bytes, + min(burst_bytes, total - k * burst_bytes)), is issued at at[k]
+  // and done[k] receives when it is done. Exactly what burst() for k = 0, 1, ... gives (the
+  // default makes those calls); a target overrides it to serve the train without a call chain
+  // per burst, on the same timelines in the same order.
+  virtual void burst_train(bool is_read, uint64_t address, uint32_t burst_bytes, uint64_t total,
+                           TxnClass cls, const sc_core::sc_time* at, sc_core::sc_time* done,
+                           size_t n) {
+    for (size_t k = 0; k < n; ++k)
+      done[k] = burst(is_read, address + k * burst_bytes, train_burst_length(burst_bytes, total, k),
+                      cls, at[k]);
+  }
+  // The length of burst k of such a train.
+  static uint32_t train_burst_length(uint32_t burst_bytes, uint64_t total, size_t k) {
+    const uint64_t offset = static_cast<uint64_t>(k) * burst_bytes;
+    return static_cast<uint32_t>(std::min<uint64_t>(burst_bytes, total - offset));
+  }
 };
 
 }  // namespace kvtier

@@ -197,8 +197,17 @@ class StableKeyMap {
 
   // The value of `key`, value-initialised when new; second is true when it was inserted.
   std::pair<V*, bool> try_emplace(uint64_t key) {
+    uint32_t unused;
+    return try_emplace(key, unused);
+  }
+  // The same, and `at` is the value's record number: by_record(at) reaches it without a look-up
+  // until the key is erased (then the number is reused).
+  std::pair<V*, bool> try_emplace(uint64_t key, uint32_t& at) {
     auto [slot, inserted] = index_.try_emplace(key);
-    if (!inserted) return {&record(*slot).value, false};
+    if (!inserted) {
+      at = *slot;
+      return {&record(*slot).value, false};
+    }
     uint32_t i;
     if (!free_.empty()) {
       i = free_.back();
@@ -209,6 +218,7 @@ class StableKeyMap {
       i = static_cast<uint32_t>(records_++);
     }
     *slot = i;
+    at = i;
     Record& r = record(i);
     r.key = key;
     r.live = true;
@@ -216,6 +226,16 @@ class StableKeyMap {
     return {&r.value, true};
   }
   V& operator[](uint64_t key) { return *try_emplace(key).first; }
+  // The value in record `at` (from try_emplace). Throws std::out_of_range for a record that holds
+  // no value.
+  V& by_record(uint32_t at) {
+    if (V* v = find_record(at)) return *v;
+    throw std::out_of_range("StableKeyMap::by_record: no value in record " + std::to_string(at));
+  }
+  // The same, nullptr for a record that holds no value.
+  V* find_record(uint32_t at) {
+    return at < records_ && record(at).live ? &record(at).value : nullptr;
+  }
   // False when `key` was not there.
   bool erase(uint64_t key) {
     const uint32_t* slot = index_.find(key);

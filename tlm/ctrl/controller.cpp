@@ -525,35 +525,32 @@ void DataPlaneController::finish(Work& w, bool in_ring_order) {
   post_completion(c, release + config_.completion_cycles * cycle_);
 }
 
+// Compressed copies pass the compression engine: it (de)quantises the burst's bf16-equivalent
+// bytes at its own rate, after its pipeline latency. Only the stored bytes cross the link.
+sc_core::sc_time DataPlaneController::codec(const Work& w, uint32_t burst,
+                                            const sc_core::sc_time& at) {
+  if (!w.compressed) return at;
+  const double work = w.uncompressed_bytes * burst / w.length;
+  const sc_core::sc_time busy = seconds(work / (config_.compress_gbps * 1e9));
+  stats_.compress_busy_s += to_seconds(busy);
+  return compress_.reserve(at, busy) + busy + nanoseconds(config_.compress_latency_ns);
+}
+
 sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_time& earliest,
                                                uint32_t& bursts) {
+  // A recompression reads and writes tier DRAM in turn, burst by burst: no train.
+  if (config_.burst_model == BurstModel::Train && tier_direct_ && host_direct_ &&
+      w.move_op != Opcode::RECOMPRESS)
+    return transfer_train(w, earliest, bursts);
   sc_core::sc_time done = earliest;
   sc_core::sc_time first_start = earliest;
   const uint32_t length = w.length;
   for (uint64_t offset = 0; offset < length; offset += config_.max_burst_bytes) {
     const uint32_t burst =
         static_cast<uint32_t>(std::min<uint64_t>(config_.max_burst_bytes, length - offset));
-    // The burst goes to the engine that frees up first; the engine is busy while it streams.
-    auto engine = std::min_element(
-        engines_.begin(), engines_.end(),
-        [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
-    const sc_core::sc_time& engine_time = engine_time_.of(burst);
-    const sc_core::sc_time start = engine->reserve(earliest + bursts * cycle_, engine_time);
-    if (trace_) {
-      const size_t k = static_cast<size_t>(engine - engines_.begin());
-      trace_->slice(engine_tracks_[k], opcode_name(w.move_op), to_seconds(start),
-                    to_seconds(start + engine_time));
-      if (offset == 0) first_start = start;
-    }
-    // Compressed copies pass the compression engine: it (de)quantises the burst's bf16-equivalent
-    // bytes at its own rate, after its pipeline latency. Only the stored bytes cross the link.
-    auto codec = [&](const sc_core::sc_time& at) {
-      if (!w.compressed) return at;
-      const double work = w.uncompressed_bytes * burst / length;
-      const sc_core::sc_time busy = seconds(work / (config_.compress_gbps * 1e9));
-      stats_.compress_busy_s += to_seconds(busy);
-      return compress_.reserve(at, busy) + busy + nanoseconds(config_.compress_latency_ns);
-    };
+    const sc_core::sc_time start = on_engine(w, burst, earliest + bursts * cycle_);
+    if (offset == 0) first_start = start;
+    auto codec = [&](const sc_core::sc_time& at) { return this->codec(w, burst, at); };
     sc_core::sc_time end;
     if (w.move_op == Opcode::PROMOTE) {
       const sc_core::sc_time read = burst_read(tier_out, w.src + offset, burst, start);
@@ -571,17 +568,81 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
     ++stats_.bursts;
   }
   if (w.compressed) ++stats_.compressed_transfers;
+  trace_transfer(w, first_start, done, bursts);
+  return done;
+}
+
+sc_core::sc_time DataPlaneController::on_engine(const Work& w, uint32_t burst,
+                                                const sc_core::sc_time& offered) {
+  auto engine = std::min_element(
+      engines_.begin(), engines_.end(),
+      [](const Timeline& a, const Timeline& b) { return a.busy_until() < b.busy_until(); });
+  const sc_core::sc_time& engine_time = engine_time_.of(burst);
+  const sc_core::sc_time start = engine->reserve(offered, engine_time);
   if (trace_) {
-    char key[24];
-    std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(w.d.key));
-    const TraceEventLog::Track& track = w.move_op == Opcode::PROMOTE  ? to_hbm_track_
-                                        : w.move_op == Opcode::DEMOTE ? to_tier_track_
-                                                                      : in_tier_track_;
-    trace_->async_slice(
-        track, "transfer", std::string(opcode_name(w.move_op)) + " " + key, to_seconds(first_start),
-        to_seconds(done),
-        {{"bytes", w.length}, {"bursts", bursts}, {"deadline_s", w.d.deadline_ns * 1e-9}});
+    const size_t k = static_cast<size_t>(engine - engines_.begin());
+    trace_->slice(engine_tracks_[k], opcode_name(w.move_op), to_seconds(start),
+                  to_seconds(start + engine_time));
   }
+  return start;
+}
+
+void DataPlaneController::trace_transfer(const Work& w, const sc_core::sc_time& first_start,
+                                         const sc_core::sc_time& done, uint32_t bursts) {
+  if (!trace_) return;
+  char key[24];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(w.d.key));
+  const TraceEventLog::Track& track = w.move_op == Opcode::PROMOTE  ? to_hbm_track_
+                                      : w.move_op == Opcode::DEMOTE ? to_tier_track_
+                                                                    : in_tier_track_;
+  trace_->async_slice(
+      track, "transfer", std::string(opcode_name(w.move_op)) + " " + key, to_seconds(first_start),
+      to_seconds(done),
+      {{"bytes", w.length}, {"bursts", bursts}, {"deadline_s", w.d.deadline_ns * 1e-9}});
+}
+
+sc_core::sc_time DataPlaneController::transfer_train(const Work& w,
+                                                     const sc_core::sc_time& earliest,
+                                                     uint32_t& bursts) {
+  const uint32_t length = w.length;
+  const uint32_t max_burst = config_.max_burst_bytes;
+  const size_t n = (static_cast<size_t>(length) + max_burst - 1) / max_burst;
+  const sc_core::sc_time& now = sim_now();
+  train_at_.resize(n);
+  train_done_.resize(n);
+  sc_core::sc_time first_start = earliest;
+  // The DMA engines: burst k goes to the engine that frees up first, offered k cycles after
+  // `earliest`; a demotion's burst then passes the compression engine before the link.
+  for (size_t k = 0; k < n; ++k) {
+    const uint32_t burst = BurstTarget::train_burst_length(max_burst, length, k);
+    const sc_core::sc_time start = on_engine(w, burst, earliest + bursts * cycle_);
+    if (k == 0) first_start = start;
+    train_at_[k] =
+        w.move_op == Opcode::PROMOTE ? std::max(start, now) : std::max(codec(w, burst, start), now);
+    ++bursts;
+    ++stats_.bursts;
+  }
+  if (w.move_op == Opcode::PROMOTE) {
+    // Tier DRAM reads, the compression engine, then the writes across the link into HBM.
+    tier_direct_->burst_train(true, w.src, max_burst, length, TxnClass::PayloadRead,
+                              train_at_.data(), train_done_.data(), n);
+    for (size_t k = 0; k < n; ++k)
+      train_at_[k] = std::max(
+          codec(w, BurstTarget::train_burst_length(max_burst, length, k), train_done_[k]), now);
+    host_direct_->burst_train(false, addr::kHbmBase + w.dst, max_burst, length,
+                              TxnClass::PayloadWrite, train_at_.data(), train_done_.data(), n);
+  } else {
+    // DEMOTE: reads of HBM across the link, then the writes into tier DRAM.
+    host_direct_->burst_train(true, addr::kHbmBase + w.src, max_burst, length,
+                              TxnClass::PayloadRead, train_at_.data(), train_done_.data(), n);
+    for (size_t k = 0; k < n; ++k) train_at_[k] = std::max(train_done_[k], now);
+    tier_direct_->burst_train(false, w.dst, max_burst, length, TxnClass::PayloadWrite,
+                              train_at_.data(), train_done_.data(), n);
+  }
+  sc_core::sc_time done = earliest;
+  for (size_t k = 0; k < n; ++k) done = std::max(done, train_done_[k]);
+  if (w.compressed) ++stats_.compressed_transfers;
+  trace_transfer(w, first_start, done, bursts);
   return done;
 }
 

@@ -175,6 +175,20 @@ class DataPlaneController : public sc_core::sc_module {
   // Moves `length` bytes in bursts; returns when the last burst is done.
   // Burst k is offered `k` cycles after `earliest` (the splitter hands out one burst per cycle).
   sc_core::sc_time transfer(const Work& w, const sc_core::sc_time& earliest, uint32_t& bursts);
+  // The same transfer placed as a train (ctrl.burst_model = train, direct path): every burst on
+  // the DMA engines (and the compression engine where it comes first), then each memory or link
+  // leg of all bursts in one call. Each timeline sees the reservations it sees in transfer(), in
+  // the same order, because no two legs of a promotion or demotion share one.
+  sc_core::sc_time transfer_train(const Work& w, const sc_core::sc_time& earliest,
+                                  uint32_t& bursts);
+  // A burst of `burst` bytes on the DMA engine that frees up first (busy while it streams),
+  // offered at `offered`: when it starts. Traced on the engine's track.
+  sc_core::sc_time on_engine(const Work& w, uint32_t burst, const sc_core::sc_time& offered);
+  // The transfer on its direction's track of the timeline (with --timeline).
+  void trace_transfer(const Work& w, const sc_core::sc_time& first_start,
+                      const sc_core::sc_time& done, uint32_t bursts);
+  // The bursts' time on the compression engine after `at` (the identity without compression).
+  sc_core::sc_time codec(const Work& w, uint32_t burst, const sc_core::sc_time& at);
   sc_core::sc_time burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
                               uint64_t addr, uint32_t length, const sc_core::sc_time& at);
   sc_core::sc_time burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
@@ -231,6 +245,7 @@ class DataPlaneController : public sc_core::sc_module {
   uint64_t doorbell_epoch_ = 0;  // doorbells scheduled in deadline order
   size_t held_earlier_ = 0;      // held transfers posted before the doorbell being scheduled
   std::vector<uint8_t> burst_buffer_;
+  std::vector<sc_core::sc_time> train_at_, train_done_;  // transfer_train's legs, per burst
   BurstTarget* tier_direct_ = nullptr;
   BurstTarget* host_direct_ = nullptr;
   ControllerStats stats_;

@@ -59,6 +59,9 @@ void declare_keys(KeyRegistry& r, CtrlConfig& c) {
   r.choice_enum("ctrl.burst_path", &c.burst_path, kBurstPathNames,
                 "DMA bursts: direct calls on tier DRAM, link and HBM, or one TLM transaction per "
                 "access (the reference); same results");
+  r.choice_enum("ctrl.burst_model", &c.burst_model, kBurstModelNames,
+                "a transfer's DMA bursts on the direct path: placed as one train, stage by stage, "
+                "or burst after burst (the reference); same results");
   r.choice_enum("ctrl.index_org", &c.index_org, kIndexOrgNames,
                 "index organisation: full SRAM index, or an SRAM cache of a table in tier DRAM");
   r.number("ctrl.index_cache_entries", &c.index_cache_entries, 1, 1 << 30,

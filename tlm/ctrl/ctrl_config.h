@@ -17,6 +17,9 @@ enum class DataPlaneImpl { Tlm, Rtl };
 enum class TransferOrder { Fifo, Deadline };
 // How a DMA burst's accesses reach tier DRAM, the link and HBM (see CtrlConfig::burst_path).
 enum class BurstPath { Direct, Tlm };
+// Whether a transfer's bursts are placed as one train or one burst at a time (see
+// CtrlConfig::burst_model).
+enum class BurstModel { Train, PerBurst };
 // Index organisation (DESIGN.md §4; see CtrlConfig::index_org).
 enum class IndexOrg { Full, Cached };
 // Their words in platform files and stats.json (tlm/common/enum_names.h).
@@ -29,6 +32,9 @@ inline const char* name_of(TransferOrder v) { return name_in(kTransferOrderNames
 inline constexpr EnumName<BurstPath> kBurstPathNames[] = {{BurstPath::Direct, "direct"},
                                                           {BurstPath::Tlm, "tlm"}};
 inline const char* name_of(BurstPath v) { return name_in(kBurstPathNames, v); }
+inline constexpr EnumName<BurstModel> kBurstModelNames[] = {{BurstModel::Train, "train"},
+                                                            {BurstModel::PerBurst, "per_burst"}};
+inline const char* name_of(BurstModel v) { return name_in(kBurstModelNames, v); }
 inline constexpr EnumName<IndexOrg> kIndexOrgNames[] = {{IndexOrg::Full, "full"},
                                                         {IndexOrg::Cached, "cached"}};
 inline const char* name_of(IndexOrg v) { return name_in(kIndexOrgNames, v); }
@@ -72,6 +78,13 @@ struct CtrlConfig {
   // (sim.check_tlm_protocol = true takes it, so that the checkers see every burst). Outputs are
   // identical (tests/e2e/burst_path_check.py).
   BurstPath burst_path = BurstPath::Direct;
+  // train: on the direct path, a transfer's bursts are placed stage by stage (every burst on the
+  // DMA engines, then every tier DRAM access, then the link and HBM in one call each), which
+  // serves each busy-until timeline the same reservations in the same order as burst after
+  // burst does, without a call chain per burst and per module. per_burst: burst after burst
+  // through every module, the reference. Outputs are identical (tests/e2e/burst_path_check.py).
+  // The tlm burst path is per burst whatever this says (one transaction per access).
+  BurstModel burst_model = BurstModel::Train;
   // Index organisation (DESIGN.md §4): full = every tier-resident block has an SRAM entry;
   // cached = the SRAM caches `index_cache_entries` entries of a table kept in tier DRAM, and a
   // lookup that misses reads `index_entry_bytes` from tier DRAM on the command's path, which

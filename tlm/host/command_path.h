@@ -33,6 +33,9 @@ struct Command {
   cmdset::Opcode op = cmdset::Opcode::NOP;
   double requested_s = 0.0;  // when the control plane decided it (promotion latency starts)
   double issued_s = 0.0;     // when the host posted it
+  // The issuer's record of the block, so that its outcome reaches the block without a look-up
+  // of the key (UINT32_MAX: none; the outcome then looks the key up).
+  uint32_t record = UINT32_MAX;
 };
 
 // What a command path tells the control plane about its commands.

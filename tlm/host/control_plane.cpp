@@ -156,7 +156,7 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
     d.prio = chosen[i].priority;
     // Nothing reads it before its request is admitted: a deadline-ordered engine may hold it.
     d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
-    enqueue(d, Opcode::PROMOTE, b.id.key, now_s);
+    enqueue(d, Opcode::PROMOTE, b, now_s);
   }
   flush(room_ready_s);  // each is drawn on the timeline when its completion comes (promoted())
 }
@@ -209,7 +209,7 @@ void HostControlPlane::integrate(double now_s) {
 void HostControlPlane::pin(Block& b) {
   if (b.mech.pins++ == 0) {
     ++pinned_;
-    policy_->on_pinned(b.id.key);
+    policy_->pinned_held(b.id.key, b.policy_slot);
   }
 }
 
@@ -223,7 +223,7 @@ void HostControlPlane::unpin(Block& b, double now_s) {
   }
   if (--b.mech.pins == 0) {
     --pinned_;
-    if (b.mech.in_hbm) policy_->on_idle(b.id.key, now_s);
+    if (b.mech.in_hbm) policy_->idle_held(b.id.key, b.record, b.policy_slot, now_s);
   }
 }
 
@@ -241,9 +241,11 @@ uint64_t HostControlPlane::take_hbm_slot() {
 HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t session,
                                                        uint64_t position, uint32_t group,
                                                        uint64_t pk, uint32_t tenant) {
-  auto [found, inserted] = blocks_.try_emplace(key);
+  uint32_t record = 0;
+  auto [found, inserted] = blocks_.try_emplace(key, record);
   Block& b = *found;
   if (inserted) {
+    b.record = record;
     b.id = kv::BlockIdentity{key, session, static_cast<uint32_t>(position),
                              static_cast<uint16_t>(group), pk};
     b.owner_tenant = static_cast<uint16_t>(tenant);
@@ -433,7 +435,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
     // Deadline: the planned start of the layer group that reads the block in its step.
     d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_of(b->id.layer_group) * 1e9));
     d.prio = kAdmissionPriority;
-    enqueue(d, Opcode::PROMOTE, b->id.key, now_s);
+    enqueue(d, Opcode::PROMOTE, *b, now_s);
   }
   flush(room_ready_s);
   for (Block* b : issued) {
@@ -612,7 +614,7 @@ void HostControlPlane::free_session_blocks(uint64_t session, const std::vector<u
     if (b.multi_session || b.id.session != session || b.mech.pins != 0 || b.mech.in_flight)
       continue;
     if (b.mech.in_hbm) {
-      policy_->on_removed(key);
+      policy_->removed_held(key, b.policy_slot);
       free_hbm_slots_.push_back(b.hbm_slot);
       --resident_;
     }
@@ -627,7 +629,6 @@ void HostControlPlane::forget_block(Block& b, double now_s) {
     enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, key, now_s);
     free_tier_slots_.push_back(b.mech.tier_slot);
   }
-  ledger_.retire(key);
   policy_store_.freed(b);
   blocks_.erase(key);
 }
@@ -650,7 +651,7 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
       b.mech.in_flight = true;
       b.mech.format = tier_format_;
       demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
-      enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b.id.key, now_s);
+      enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
     } else {
       // Write-once: the tier copy is valid, so leaving HBM moves nothing (spec §M.1).
       enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
@@ -906,7 +907,11 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
   bool demoted = false;
   last_demotion_done_s_ = now_s;
   while (free_hbm_slots_.size() < slots) {
-    const auto victim = policy_->victim();
+    // A policy that keeps slots names the victim's record; another one its key.
+    const bool by_record = policy_->keeps_slots();
+    std::optional<uint64_t> victim;
+    if (!by_record) victim = policy_->victim();
+    else if (const auto owner = policy_->victim_owner()) victim = *owner;
     if (!victim)
       SC_REPORT_FATAL(
           "kvtier/host",
@@ -915,8 +920,8 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
            std::to_string(resident_) + ", pinned " + std::to_string(pinned_) + ", staging " +
            std::to_string(staging_.size()) + ")")
               .c_str());
-    Block& b = blocks_.at(*victim);
-    policy_->on_removed(b.id.key);
+    Block& b = by_record ? blocks_.by_record(static_cast<uint32_t>(*victim)) : blocks_.at(*victim);
+    policy_->removed_held(b.id.key, b.policy_slot);
     policy_store_.evicted(b);
     b.mech.in_hbm = false;
     b.prefetched_unused = false;  // fetched and never used
@@ -938,7 +943,7 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
         // Nothing waits for the rewrite: a deadline-ordered engine may hold it.
         cmdset::Descriptor d = descriptor(Opcode::RECOMPRESS, b);
         d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
-        enqueue(d, Opcode::RECOMPRESS, b.id.key, now_s);
+        enqueue(d, Opcode::RECOMPRESS, b, now_s);
       }
     } else if (!free_tier_slots_.empty()) {
       b.mech.tier_slot = free_tier_slots_.back();
@@ -947,7 +952,7 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
       b.mech.in_flight = true;
       b.mech.format = tier_format_;  // the control plane's choice of representation
       demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
-      enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b.id.key, now_s);
+      enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
       demoted = true;
     } else {
       ++stats_.dropped_no_tier_space;  // lost: the next reference recomputes it
@@ -986,8 +991,19 @@ void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t 
   path_->enqueue(Command{d, key, op, now_s, now_s});
 }
 
+void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, const Block& b,
+                               double now_s) {
+  if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
+  path_->enqueue(Command{d, b.id.key, op, now_s, now_s, b.record});
+}
+
+HostControlPlane::Block& HostControlPlane::block_of(const Command& c) {
+  if (Block* b = blocks_.find_record(c.record); b && b->id.key == c.key) return *b;
+  return blocks_.at(c.key);
+}
+
 void HostControlPlane::promoted(const Command& p, double ready_s) {
-  Block& b = blocks_.at(p.key);
+  Block& b = block_of(p);
   if (trace_ && b.prefetched_unused &&
       (p.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)))
     trace_->async_slice(prefetch_track_, "promotion", "prefetch", p.requested_s, ready_s,
@@ -996,7 +1012,7 @@ void HostControlPlane::promoted(const Command& p, double ready_s) {
   b.mech.in_flight = false;
   ++stats_.promotions;
   stats_.promoted_bytes += stored_bytes(b.mech.format);
-  ledger_.promotion(p.key);
+  ledger_.promotion(b.moves);
   if (b.streamed_by) {
     // A streamed block's per-step re-read into staging: counted, not kept one by one. A decode
     // set streaming every step makes tens of millions of these in an hour of serving, and a
@@ -1015,11 +1031,11 @@ void HostControlPlane::promoted(const Command& p, double ready_s) {
 }
 
 void HostControlPlane::demoted(const Command& c, double done_s) {
-  Block& b = blocks_.at(c.key);
+  Block& b = block_of(c);
   b.mech.in_flight = false;
   ++stats_.demotions;
   stats_.demoted_bytes += stored_bytes(b.mech.format);
-  ledger_.demotion(b.id.key);
+  ledger_.demotion(b.moves);
   last_demotion_done_s_ = std::max(last_demotion_done_s_, done_s);
 }
 
@@ -1037,7 +1053,7 @@ void HostControlPlane::completion_write(tlm::tlm_generic_payload& trans, sc_core
 
 void HostControlPlane::demotion_refused(const Command& c) {
   // The index set is full: no tier copy was made and the block is gone.
-  Block& b = blocks_.at(c.key);
+  Block& b = block_of(c);
   b.mech.in_flight = false;
   b.mech.tier_valid = false;
   free_tier_slots_.push_back(b.mech.tier_slot);
@@ -1046,8 +1062,9 @@ void HostControlPlane::demotion_refused(const Command& c) {
 
 void HostControlPlane::recompressed(const Command& c) {
   ++stats_.recompressions;
-  stats_.recompressed_bytes += stored_bytes(blocks_.at(c.key).mech.format);
-  ledger_.rewrite(c.key);
+  Block& b = block_of(c);
+  stats_.recompressed_bytes += stored_bytes(b.mech.format);
+  ledger_.rewrite(b.moves);
 }
 
 void HostControlPlane::failed(const Command& c, Status status) {

@@ -331,16 +331,20 @@ class HostControlPlane : public sc_core::sc_module,
     kv::BlockIdentity id;
     kv::BlockMechanism mech;
     uint64_t hbm_slot = 0;
+    // (The small fields side by side: tens of millions of blocks on a per-layer trace.)
     bool multi_session = false;      // referenced by more than one session: never freed as private
+    bool has_policy = false;         // `policy` below holds its state
     uint16_t owner_tenant = 0;       // tenant that created it: owns its device index entry
     bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
     bool streamed_ahead = false;  // in staging since the step before (stream_ahead), not yet read
-    uint64_t tier_epoch = 0;      // which tier_lru_ entry is current (older ones are stale)
-    uint64_t streamed_by = 0;     // 1 + id of the running request that streams it (0: none)
-    uint64_t issued_by = 0;       // the last admission that promoted it (admit(): each once)
+    uint32_t record = 0;          // its record in blocks_ (by_record), for the policy's victim
+    uint32_t policy_slot = ReplacementPolicy::kNoSlot;  // the policy's word (held hooks)
+    uint64_t tier_epoch = 0;            // which tier_lru_ entry is current (older ones are stale)
+    uint64_t streamed_by = 0;           // 1 + id of the running request that streams it (0: none)
+    uint64_t issued_by = 0;             // the last admission that promoted it (admit(): each once)
+    kv::WriteOnceLedger::Counts moves;  // its promotions and demotions this lifetime (ledger_)
     // Its policy state (spec §M.2.2), kept here rather than in a table of its own so that a
     // reference reaches it through the record it has found anyway (BlockPolicyStates).
-    bool has_policy = false;
     kv::BlockPolicy policy;
   };
   // Every block the host knows, by key. References to a Block are held across insertions
@@ -433,6 +437,12 @@ class HostControlPlane : public sc_core::sc_module,
   double make_room(uint64_t slots, double now_s);
   uint64_t take_hbm_slot();
   void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s);
+  // The same for a command about `b`, whose outcome finds `b` by its record.
+  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, const Block& b, double now_s);
+  // The block a command's outcome is about: by the command's record while that still holds the
+  // key (a promotion or demotion is in flight, so its block is never forgotten meanwhile), else
+  // by the key (throws std::out_of_range when the block is gone).
+  Block& block_of(const Command& c);
   // What the command path reports (CommandOutcomes).
   void promoted(const Command& c, double usable_s) override;
   void demoted(const Command& c, double done_s) override;

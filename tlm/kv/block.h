@@ -82,27 +82,35 @@ class PolicyStore {
 // delta_b by one; a tier rewrite (re-quantisation) is the only way past it, and is counted.
 class WriteOnceLedger {
  public:
-  void promotion(uint64_t key) { ++entries_[key].promotions; }
-  void demotion(uint64_t key) {
-    auto& e = entries_[key];
-    ++e.demotions;
-    if (e.demotions > max_demotions_) max_demotions_ = e.demotions;
-    if (e.demotions == 2) ++blocks_over_bound_;
-  }
-  void rewrite(uint64_t key) { demotion(key), ++rewrites_; }
+  // One block's counts over its lifetime.
+  struct Counts {
+    uint32_t promotions = 0, demotions = 0;
+  };
+  // Keyed: the ledger holds each block's counts until retire().
+  void promotion(uint64_t key) { promotion(entries_[key]); }
+  void demotion(uint64_t key) { demotion(entries_[key]); }
+  void rewrite(uint64_t key) { rewrite(entries_[key]); }
   // The block's lifetime ended (FREE): a later block with the same identity is a new block
   // with counts of its own. The maxima seen so far are kept.
   void retire(uint64_t key) { entries_.erase(key); }
+  // Held: the caller keeps the counts with its own record of the block, which lives exactly as
+  // long as the block (the host control plane), and so needs no look-up; a new record is a new
+  // lifetime. The ledger keeps the maxima and totals.
+  void promotion(Counts& c) { ++c.promotions; }
+  void demotion(Counts& c) {
+    ++c.demotions;
+    if (c.demotions > max_demotions_) max_demotions_ = c.demotions;
+    if (c.demotions == 2) ++blocks_over_bound_;
+  }
+  void rewrite(Counts& c) { demotion(c), ++rewrites_; }
   uint32_t max_demotions_per_block() const { return max_demotions_; }
   uint64_t blocks_over_bound() const { return blocks_over_bound_; }
   uint64_t rewrites() const { return rewrites_; }
+  // Blocks with keyed counts.
   uint64_t blocks() const { return entries_.size(); }
 
  private:
-  struct Entry {
-    uint32_t promotions = 0, demotions = 0;
-  };
-  KeyMap<Entry> entries_;
+  KeyMap<Counts> entries_;
   uint32_t max_demotions_ = 0;
   uint64_t blocks_over_bound_ = 0;
   uint64_t rewrites_ = 0;

@@ -30,6 +30,38 @@ struct KeyAt {
 };
 static_assert(sizeof(KeyAt) == 12, "KeyAt holds 12 bytes");
 
+// Sorts (key, reference) pairs that arrive in reference order by key, references of one key
+// staying in reference order: what std::sort by (key, reference) gives, by a least-significant-
+// digit radix sort over the key's 11-bit digits (six passes; stable, so the reference order
+// within a key survives). Linear passes instead of n log n comparisons, with 2,048 buckets, so
+// that the scatter's write positions stay in cache. A digit that is the same in every key is
+// skipped.
+void sort_by_key(std::vector<KeyAt>& v, std::vector<KeyAt>& scratch) {
+  const size_t n = v.size();
+  if (n < 2) return;
+  scratch.resize(n);
+  constexpr unsigned kBits = 11;
+  constexpr uint32_t kMask = (1u << kBits) - 1;
+  std::vector<uint32_t> count(size_t{1} << kBits);
+  const auto digit = [](const KeyAt& k, unsigned shift) {
+    const uint64_t key = uint64_t{k.hi} << 32 | k.lo;
+    return static_cast<uint32_t>(key >> shift) & kMask;
+  };
+  for (unsigned shift = 0; shift < 64; shift += kBits) {
+    std::fill(count.begin(), count.end(), 0u);
+    for (const KeyAt& k : v) ++count[digit(k, shift)];
+    if (count[digit(v[0], shift)] == n) continue;  // one value: the order stands
+    uint32_t sum = 0;
+    for (uint32_t& c : count) {
+      const uint32_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (const KeyAt& k : v) scratch[count[digit(k, shift)]++] = k;
+    v.swap(scratch);
+  }
+}
+
 // Belady's MIN over the dense ids: promotions, hits and the MIN schedule's demotions into `out`.
 // Its next-use array lives only while it runs.
 void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
@@ -49,17 +81,22 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
 
   // Belady's MIN with dead-block discard. Heap entries are (next read, block) packed into one
   // word, ordered as the pair: the farthest next read on top, the larger id among dead blocks.
+  // A block's state is one 8-byte record (a reference touches one cache line, not three arrays).
   {
     const auto entry = [](uint32_t next, uint32_t block) { return uint64_t{next} << 32 | block; };
-    std::vector<uint8_t> resident(out.blocks, 0), tier_copy(out.blocks, 0);
-    std::vector<uint32_t> current_next(out.blocks, kNever);
+    struct BlockState {
+      uint32_t current_next = kNever;  // the next read its resident content waits for
+      uint8_t resident = 0, tier_copy = 0;
+    };
+    std::vector<BlockState> state(out.blocks);
     std::priority_queue<uint64_t> farthest;  // stale entries skipped
     std::vector<uint32_t> kept_in_rebuild(out.blocks, 0);
     uint32_t rebuilds = 0;
     uint64_t size = 0;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t b = id[i];
-      if (resident[b]) {
+      BlockState& sb = state[b];
+      if (sb.resident) {
         if (reads[i]) {
           ++out.hits;
           out.counted_hits += refs.counted(i);
@@ -71,20 +108,21 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
             const uint64_t top = farthest.top();
             farthest.pop();
             const uint32_t next = static_cast<uint32_t>(top >> 32), v = static_cast<uint32_t>(top);
-            if (!resident[v] || current_next[v] != next) continue;
-            if (next != kNever && !tier_copy[v]) {
+            BlockState& sv = state[v];
+            if (!sv.resident || sv.current_next != next) continue;
+            if (next != kNever && !sv.tier_copy) {
               ++out.belady_demotions;
-              tier_copy[v] = 1;
+              sv.tier_copy = 1;
             }
-            resident[v] = 0;
+            sv.resident = 0;
             --size;
             break;
           }
         }
-        resident[b] = 1;
+        sb.resident = 1;
         ++size;
       }
-      current_next[b] = next_read[i];
+      sb.current_next = next_read[i];
       farthest.push(entry(next_read[i], b));
       // Keep the heap proportional to the resident set.
       if (farthest.size() > 4 * capacity + 1024) {
@@ -94,7 +132,8 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
           const uint64_t top = farthest.top();
           farthest.pop();
           const uint32_t next = static_cast<uint32_t>(top >> 32), v = static_cast<uint32_t>(top);
-          if (resident[v] && current_next[v] == next && kept_in_rebuild[v] != rebuilds) {
+          if (state[v].resident && state[v].current_next == next &&
+              kept_in_rebuild[v] != rebuilds) {
             fresh.push(top);
             kept_in_rebuild[v] = rebuilds;
           }
@@ -141,14 +180,14 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
     };
     std::vector<uint64_t> in_share(size_t{1} << kShareBits, 0);
     for (size_t i = 0; i < n; ++i) ++in_share[share_of(refs.key(i))];
-    std::vector<KeyAt> by_key;
+    std::vector<KeyAt> by_key, scratch;
     by_key.reserve(*std::max_element(in_share.begin(), in_share.end()));
     for (unsigned share = 0; share < in_share.size(); ++share) {
       by_key.clear();
       for (size_t i = 0; i < n; ++i)
         if (share_of(refs.key(i)) == share)
           by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
-      std::sort(by_key.begin(), by_key.end());
+      sort_by_key(by_key, scratch);
       const size_t m = by_key.size();
       for (size_t j = 0; j < m;) {
         const uint32_t f = by_key[j].at;

@@ -98,6 +98,31 @@ sc_core::sc_time Link::burst(bool is_read, uint64_t address, uint32_t length, Tx
                });
 }
 
+void Link::burst_train(bool is_read, uint64_t address, uint32_t burst_bytes, uint64_t total,
+                       TxnClass cls, const sc_core::sc_time* at, sc_core::sc_time* done, size_t n) {
+  if (!host_side_) SC_REPORT_FATAL("kvtier/link", "the link's direct burst path has no host side");
+  const Direction dir = Direction::Upstream;
+  if (is_read || protocol_->write_completes(cls))
+    return BurstTarget::burst_train(is_read, address, burst_bytes, total, cls, at, done, n);
+  // What cross() does for each write, stage by stage: the forward messages (the protocol and
+  // the class's counters see them in burst order), the far side's train, the latencies (their
+  // sum in burst order). Nothing else reads or writes these between two bursts.
+  train_arrivals_.resize(n);
+  const sc_core::sc_time latency = protocol_->latency(dir);
+  for (size_t k = 0; k < n; ++k) {
+    const uint32_t length = train_burst_length(burst_bytes, total, k);
+    const LinkTransfer fwd = protocol_->send({dir, cls, false, length, 0}, at[k]);
+    account(cls, fwd, length, dir);
+    train_arrivals_[k] = fwd.last_bit + latency;
+  }
+  host_side_->burst_train(false, address, burst_bytes, total, cls, train_arrivals_.data(), done, n);
+  auto& c = stats_.per_class[static_cast<size_t>(cls)];
+  for (size_t k = 0; k < n; ++k) {
+    c.messages += 1;
+    c.latency_s_total += to_seconds(done[k] - at[k]);
+  }
+}
+
 void Link::declare_stats(StatGroup& run) const {
   const std::string unit = protocol_->unit_name();
   bool any = false;

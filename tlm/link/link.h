@@ -7,6 +7,7 @@
 // plus its pipeline latency; no SystemC event is spent per flit.
 #include <array>
 #include <memory>
+#include <vector>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -57,6 +58,13 @@ class Link : public sc_core::sc_module, public BurstTarget {
   void set_host_side(BurstTarget* host_side) { host_side_ = host_side; }
   sc_core::sc_time burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
                          const sc_core::sc_time& at) override;
+  // A transfer's writes: every burst's message placed by the protocol in order, the host side's
+  // train served at their arrivals, then each transaction's latency counted. A read's request and
+  // data (and a write the protocol completes) go burst by burst: its answer depends on the far
+  // side's, and the protocol must see the messages of both directions in their order.
+  void burst_train(bool is_read, uint64_t address, uint32_t burst_bytes, uint64_t total,
+                   TxnClass cls, const sc_core::sc_time* at, sc_core::sc_time* done,
+                   size_t n) override;
 
  private:
   void downstream_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -72,6 +80,8 @@ class Link : public sc_core::sc_module, public BurstTarget {
   sc_core::sc_time cross(Direction dir, TxnClass cls, bool is_read, uint64_t length,
                          const sc_core::sc_time& issued, Deliver&& deliver);
   BurstTarget* host_side_ = nullptr;
+  std::vector<sc_core::sc_time>
+      train_arrivals_;  // burst_train: when each write reaches the far side
 
   std::unique_ptr<LinkProtocol> protocol_;
   LinkStats stats_;

@@ -53,6 +53,9 @@ class MemoryTarget : public sc_core::sc_module, public BurstTarget {
   // The direct path of a burst (burst_target.h): the access transport() serves, in absolute time.
   sc_core::sc_time burst(bool is_read, uint64_t address, uint32_t length, TxnClass cls,
                          const sc_core::sc_time& at) override;
+  void burst_train(bool is_read, uint64_t address, uint32_t burst_bytes, uint64_t total,
+                   TxnClass cls, const sc_core::sc_time* at, sc_core::sc_time* done,
+                   size_t n) override;
 
  private:
   void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

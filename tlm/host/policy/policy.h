@@ -41,6 +41,31 @@ class ReplacementPolicy {
   // The evictable block to evict next, if any.
   virtual std::optional<uint64_t> victim() = 0;
   virtual size_t evictable() const = 0;
+
+  // Held forms of the three hooks and of victim(), for a caller that keeps a record per block
+  // (the control plane). `owner` is the caller's number for the block's record and `slot` a word
+  // it keeps in that record for the policy, kNoSlot until the policy first sets it; the policy
+  // may keep its own per-block index there, so that a hook is an array access instead of a look-up
+  // of the key, and victim_owner() names the victim's record, so that the caller needs no look-up
+  // either. A policy instance is driven through one form only (the control plane uses these,
+  // `kvtier cache-curve` the key forms). The defaults forward to the key forms; a policy that
+  // keeps slots says so with keeps_slots().
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  virtual bool keeps_slots() const { return false; }
+  virtual void idle_held(uint64_t key, uint32_t owner, uint32_t& slot, double now_s) {
+    (void)owner, (void)slot;
+    on_idle(key, now_s);
+  }
+  virtual void pinned_held(uint64_t key, uint32_t& slot) {
+    (void)slot;
+    on_pinned(key);
+  }
+  virtual void removed_held(uint64_t key, uint32_t& slot) {
+    (void)slot;
+    on_removed(key);
+  }
+  // With keeps_slots(): the owner passed with the victim's idle_held, if there is a victim.
+  virtual std::optional<uint32_t> victim_owner() { return std::nullopt; }
 };
 
 // Parameters of every policy; each policy reads the ones it needs (platform keys host.*).
