@@ -40,7 +40,19 @@ std::vector<uint64_t> parse_sizes(const std::string& text) {
 
 References references_for(const LinkConfig& c) {
   References r;
-  if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 16) {
+  // A stream reference is a ceiling derived for the preset's PHY (or a measurement made on it):
+  // a lane count, lane rate or line encoding set away from it (--set link.gt_per_s=16) moves the
+  // model's ceiling and not the reference, so none is given then; the derived CXL ceilings also
+  // assume multi-data headers (CXL 2.0 §4.2, CXL 3.0 §4.3).
+  const auto phy = [&](uint32_t lanes, double gt_per_s, double encoding) {
+    return c.lanes == lanes && c.gt_per_s == gt_per_s &&
+           std::abs(c.encoding_efficiency - encoding) < 1e-6;
+  };
+  const double gen5_encoding = 0.984615;  // 128b/130b, as platforms/links/*-x16.ini state it
+  const bool gen5_x16 = phy(16, 32.0, gen5_encoding), gen5_x8 = phy(8, 32.0, gen5_encoding);
+  const bool gen6_x16 = phy(16, 64.0, 1.0);  // PAM4 flit mode, 1b/1b
+  const bool mdh = c.multi_data_header;
+  if (c.protocol == LinkProtocolKind::Cxl2 && gen5_x16 && mdh) {
     r.read_only = {
         52.7,
         "52.7 GB/s (D: 63.0 GB/s of 68 B flits, 8 read lines per 9 flits, MDH on; CXL 2.0 §4.2)"};
@@ -48,21 +60,21 @@ References references_for(const LinkConfig& c) {
                     "47.4 GB/s (D: one RwD per 68 B flit, 4 lines per 5 flits; CXL 2.0 §4.2)"};
     r.mix_2to1 = {76.2,
                   "76.2-76.9 GB/s (D: 2:1 read:write, 8 reads per 9.25 68 B flits; CXL 2.0 §4.2)"};
-  } else if (c.protocol == LinkProtocolKind::Cxl2 && c.lanes == 8) {
+  } else if (c.protocol == LinkProtocolKind::Cxl2 && gen5_x8 && mdh) {
     r.read_only = {26.4, "26.4 GB/s (D: the x16 read arithmetic at 8 lanes; CXL 2.0 §4.2)"};
     r.write_only = {23.7, "23.7 GB/s (D: the x16 write arithmetic at 8 lanes; CXL 2.0 §4.2)"};
     r.mix_2to1 = {36.0, "36 GB/s (M, Micron CZ120 MLC 2:1; D ceiling 38.1-38.5)"};
-  } else if (c.protocol == LinkProtocolKind::Cxl3 && c.lanes == 16) {
+  } else if (c.protocol == LinkProtocolKind::Cxl3 && gen6_x16 && mdh) {
     r.read_only = {108.3,
                    "108.3 GB/s (D: 44/13 read lines per 256 B flit at 64 GT/s; CXL 3.0 §4.3)"};
     r.write_only = {96.0, "96.0 GB/s (D: 3 write lines per 256 B flit; CXL 3.0 §4.3)"};
     r.mix_2to1 = {156.4, "156.4 GB/s (D: 2:1, 88/27 reads per 256 B flit; CXL 3.0 §4.3)"};
-  } else if (c.protocol == LinkProtocolKind::Cxl3Lopt && c.lanes == 16) {
+  } else if (c.protocol == LinkProtocolKind::Cxl3Lopt && gen6_x16 && mdh) {
     r.read_only = {
         105.8, "105.8 GB/s (D: 3.308 read lines per latency-optimised 256 B flit; CXL 3.0 §4.3)"};
     r.write_only = {96.0,
                     "96.0 GB/s (D: 3 write lines per latency-optimised 256 B flit; CXL 3.0 §4.3)"};
-  } else if (c.protocol == LinkProtocolKind::Pcie5 && c.lanes == 16) {
+  } else if (c.protocol == LinkProtocolKind::Pcie5 && gen5_x16) {
     r.read_only = {48.0, "48.0 GB/s (D: 64/84 x 63.0 GB/s, 64 B completions, DLLPs ignored)"};
     r.write_only = {
         45.8, "45.8 GB/s (D: 64/88 x 63.0 GB/s, 64 B MemWr with a 4DW header, DLLPs ignored)"};
