@@ -63,7 +63,13 @@ std::string channel_of(const LinkConfig& c, TxnClass cls) {
 
 double device_ns(const LinkStudyOptions& o) { return o.device_ctrl_ns + o.dram_ns; }
 
-// One transaction alone: request (and answer) on a fresh protocol, issued at time 0.
+// One transaction alone: request (and answer) on a fresh protocol, issued at time 0. A read
+// larger than one request piece (a 64 B line of CXL.mem, a PCIe read request of
+// link.max_read_request_bytes) is answered piece by piece: the device starts on each request as
+// it arrives, so its data streams back while later requests are still on the wire, as a device
+// serves a read that the host (or a DMA engine) issues as a stream of requests. Pieces of 64
+// lines for CXL.mem keep the line packer on its bulk path; the data of each piece still leaves
+// only once that piece's last request has arrived.
 TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
                           const std::string& what, TxnClass cls, Direction dir, bool read,
                           uint64_t bytes) {
@@ -72,28 +78,35 @@ TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
   c.what = what;
   c.channel = channel_of(config, cls);
   c.payload_bytes = bytes;
+  const auto count = [&](const LinkTransfer& t) {
+    c.wire_bytes += t.wire_bytes;
+    c.units += t.units;
+    c.slots += t.slots;
+    c.serialisation_ns += to_ns(t.last_bit - t.first_bit);
+  };
   const sc_time t0 = sc_core::SC_ZERO_TIME;
-  LinkMessage req{dir, cls, false, read ? 0 : bytes, read ? bytes : 0};
-  const LinkTransfer a = p->send(req, t0);
-  c.wire_bytes += a.wire_bytes;
-  c.units += a.units;
-  c.slots += a.slots;
-  c.serialisation_ns += to_ns(a.last_bit - a.first_bit);
-  sc_time done = a.last_bit + p->latency(dir);
   const bool host_load = cls == TxnClass::MemRead || cls == TxnClass::MemWrite;
+  sc_time done = t0;
   if (read) {
-    const LinkTransfer b = p->send({reverse(dir), cls, true, bytes, 0}, done + ns(device_ns(o)));
-    c.wire_bytes += b.wire_bytes;
-    c.units += b.units;
-    c.slots += b.slots;
-    c.serialisation_ns += to_ns(b.last_bit - b.first_bit);
-    done = b.last_bit + p->latency(reverse(dir));
-  } else if (p->write_completes(cls)) {
-    const LinkTransfer b = p->send({reverse(dir), cls, true, 0, 0}, done + ns(o.device_ctrl_ns));
-    c.wire_bytes += b.wire_bytes;
-    c.units += b.units;
-    c.slots += b.slots;
-    c.serialisation_ns += to_ns(b.last_bit - b.first_bit);
+    const uint64_t piece = is_cxl_mem(cls) && config.protocol != LinkProtocolKind::Pcie5 &&
+                                   config.protocol != LinkProtocolKind::Simple
+                               ? 64 * 64
+                               : std::max<uint64_t>(64, config.max_read_request_bytes);
+    for (uint64_t offset = 0; offset < bytes; offset += piece) {
+      const uint64_t n = std::min(piece, bytes - offset);
+      const LinkTransfer a = p->send({dir, cls, false, 0, n}, t0);
+      count(a);
+      const LinkTransfer b =
+          p->send({reverse(dir), cls, true, n, 0}, a.last_bit + p->latency(dir) + ns(device_ns(o)));
+      count(b);
+      done = std::max(done, b.last_bit + p->latency(reverse(dir)));
+    }
+  } else {
+    const LinkTransfer a = p->send({dir, cls, false, bytes, 0}, t0);
+    count(a);
+    done = a.last_bit + p->latency(dir);
+    if (p->write_completes(cls))
+      count(p->send({reverse(dir), cls, true, 0, 0}, done + ns(o.device_ctrl_ns)));
   }
   c.idle_latency_ns = to_ns(done) + (host_load && read ? o.host_path_ns : 0.0);
   // DLLPs and credit-only flits the transaction caused on an otherwise idle link.
