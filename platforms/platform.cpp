@@ -64,6 +64,7 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
     return copy.copy_time_s(bytes, batched);
   });
   host_->report_demand_to(constraints_->sustainability);
+  host_->keep_reference_string(config.sim.offline_bound);
   host_->set_completion_waiter(
       {[this](uint16_t tag, double at_s) { ctrl_->wait_for(tag, seconds(at_s)); },
        [this]() { ctrl_->wait_for_all(); }});
@@ -162,6 +163,13 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
   };
   const LinkStats& ls = link_->stats();
   const double promotions = static_cast<double>(h.promotions);
+  // The offline-optimal bound, or null with the reason when the run did not keep what it needs.
+  const kv::OfflineOptimalResult* opt = host_->offline_optimal();
+  auto bound = [&](auto of, double den) -> nlohmann::json {
+    if (!opt) return nullptr;
+    return ratio(static_cast<double>(of(*opt)), den);
+  };
+  const std::string bound_null = "; null: not computed (sim.offline_bound = false)";
   return {
       {"requests_completed", s.requests_completed, "requests",
        "requests that generated all their output tokens"},
@@ -186,13 +194,17 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
        "promoted bytes per unique required byte (spec §M.5.1)"},
       {"a_traffic", ratio(moved_blocks, unique), "x",
        "promoted + demoted bytes per unique required byte (spec §M.5.1)"},
-      {"a_read_opt", ratio(static_cast<double>(host_->offline_optimal().promotions), unique), "x",
+      {"a_read_opt", bound([](const kv::OfflineOptimalResult& o) { return o.promotions; }, unique),
+       "x",
        "a_read of the offline-optimal placement of this run's reference string at the same budget "
-       "(docs/policies.md)"},
+       "(docs/policies.md)" +
+           bound_null},
       {"a_traffic_opt",
-       ratio(static_cast<double>(host_->offline_optimal().traffic_lower_bound()), unique), "x",
+       bound([](const kv::OfflineOptimalResult& o) { return o.traffic_lower_bound(); }, unique),
+       "x",
        "lower bound on a_traffic of any placement of this run's reference string at the same "
-       "budget (docs/policies.md)"},
+       "budget (docs/policies.md)" +
+           bound_null},
       {"reuse_per_moved_byte", ratio(s.kv_read_bytes, moved_blocks * block_bytes_), "x",
        "attention KV bytes read from HBM per byte moved across the tier boundary (spec §M.5.2); "
        "null: nothing moved"},
@@ -217,11 +229,12 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
       {"hit_rate", ratio(static_cast<double>(h.hbm_hits), static_cast<double>(h.references)),
        "fraction", "prompt block references found resident in HBM"},
       {"hit_rate_opt",
-       ratio(static_cast<double>(host_->offline_optimal().counted_hits),
+       bound([](const kv::OfflineOptimalResult& o) { return o.counted_hits; },
              static_cast<double>(h.references)),
        "fraction",
        "hit_rate of the offline-optimal placement (Belady's MIN) of the same references at the "
-       "same budget"},
+       "same budget" +
+           bound_null},
       {"ttft_p50_s", kv::percentile(s.ttft_s, 50), "s", "time to first token, median"},
       {"ttft_p99_s", kv::percentile(s.ttft_s, 99), "s", "time to first token, 99th percentile"},
       {"itl_p50_s", kv::weighted_percentile(s.itl_samples, 50), "s",

@@ -35,6 +35,9 @@ void declare_sim_keys(KeyRegistry& r, SimConfig& c) {
            "a run whose simulated time passes this many seconds stops with an error and writes "
            "what it has (0: no "
            "limit); default a week, 24 x the full Mooncake trace's queue on one GPU");
+  r.flag("sim.offline_bound", &c.offline_bound,
+         "keep the block reference string and compute the offline-optimal bound after the run "
+         "(a_read_opt, a_traffic_opt, hit_rate_opt); false: neither, and those three are null");
 }
 
 KeyRegistry declare_all(PlatformConfig& c) {

@@ -31,6 +31,10 @@ struct SimConfig {
   // on one GPU, so no accepted workload meets it, while a request no server would accept (an
   // output of 2^31 tokens) cannot keep a run going for hours of wall time.
   double max_sim_s = 604800.0;
+  // The offline-optimal bound (a_read_opt, a_traffic_opt, hit_rate_opt; docs/policies.md) needs
+  // the run's whole block reference string, 9 bytes per reference, and a pass over it after the
+  // run. false keeps neither, and the three metrics are null: for sweeps that do not read them.
+  bool offline_bound = true;
 };
 
 struct PlatformConfig {

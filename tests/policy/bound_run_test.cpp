@@ -32,7 +32,8 @@ TEST_P(PolicyRun, IsAtOrAboveTheOfflineOptimalBound) {
   RunResult r = simulate(o);
   const HostControlPlane& host = r.platform->host();
   const HostStats& h = host.stats();
-  const kv::OfflineOptimalResult& opt = host.offline_optimal();
+  ASSERT_NE(host.offline_optimal(), nullptr);
+  const kv::OfflineOptimalResult& opt = *host.offline_optimal();
   EXPECT_EQ(host.policy().name(), GetParam().policy);
   EXPECT_GT(h.promotions, 0u);
   // The reference string holds every prompt reference the hit rate counts.

@@ -326,8 +326,9 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
       // need room streamed residency is short of by construction.
       const bool readable =
           b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier && !b.streamed_by);
-      references_.push_back(b.id.key,
-                            readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true);
+      if (keep_references_)
+        references_.push_back(
+            b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true);
       ++stats_.references;
       position_cached = position_cached && readable;
     }
@@ -552,7 +553,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
     pin(b);
     run.hold(b);
     reference(b, run.tenant, now_s, run.continues, false);
-    references_.push_back(b.id.key, kv::ReferenceKind::Produce, false);
+    if (keep_references_) references_.push_back(b.id.key, kv::ReferenceKind::Produce, false);
   }
   run.private_ids.clear();
 }

@@ -314,10 +314,16 @@ class HostControlPlane : public sc_core::sc_module,
   // or keyed and not yet freed), for the memory a run needs per tracked block (kvtier bench).
   uint64_t tracked_blocks() const { return blocks_.size(); }
   uint64_t peak_tracked_blocks() const { return peak_tracked_blocks_; }
-  // The offline-optimal bound over reference_string() at the same budget (computed once).
-  const kv::OfflineOptimalResult& offline_optimal() const {
+  // Whether the reference string is kept (it is unless the platform says its bound is not
+  // wanted: sim.offline_bound = false). Set before the run.
+  void keep_reference_string(bool keep) { keep_references_ = keep; }
+  bool keeps_reference_string() const { return keep_references_; }
+  // The offline-optimal bound over reference_string() at the same budget (computed once);
+  // nothing when the reference string was not kept.
+  const kv::OfflineOptimalResult* offline_optimal() const {
+    if (!keep_references_) return nullptr;
     if (!optimal_) optimal_ = kv::offline_optimal(references_, budget_);
-    return *optimal_;
+    return &*optimal_;
   }
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) {
@@ -477,6 +483,7 @@ class HostControlPlane : public sc_core::sc_module,
   BlockPolicyStates policy_store_{config_.persistent_policy, blocks_};
   kv::WriteOnceLedger ledger_;
   kv::ReferenceLog references_;  // for the offline-optimal bound
+  bool keep_references_ = true;
   mutable std::optional<kv::OfflineOptimalResult> optimal_;
   std::unordered_map<uint64_t, Running> running_;
   std::vector<uint64_t> free_hbm_slots_;
