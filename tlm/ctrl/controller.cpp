@@ -546,8 +546,8 @@ sc_core::sc_time DataPlaneController::transfer(const Work& w, const sc_core::sc_
   sc_core::sc_time first_start = earliest;
   const uint32_t length = w.length;
   for (uint64_t offset = 0; offset < length; offset += config_.max_burst_bytes) {
-    const uint32_t burst =
-        static_cast<uint32_t>(std::min<uint64_t>(config_.max_burst_bytes, length - offset));
+    const uint32_t burst = BurstTarget::train_burst_length(config_.max_burst_bytes, length,
+                                                           offset / config_.max_burst_bytes);
     const sc_core::sc_time start = on_engine(w, burst, earliest + bursts * cycle_);
     if (offset == 0) first_start = start;
     auto codec = [&](const sc_core::sc_time& at) { return this->codec(w, burst, at); };

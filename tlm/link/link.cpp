@@ -43,15 +43,27 @@ void Link::account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direct
   stats_.busy_s[static_cast<size_t>(dir)] += wire_s;
 }
 
-template <typename Deliver>
-sc_core::sc_time Link::cross(Direction dir, TxnClass cls, bool is_read, uint64_t length,
-                             const sc_core::sc_time& issued, Deliver&& deliver) {
-  // Forward: the write with its payload, or the read request alone.
+sc_core::sc_time Link::forward(Direction dir, TxnClass cls, bool is_read, uint64_t length,
+                               const sc_core::sc_time& issued) {
+  // The write with its payload, or the read request alone.
   const LinkTransfer fwd =
       protocol_->send({dir, cls, false, is_read ? 0 : length, is_read ? length : 0}, issued);
   account(cls, fwd, is_read ? 0 : length, dir);
+  return fwd.last_bit + protocol_->latency(dir);
+}
+
+void Link::count_transaction(TxnClass cls, const sc_core::sc_time& issued,
+                             const sc_core::sc_time& done) {
+  auto& c = stats_.per_class[static_cast<size_t>(cls)];
+  c.messages += 1;
+  c.latency_s_total += to_seconds(done - issued);
+}
+
+template <typename Deliver>
+sc_core::sc_time Link::cross(Direction dir, TxnClass cls, bool is_read, uint64_t length,
+                             const sc_core::sc_time& issued, Deliver&& deliver) {
   bool ok = true;
-  sc_core::sc_time done = deliver(fwd.last_bit + protocol_->latency(dir), ok);
+  sc_core::sc_time done = deliver(forward(dir, cls, is_read, length, issued), ok);
 
   if (!is_read && ok && protocol_->write_completes(cls)) {
     // A completing write (CXL.mem RwD) is answered by a no-data completion (S2M NDR).
@@ -68,9 +80,7 @@ sc_core::sc_time Link::cross(Direction dir, TxnClass cls, bool is_read, uint64_t
     account(cls, rsp, length, back);
     done = rsp.last_bit + protocol_->latency(back);
   }
-  auto& c = stats_.per_class[static_cast<size_t>(cls)];
-  c.messages += 1;
-  c.latency_s_total += to_seconds(done - issued);
+  count_transaction(cls, issued, done);
   return done;
 }
 
@@ -108,19 +118,10 @@ void Link::burst_train(bool is_read, uint64_t address, uint32_t burst_bytes, uin
   // the class's counters see them in burst order), the far side's train, the latencies (their
   // sum in burst order). Nothing else reads or writes these between two bursts.
   train_arrivals_.resize(n);
-  const sc_core::sc_time latency = protocol_->latency(dir);
-  for (size_t k = 0; k < n; ++k) {
-    const uint32_t length = train_burst_length(burst_bytes, total, k);
-    const LinkTransfer fwd = protocol_->send({dir, cls, false, length, 0}, at[k]);
-    account(cls, fwd, length, dir);
-    train_arrivals_[k] = fwd.last_bit + latency;
-  }
+  for (size_t k = 0; k < n; ++k)
+    train_arrivals_[k] = forward(dir, cls, false, train_burst_length(burst_bytes, total, k), at[k]);
   host_side_->burst_train(false, address, burst_bytes, total, cls, train_arrivals_.data(), done, n);
-  auto& c = stats_.per_class[static_cast<size_t>(cls)];
-  for (size_t k = 0; k < n; ++k) {
-    c.messages += 1;
-    c.latency_s_total += to_seconds(done[k] - at[k]);
-  }
+  for (size_t k = 0; k < n; ++k) count_transaction(cls, at[k], done[k]);
 }
 
 void Link::declare_stats(StatGroup& run) const {

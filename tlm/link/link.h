@@ -72,6 +72,13 @@ class Link : public sc_core::sc_module, public BurstTarget {
   void traverse(Direction dir, tlm_utils::simple_initiator_socket<Link>& out,
                 tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void account(TxnClass cls, const LinkTransfer& t, uint64_t payload, Direction dir);
+  // A transaction's forward message (the write with its payload, or the read request), sent and
+  // counted; returns when it reaches the far side. cross() and burst_train() both start here.
+  sc_core::sc_time forward(Direction dir, TxnClass cls, bool is_read, uint64_t length,
+                           const sc_core::sc_time& issued);
+  // A whole transaction counted once, with its end-to-end latency.
+  void count_transaction(TxnClass cls, const sc_core::sc_time& issued,
+                         const sc_core::sc_time& done);
   // One whole transaction across the link from `issued`: the forward message, `deliver` at the
   // far side (given the arrival time, returns when the target is done, and whether it accepted),
   // then a write's completion or a read's data back. Returns when the initiator has its answer.

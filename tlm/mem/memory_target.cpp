@@ -46,17 +46,13 @@ sc_core::sc_time MemoryTarget::burst(bool is_read, uint64_t address, uint32_t le
   return serve(is_read, length, at);
 }
 
-// The bursts served one after the other as burst() serves each (non-virtual, in one loop).
+// The bursts served one after the other by burst() (called non-virtually, in one loop).
 void MemoryTarget::burst_train(bool is_read, uint64_t address, uint32_t burst_bytes, uint64_t total,
                                TxnClass cls, const sc_core::sc_time* at, sc_core::sc_time* done,
                                size_t n) {
-  for (size_t k = 0; k < n; ++k) {
-    const uint64_t a = address + static_cast<uint64_t>(k) * burst_bytes;
-    const uint32_t length = train_burst_length(burst_bytes, total, k);
-    if (a + length > capacity_bytes_)
-      report_failed_access(cls, a, std::string(name()) + ": address beyond the memory");
-    done[k] = serve(is_read, length, at[k]);
-  }
+  for (size_t k = 0; k < n; ++k)
+    done[k] = MemoryTarget::burst(is_read, address + static_cast<uint64_t>(k) * burst_bytes,
+                                  train_burst_length(burst_bytes, total, k), cls, at[k]);
 }
 
 }  // namespace kvtier
