@@ -6,6 +6,8 @@
 #include <sstream>
 #include <algorithm>
 
+#include <unistd.h>
+
 #include "platforms/platform.h"
 #include "platforms/key_modes.h"
 #include "platforms/progress.h"
@@ -157,7 +159,8 @@ TEST(PlatformConfig, LayerGroupsSplitAnyModelsLayers) {
 }
 
 TEST(PlatformConfig, IncludesComposeAndTheIncludingFileWins) {
-  const auto dir = std::filesystem::temp_directory_path() / "kvtier_include_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("kvtier_include_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "link.ini") << "[link]\nlanes = 8\nlatency_ns = 90\n";
   std::ofstream(dir / "gpu.ini") << "include = link.ini\n[link]\nlatency_ns = 70\n";

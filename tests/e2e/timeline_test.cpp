@@ -11,6 +11,8 @@
 #include <set>
 #include <string>
 
+#include <unistd.h>
+
 #include "platforms/simulate.h"
 #include "tests/tlm/sc_test_main.h"
 
@@ -21,8 +23,10 @@ namespace {
 // A session that returns for its 2,000-token context after two fillers pushed it to the tier,
 // beside a long decode: its promotions arrive while steps run (the layerwise test's workload).
 std::string returning_context() {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "kvtier_timeline_workload.jsonl").string();
+  // One file per process: ctest runs the cases in parallel, and each writes this workload.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("kvtier_timeline_workload_" + std::to_string(::getpid()) + ".jsonl"))
+                               .string();
   std::ofstream f(path);
   f << "{\"kvtier_workload\":1,\"block_tokens\":16,\"tenants\":1,\"source\":\"test\"}\n";
   auto line = [&](double t, int session, int turn, int prompt, int output, int salt, int blocks) {
@@ -63,7 +67,7 @@ TimelineFile run_with_timeline(const std::string& name, double start_s, double e
   o.overrides = {"link.protocol=simple", "hbm.kv_budget_gib=1.5", "sched.kv_load=layerwise",
                  "host.layers_per_block=8", "host.session_end=last_turn"};
   o.timeline =
-      (std::filesystem::temp_directory_path() / ("kvtier_timeline_" + name + ".json")).string();
+      (std::filesystem::temp_directory_path() / ("kvtier_timeline_" + name + "_" + std::to_string(::getpid()) + ".json")).string();
   o.timeline_start_s = start_s;
   o.timeline_end_s = end_s;
   r = simulate(o);
