@@ -27,7 +27,8 @@ using namespace link_study;
 int cmd_link_study(int argc, char** argv) {
   LinkStudyOptions o;
   std::vector<std::string> presets, platforms, protocols, sets;
-  std::string sizes_text = "64,4096,65536", json_path;
+  std::string sizes_text = "64,4096,65536", json_path, curves_dir,
+              curve_percents_text = "100,90,80,70,60,50,0";
   std::vector<double> read_fractions, rates;
   po::options_description desc(
       "kvtier link-study: per link, the cost of single transfers (64 B metadata vs 5 MiB blocks), "
@@ -58,6 +59,20 @@ int cmd_link_study(int argc, char** argv) {
       "device CXL.mem processing per access, ns (D: CXL-DMSim default)")(
       "dram-ns", po::value(&o.dram_ns)->default_value(o.dram_ns),
       "tier DRAM media access, ns (D: CXL-DMSim default)")(
+      "device-read-gbps", po::value(&o.device_read_gbps)->default_value(o.device_read_gbps),
+      "peak read rate of the device behind the link, GB/s; 0 = no limit (the streams are link "
+      "ceilings). The measured x8 CXL expander: 21.4 (M, CXL-DMSim-Figs MLC; docs/link.md)")(
+      "device-write-gbps", po::value(&o.device_write_gbps)->default_value(o.device_write_gbps),
+      "peak write rate of the device, GB/s; 0 = no limit. The measured x8 expander: 23.0 (M, the "
+      "highest write rate measured)")(
+      "device-banks", po::value(&o.device_banks)->default_value(o.device_banks),
+      "64 B accesses the device serves at once, each holding its bank for banks x 64 B / peak "
+      "rate (D: fitted to the measured 962 ns at 86 % of the x8 expander's peak; docs/link.md)")(
+      "curves", po::value(&curves_dir),
+      "write bandwidth-latency curves of the one studied link into DIR: bwlat_<pct>.txt (MB/s, "
+      "ns) per read percentage and curves.json")(
+      "read-fractions", po::value(&curve_percents_text)->default_value(curve_percents_text),
+      "read percentages of the --curves, comma-separated integers in [0, 100]")(
       "transactions", po::value(&o.stream_transactions)->default_value(o.stream_transactions),
       "64 B transactions per stream measurement")(
       "outstanding", po::value(&o.outstanding)->default_value(o.outstanding),
@@ -90,6 +105,7 @@ int cmd_link_study(int argc, char** argv) {
   if (rates.empty()) rates = {1e5, 1e6, 1e7};
   std::vector<StudyLink> links;
   std::vector<uint64_t> sizes;
+  std::vector<uint32_t> curve_percents;
   try {
     sizes = parse_sizes(sizes_text);
     for (double rf : read_fractions)
@@ -108,6 +124,13 @@ int cmd_link_study(int argc, char** argv) {
     require_range("host-path-ns", o.host_path_ns, 0, 1e6);
     require_range("device-ctrl-ns", o.device_ctrl_ns, 0, 1e6);
     require_range("dram-ns", o.dram_ns, 0, 1e6);
+    require_range("device-read-gbps", o.device_read_gbps, 0, 1e4);
+    require_range("device-write-gbps", o.device_write_gbps, 0, 1e4);
+    require_range("device-banks", o.device_banks, 1, 4096, "banks");
+    if (vm.count("read-fractions") && !vm["read-fractions"].defaulted() && curves_dir.empty())
+      throw UsageError("link-study: --read-fractions sets the read percentages of --curves; "
+                       "give --curves DIR");
+    curve_percents = parse_read_percents(curve_percents_text);
     if (json_path != "-") require_output_file("json", json_path);
     if (presets.empty() && platforms.empty()) presets = kDefaultPresets;
     for (const auto& name : presets) {
@@ -126,6 +149,16 @@ int cmd_link_study(int argc, char** argv) {
         throw ConfigError("link-study: no studied link has the requested --protocol");
     }
     for (const auto& l : links) validate_link_config(l.link);
+    if (!curves_dir.empty() && links.size() != 1)
+      throw UsageError("link-study: --curves writes the curves of one link; name one --preset "
+                       "or --platform (" + std::to_string(links.size()) + " studied)");
+    if (!curves_dir.empty()) {  // before the tables run, not after
+      std::error_code ec;
+      std::filesystem::create_directories(curves_dir, ec);
+      if (ec || !std::filesystem::is_directory(curves_dir))
+        throw ConfigError("link-study: --curves " + curves_dir + ": cannot create the folder" +
+                          (ec ? " (" + ec.message() + ")" : ""));
+    }
   } catch (const std::exception& e) {
     std::cerr << "kvtier link-study: " << e.what() << "\n";
     return 2;
@@ -137,8 +170,9 @@ int cmd_link_study(int argc, char** argv) {
                         {"transfers", nlohmann::json::array()},
                         {"idle_read_latency", nlohmann::json::array()}};
   std::ostream& os = std::cout;
-  for (const auto& l : links) study_link(l, o, sizes, read_fractions, rates, os, out);
   try {
+    for (const auto& l : links) study_link(l, o, sizes, read_fractions, rates, os, out);
+    if (!curves_dir.empty()) write_curves(links.front(), o, curve_percents, curves_dir, os, out);
     json.write(out.dump(2));
   } catch (const std::exception& e) {
     std::cerr << "kvtier link-study: " << e.what() << "\n";

@@ -44,6 +44,15 @@ std::string mix_name(double rf);
 
 // One link's tables on `os` and its rows in `out` ("transfers", "idle_read_latency", "rows",
 // "metadata"): link_study_report.cpp.
+// --read-fractions "100,90,50": read percentages, integers in [0, 100], each once.
+std::vector<uint32_t> parse_read_percents(const std::string& text);
+// One link's bandwidth-latency curves: DIR/bwlat_<pct>.txt per read percentage and
+// DIR/curves.json, a table on `os`, and out["curves"] (link_study_curves.cpp). ConfigError when
+// the folder or a file cannot be written.
+void write_curves(const StudyLink& l, const LinkStudyOptions& o,
+                  const std::vector<uint32_t>& read_percents, const std::string& dir,
+                  std::ostream& os, nlohmann::json& out);
+
 void study_link(const StudyLink& l, const LinkStudyOptions& o, const std::vector<uint64_t>& sizes,
                 const std::vector<double>& read_fractions, const std::vector<double>& rates,
                 std::ostream& os, nlohmann::json& out);

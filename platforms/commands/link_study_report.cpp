@@ -89,7 +89,9 @@ void study_link(const StudyLink& l, const LinkStudyOptions& o, const std::vector
           std::max<uint64_t>(200, std::min<uint64_t>(o.stream_transactions, (64ull << 20) / size));
       const StreamResult s = measure_stream(c, size, rf, so);
       std::string reference;
-      if (size == 64) {
+      // The references are link ceilings and measurements of whole systems: beside a device
+      // limited by --device-read-gbps / --device-write-gbps they would compare unlike things.
+      if (size == 64 && !o.device().limited()) {
         const Reference* r = rf >= 1.0                         ? &ref.read_only
                              : rf <= 0.0                       ? &ref.write_only
                              : std::abs(rf - 2.0 / 3.0) < 1e-3 ? &ref.mix_2to1
@@ -121,6 +123,11 @@ void study_link(const StudyLink& l, const LinkStudyOptions& o, const std::vector
                              {"latency_p99_ns", s.latency_p99_ns}});
     }
   }
+
+  if (o.device().limited())
+    os << "  (device limited to " << fixed(o.device_read_gbps, 1) << " GB/s read, "
+       << fixed(o.device_write_gbps, 1) << " GB/s write (0: unlimited), " << o.device_banks
+       << " banks: the streams are the device's, not link ceilings; no reference is given)\n";
 
   os << "\n64 B descriptor writes (Poisson) while device DMA demotions ("
      << fixed(o.bulk_bytes / 1048576.0, 0) << " MiB of 5 MiB blocks, MRd of "

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks of series.json (`kvtier run --out`) against the constraint report, and of
-`kvtier plot` on a run folder and on a sweep folder: PNG and SVG written, axes labelled with
+`kvtier plot` on a run folder, on a sweep folder and on link-study curves: PNG and SVG written, axes labelled with
 units; a sweep's figures of at most 6 panels, one per metric group, lines in numeric order,
 constant metrics titled "constant", metrics with no value "n/a", heat-map cells with their
 values; bad input refused with one line and exit 1, never a traceback.
@@ -218,6 +218,43 @@ def check_plot_sweep(kvtier):
             (bad / name).write_text(text)
             p = run(kvtier, "plot", bad, "--out", figs)
             expect_refused(p, needle, f"{name} = {text!r}")
+
+
+def check_plot_curves(kvtier):
+    """link-study --curves: one bwlat_<pct>.txt per read percentage (MB/s and ns, rising
+    bandwidth, idle first, the device's saturation last) and the figure with one line each."""
+    with tempfile.TemporaryDirectory() as d:
+        src = pathlib.Path(d) / "curves"
+        p = run(kvtier, "link-study", "--preset", "cxl2-x8", "--sizes", "64", "--transactions", "2000",
+                "--metadata-rate", "1e6", "--bulk-bytes", "2097152", "--outstanding", "320",
+                "--device-read-gbps", "21.4", "--device-write-gbps", "23", "--read-fractions", "100,50",
+                "--curves", src)
+        expect(p.returncode == 0, p.stderr)
+        for pct in (100, 50):
+            rows = [tuple(map(float, line.split())) for line in (src / f"bwlat_{pct}.txt").read_text().splitlines()]
+            expect(all(len(r) == 2 for r in rows) and len(rows) >= 10, f"bwlat_{pct}.txt: {rows}")
+            bws = [r[0] for r in rows]
+            lats = [r[1] for r in rows]
+            expect(bws[0] == 0 and all(a < b for a, b in zip(bws, bws[1:])), f"bwlat_{pct}.txt bandwidths {bws}")
+            # The device saturates near its 21.4 GB/s (MB/s here) and latency rises towards it.
+            expect(19000 < bws[-1] < 23000, f"bwlat_{pct}.txt saturates at {bws[-1]} MB/s")
+            expect(lats[-1] > 2 * lats[0] and lats[-2] > lats[1], f"bwlat_{pct}.txt latencies {lats}")
+        doc = json.loads((src / "curves.json").read_text())
+        expect([c["read_percent"] for c in doc["curves"]] == [100, 50], str(doc["curves"]))
+        figs = pathlib.Path(d) / "figs"
+        p = run(kvtier, "plot", src, "--out", figs)
+        expect(p.returncode == 0, p.stderr)
+        w, h = png_size(figs / "bwlat.png")
+        expect(w > 600 and h > 400, f"bwlat.png is {w}x{h}")
+        texts = " | ".join(svg_texts(figs / "bwlat.svg"))
+        for needle in ["100 % reads", "50 % reads", "achieved bandwidth, GB/s", "latency, ns", "20 banks"]:
+            expect(needle in texts, f"bwlat.svg lacks '{needle}'")
+        (src / "curves.json").write_text("{")
+        p = run(kvtier, "plot", src, "--out", figs)
+        expect_refused(p, "not JSON", "a broken curves.json")
+        (src / "curves.json").write_text("{}")
+        p = run(kvtier, "plot", src, "--out", figs)
+        expect_refused(p, "not as this kvtier writes it", "an empty curves.json")
 
 
 if __name__ == "__main__":

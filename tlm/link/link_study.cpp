@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <random>
 
@@ -87,6 +88,10 @@ TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
   const sc_time t0 = sc_core::SC_ZERO_TIME;
   const bool host_load = cls == TxnClass::MemRead || cls == TxnClass::MemWrite;
   sc_time done = t0;
+  // A device limited in rate serves the pieces of a read through its banks (an idle device: the
+  // fixed delay either way).
+  BankedDevice device(o.device());
+  uint64_t next_line = 0;
   if (read) {
     const uint64_t piece = is_cxl_mem(cls) && config.protocol != LinkProtocolKind::Pcie5 &&
                                    config.protocol != LinkProtocolKind::Simple
@@ -96,8 +101,13 @@ TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
       const uint64_t n = std::min(piece, bytes - offset);
       const LinkTransfer a = p->send({dir, cls, false, 0, n}, t0);
       count(a);
-      const LinkTransfer b =
-          p->send({reverse(dir), cls, true, n, 0}, a.last_bit + p->latency(dir) + ns(device_ns(o)));
+      const sc_time at_device = a.last_bit + p->latency(dir);
+      const bool served = o.device().limited() && host_load;
+      const sc_time answer =
+          served ? ns(device.serve(true, next_line, (n + 63) / 64, to_ns(at_device)))
+                 : at_device + ns(device_ns(o));
+      next_line += (n + 63) / 64;
+      const LinkTransfer b = p->send({reverse(dir), cls, true, n, 0}, answer);
       count(b);
       done = std::max(done, b.last_bit + p->latency(reverse(dir)));
     }
@@ -156,75 +166,122 @@ ReadLatencyBreakdown idle_read_latency(const LinkConfig& config, const LinkStudy
   return b;
 }
 
+namespace {
+
+// Host reads and writes of device memory over one link, with the device behind it (a fixed
+// delay, or a BankedDevice when the options limit its rates), driven by an EventLoop.
+class MemTraffic {
+ public:
+  MemTraffic(const LinkConfig& config, const LinkStudyOptions& o, EventLoop& loop)
+      : protocol_(make_link_protocol(config)),
+        o_(o),
+        loop_(loop),
+        device_(o.device()),
+        limited_(o.device().limited()),
+        addresses_(o.seed * 0x9e3779b97f4a7c15ull + 1) {}
+  LinkProtocol& link() { return *protocol_; }
+  uint64_t units = 0, replays = 0;
+
+  // One transaction of `size` bytes issued at `now`; `done` gets the time the host has its
+  // data (a read) or its completion (a write; a posted write: once the device took it).
+  void issue(bool read, uint64_t size, const sc_time& now,
+             std::function<void(const sc_time&)> done) {
+    const Direction down = Direction::Downstream, up = Direction::Upstream;
+    LinkProtocol& l = *protocol_;
+    if (read) {
+      const LinkTransfer a = l.send({down, TxnClass::MemRead, false, 0, size}, now);
+      count(a);
+      const sc_time at_device = a.last_bit + l.latency(down);
+      const sc_time answer =
+          limited_ ? serve(true, size, at_device) : at_device + ns(device_ns(o_));
+      loop_.post(answer, [this, size, done](const sc_time& t) {
+        const LinkTransfer b = protocol_->send({up, TxnClass::MemRead, true, size, 0}, t);
+        count(b);
+        done(b.last_bit + protocol_->latency(up));
+      });
+      return;
+    }
+    const LinkTransfer a = l.send({down, TxnClass::MemWrite, false, size, 0}, now);
+    count(a);
+    const sc_time at_device = a.last_bit + l.latency(down);
+    if (l.write_completes(TxnClass::MemWrite)) {
+      const sc_time accepted =
+          limited_ ? serve(false, size, at_device) : at_device + ns(o_.device_ctrl_ns);
+      loop_.post(accepted, [this, done](const sc_time& t) {
+        const LinkTransfer b = protocol_->send({up, TxnClass::MemWrite, true, 0, 0}, t);
+        count(b);
+        done(b.last_bit + protocol_->latency(up));
+      });
+    } else {
+      // A posted write is done once the device has it; a limited device takes it when a bank
+      // accepts it (its flow control holds the writer back meanwhile).
+      done(limited_ ? serve(false, size, at_device) : at_device);
+    }
+  }
+
+ private:
+  void count(const LinkTransfer& t) {
+    units += t.units;
+    replays += t.replays;
+  }
+  sc_time serve(bool read, uint64_t size, const sc_time& at_device) {
+    // Random line addresses (as a loaded-latency tool's random access): the bank each
+    // transaction starts at is drawn from the study's seed.
+    const uint64_t lines = std::max<uint64_t>(1, (size + 63) / 64);
+    return ns(device_.serve(read, addresses_(), lines, to_ns(at_device)));
+  }
+  std::unique_ptr<LinkProtocol> protocol_;
+  const LinkStudyOptions& o_;
+  EventLoop& loop_;
+  BankedDevice device_;
+  bool limited_;
+  std::mt19937_64 addresses_;
+};
+
+bool is_read_at(uint64_t i, double read_fraction) {
+  // Deterministic interleave: transaction i is a read when the read count steps up.
+  return std::floor((i + 1) * read_fraction + 1e-9) > std::floor(i * read_fraction + 1e-9);
+}
+
+}  // namespace
+
 StreamResult measure_stream(const LinkConfig& config, uint64_t size_bytes, double read_fraction,
                             const LinkStudyOptions& o) {
-  auto p = make_link_protocol(config);
-  LinkProtocol& link = *p;
+  EventLoop loop;
+  MemTraffic traffic(config, o, loop);
+  LinkProtocol& link = traffic.link();
   StreamResult r;
   r.size_bytes = size_bytes;
   r.read_fraction = read_fraction;
   const uint64_t total = std::max<uint64_t>(o.stream_transactions, 10);
   const uint64_t warmup = total / 10;
-  EventLoop loop;
   uint64_t issued = 0, completed = 0;
-  uint64_t units = 0, replays = 0;
   uint64_t read_bytes = 0, write_bytes = 0;
   sc_time window_start, window_end;
   std::vector<double> latencies;
   latencies.reserve(total);
-  const Direction down = Direction::Downstream, up = Direction::Upstream;
 
-  std::function<void(const sc_time&)> issue;
-  auto finish = [&](const sc_time& started, const sc_time& done, bool read) {
-    ++completed;
-    if (completed == warmup) window_start = done;
-    if (completed > warmup) {
-      (read ? read_bytes : write_bytes) += size_bytes;
-      latencies.push_back(to_ns(done - started));
-      window_end = std::max(window_end, done);
-    }
-    loop.post(done, issue);
-  };
-  issue = [&](const sc_time& now) {
+  std::function<void(const sc_time&)> issue = [&](const sc_time& now) {
     if (issued >= total) return;
     const uint64_t i = issued++;
-    // Deterministic interleave: transaction i is a read when the read count steps up.
-    const bool read =
-        std::floor((i + 1) * read_fraction + 1e-9) > std::floor(i * read_fraction + 1e-9);
+    const bool read = is_read_at(i, read_fraction);
     const sc_time started = now;
-    if (read) {
-      const LinkTransfer a = link.send({down, TxnClass::MemRead, false, 0, size_bytes}, now);
-      units += a.units;
-      replays += a.replays;
-      const sc_time answer = a.last_bit + link.latency(down) + ns(device_ns(o));
-      loop.post(answer, [&, started](const sc_time& t) {
-        const LinkTransfer b = link.send({up, TxnClass::MemRead, true, size_bytes, 0}, t);
-        units += b.units;
-        replays += b.replays;
-        finish(started, b.last_bit + link.latency(up), true);
-      });
-    } else {
-      const LinkTransfer a = link.send({down, TxnClass::MemWrite, false, size_bytes, 0}, now);
-      units += a.units;
-      replays += a.replays;
-      const sc_time at_device = a.last_bit + link.latency(down);
-      if (link.write_completes(TxnClass::MemWrite)) {
-        loop.post(at_device + ns(o.device_ctrl_ns), [&, started](const sc_time& t) {
-          const LinkTransfer b = link.send({up, TxnClass::MemWrite, true, 0, 0}, t);
-          units += b.units;
-          replays += b.replays;
-          finish(started, b.last_bit + link.latency(up), false);
-        });
-      } else {
-        finish(started, at_device, false);  // posted write: done once the device has it
+    traffic.issue(read, size_bytes, now, [&, started, read](const sc_time& done) {
+      ++completed;
+      if (completed == warmup) window_start = done;
+      const bool draining = o.steady_window && completed + o.outstanding > total;
+      if (completed > warmup && !draining) {
+        (read ? read_bytes : write_bytes) += size_bytes;
+        latencies.push_back(to_ns(done - started));
+        window_end = std::max(window_end, done);
       }
-    }
+      loop.post(done, issue);
+    });
   };
   for (uint32_t k = 0; k < o.outstanding; ++k) loop.post(sc_core::SC_ZERO_TIME, issue);
   loop.run();
   link.flush(window_end);
   const double span_s = (window_end - window_start).to_seconds();
-  const uint64_t payload = read_bytes + write_bytes;
   r.read_gbps = span_s > 0 ? read_bytes / span_s / 1e9 : 0;
   r.write_gbps = span_s > 0 ? write_bytes / span_s / 1e9 : 0;
   r.payload_gbps = r.read_gbps + r.write_gbps;
@@ -232,12 +289,78 @@ StreamResult measure_stream(const LinkConfig& config, uint64_t size_bytes, doubl
   const uint64_t wire = wire_total(link);
   r.wire_gbps = all_s > 0 ? wire / all_s / 1e9 : 0;
   r.efficiency = wire ? static_cast<double>(total * size_bytes) / wire : 0;
-  r.units_per_txn = static_cast<double>(units) / total;
+  r.units_per_txn = static_cast<double>(traffic.units) / total;
   r.latency_p50_ns = percentile(latencies, 0.50);
   r.latency_p99_ns = percentile(latencies, 0.99);
-  r.replays = replays;
-  (void)payload;
+  double sum = 0;
+  for (double v : latencies) sum += v;
+  r.latency_mean_ns = latencies.empty() ? 0 : sum / latencies.size();
+  r.replays = traffic.replays;
   return r;
+}
+
+CurveResult measure_curve(const LinkConfig& config, double read_fraction,
+                          const std::vector<double>& loads, const LinkStudyOptions& o) {
+  CurveResult c;
+  c.read_fraction = read_fraction;
+  LinkStudyOptions closed = o;
+  closed.stream_transactions = 5 * std::max<uint64_t>(o.stream_transactions, 10);
+  closed.steady_window = true;
+  const StreamResult peak = measure_stream(config, 64, read_fraction, closed);
+  c.saturation_gbps = peak.payload_gbps;
+  c.saturation_mean_ns = peak.latency_mean_ns + o.host_path_ns;
+  // What the curve's latency measures: the reads' load-to-use, or the writes' completion when
+  // the mix has no reads.
+  const bool reads_measured = read_fraction > 0;
+  {
+    EventLoop loop;
+    MemTraffic alone(config, o, loop);
+    sc_time done;
+    alone.issue(reads_measured, 64, sc_core::SC_ZERO_TIME, [&](const sc_time& t) { done = t; });
+    loop.run();
+    c.idle_ns = to_ns(done) + o.host_path_ns;
+  }
+  const uint64_t total = std::max<uint64_t>(o.stream_transactions, 10);
+  const uint64_t warmup = total / 10;
+  for (const double load : loads) {
+    CurvePoint pt;
+    pt.offered_gbps = load * c.saturation_gbps;
+    EventLoop loop;
+    MemTraffic traffic(config, o, loop);
+    // Poisson arrivals at the offered rate, from the study's seed.
+    std::mt19937_64 rng(o.seed);
+    const double per_s = pt.offered_gbps * 1e9 / 64.0;
+    uint64_t completed = 0, bytes = 0;
+    sc_time window_start, window_end;
+    std::vector<double> latencies;
+    double t_s = 0;
+    for (uint64_t i = 0; i < total; ++i) {
+      const double u = 1.0 - static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);
+      t_s += -std::log(u) / per_s;
+      const bool read = is_read_at(i, read_fraction);
+      loop.post(seconds(t_s), [&, read](const sc_time& now) {
+        const sc_time started = now;
+        traffic.issue(read, 64, now, [&, started, read](const sc_time& done) {
+          ++completed;
+          if (completed == warmup) window_start = done;
+          if (completed <= warmup) return;
+          bytes += 64;
+          window_end = std::max(window_end, done);
+          if (read == reads_measured) latencies.push_back(to_ns(done - started) + o.host_path_ns);
+        });
+      });
+    }
+    loop.run();
+    const double span_s = (window_end - window_start).to_seconds();
+    pt.achieved_gbps = span_s > 0 ? bytes / span_s / 1e9 : 0;
+    double sum = 0;
+    for (double v : latencies) sum += v;
+    pt.mean_ns = latencies.empty() ? 0 : sum / latencies.size();
+    pt.p50_ns = percentile(latencies, 0.50);
+    pt.p99_ns = percentile(latencies, 0.99);
+    c.points.push_back(pt);
+  }
+  return c;
 }
 
 MetadataResult measure_metadata_under_bulk(const LinkConfig& config, double rate_per_s,

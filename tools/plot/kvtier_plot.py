@@ -15,6 +15,10 @@ other keys, the value written in each cell). --metrics names results.csv columns
 figure per 6 of them (vs_<key>, heatmap_<key1>__<key2>; __part<N> where there are more). A
 metric constant over the sweep is drawn flat and titled "constant: VALUE"; one with no value
 at any point says "n/a".
+
+A curves folder (`kvtier link-study --curves DIR`: curves.json, bwlat_<pct>.txt) gives
+bwlat.{png,svg}: latency against achieved bandwidth, one line per read percentage, the
+saturation point of each marked.
 """
 import argparse
 import csv
@@ -485,9 +489,37 @@ def is_float(text):
     return True
 
 
+def plot_curves(src, out, formats):
+    doc = load_json(src / "curves.json")
+    curves = doc["curves"]
+    if not curves:
+        raise PlotError(f"{src / 'curves.json'}: no curve")
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for c in curves:
+        pts = c["points"]
+        bw = [0.0] + [p["achieved_gbps"] for p in pts] + [c["saturation_gbps"]]
+        lat = [c["idle_ns"]] + [p["mean_ns"] for p in pts] + [c["saturation_mean_ns"]]
+        line, = ax.plot(bw, lat, marker=".", label=f"{c['read_percent']} % reads")
+        ax.plot([c["saturation_gbps"]], [c["saturation_mean_ns"]], marker="o", markersize=8,
+                markerfacecolor="none", color=line.get_color())
+    dev = doc["device"]
+    limit = (f"device {dev['banks']} banks, {dev['read_gbps']:g} GB/s read, {dev['write_gbps']:g} GB/s write"
+             if dev["read_gbps"] > 0 or dev["write_gbps"] > 0 else "device without a bandwidth limit")
+    ax.set_title(f"{doc['link']} ({doc['protocol']} x{doc['lanes']}): {limit}", fontsize=10)
+    ax.set_xlabel("achieved bandwidth, GB/s (reads + writes)")
+    ax.set_ylabel("mean load-to-use latency, ns")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.text(0.01, -0.02, "kvtier link-study --curves; circles: closed-loop saturation "
+             "(latency = lines in flight / bandwidth)", fontsize=7)
+    save(fig, out, "bwlat", formats)
+
+
 def main(argv):
     p = Parser(prog="kvtier plot", description=__doc__.split("\n\n")[0])
-    p.add_argument("dir", help="a run folder (stats.json) or a sweep folder (sweep.json)")
+    p.add_argument("dir", help="a run folder (stats.json), a sweep folder (sweep.json) or a link-study "
+                               "curves folder (curves.json)")
     p.add_argument("--out", required=True, help="folder for the figures (created if missing)")
     p.add_argument("--format", default="png,svg", help="comma-separated: png, svg, pdf")
     p.add_argument("--metrics", default=None,
@@ -517,12 +549,20 @@ def main(argv):
         if metrics is not None:
             raise PlotError(f"--metrics selects results.csv columns of a sweep; {src} is a run, whose "
                             f"dashboard has no metric choice")
+    elif (src / "curves.json").exists():
+        kind = "curves"
+        if metrics is not None:
+            raise PlotError(f"--metrics selects results.csv columns of a sweep; {src} holds link-study "
+                            f"curves")
     else:
-        raise PlotError(f"{src} holds neither sweep.json (a sweep) nor stats.json (a run)")
+        raise PlotError(f"{src} holds neither sweep.json (a sweep), stats.json (a run) nor curves.json "
+                        f"(link-study --curves)")
     prepare_out(out)
     load_matplotlib()
     if kind == "sweep":
         plot_sweep(src, out, formats, metrics)
+    elif kind == "curves":
+        plot_curves(src, out, formats)
     else:
         plot_run(src, out, formats)
 
