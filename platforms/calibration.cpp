@@ -377,6 +377,11 @@ std::vector<CalibrationRow> run_calibration() {
       idle_read_latency(cxl2_8.link, LinkStudyOptions{}).total_ns, "ns", 0.05, "M",
       "lmbench lat_mem_rd, CXL ASIC, CXL-DMSim paper data (arXiv 2411.02282); model: link-study "
       "idle read, docs/link.md");
+  add("CXL 2.0 x8 adder over local DRAM (CXL ASIC)", 284.9 - 131.5,
+      idle_read_latency(cxl2_8.link, LinkStudyOptions{}).adder_over_local_ns, "ns", 0.20, "M",
+      "lmbench lat_mem_rd, CXL ASIC 284.9 ns less local DDR 131.5 ns, CXL-DMSim paper data "
+      "(arXiv 2411.02282); model: link pipelines + serialisation + device processing, "
+      "docs/link.md");
   add_expander_curve(rows, cxl2_8);
   return rows;
 }

@@ -62,7 +62,9 @@ void study_link(const StudyLink& l, const LinkStudyOptions& o, const std::vector
   if (ref.idle_read_ns.value > 0)
     os << "   reference " << ref.idle_read_ns.text << ": " << std::showpos
        << fixed(100.0 * (b.total_ns / ref.idle_read_ns.value - 1.0), 1) << std::noshowpos << " %";
-  os << "\n";
+  os << "\n  adder over a local DRAM load (host path + " << fixed(o.dram_ns, 0)
+     << " ns media): " << fixed(b.adder_over_local_ns, 1)
+     << " ns (link pipelines, serialisation, device processing)\n";
   out["idle_read_latency"].push_back({{"link", l.name},
                                       {"host_path_ns", b.host_path_ns},
                                       {"link_latency_ns", b.link_latency_ns},
@@ -70,6 +72,7 @@ void study_link(const StudyLink& l, const LinkStudyOptions& o, const std::vector
                                       {"device_ns", b.device_ns},
                                       {"response_serialisation_ns", b.response_serialisation_ns},
                                       {"total_ns", b.total_ns},
+                                      {"adder_over_local_ns", b.adder_over_local_ns},
                                       {"reference_ns", ref.idle_read_ns.value}});
 
   os << "\nStreams of host reads/writes of device memory [model output]; payload GB/s = 1e9 B/s, "

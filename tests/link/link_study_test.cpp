@@ -29,6 +29,26 @@ TEST(LinkStudy, Cxl2x8TwoToOneWithin10PercentOfMicronCz120) {
   EXPECT_NEAR(r.read_gbps / r.write_gbps, 2.0, 0.05);
 }
 
+// The idle read by source: host path (a local DRAM load less its media), link ports, device,
+// serialisation. What a CXL load adds over a local one is the ports, the serialisation and the
+// device's processing: 2 x (41 + 25) + 15 + 6.5 = 153.5 ns on cxl2-x8, against the measured
+// 284.9 - 131.5 = 153.4 ns (CXL-DMSim testbed); CXL-DMSim's own 50 + 30 ns ports made it 181.5.
+TEST(LinkStudy, Cxl2x8AdderOverLocalDramByHand) {
+  const LinkConfig c = test::preset("cxl2-x8");
+  const LinkStudyOptions o = options();
+  const ReadLatencyBreakdown b = idle_read_latency(c, o);
+  EXPECT_DOUBLE_EQ(o.host_path_ns + o.dram_ns, 131.5);  // the local DRAM load (M)
+  const double ser = b.request_serialisation_ns + b.response_serialisation_ns;
+  EXPECT_NEAR(ser, 6.5, 0.1);
+  EXPECT_NEAR(b.adder_over_local_ns, 2 * (c.host_port_ns + c.device_port_ns) + o.device_ctrl_ns + ser,
+              1e-6);
+  EXPECT_NEAR(b.adder_over_local_ns, 153.4, 0.01 * 153.4);
+  LinkConfig dmsim = c;
+  dmsim.host_port_ns = 50;
+  dmsim.device_port_ns = 30;
+  EXPECT_NEAR(idle_read_latency(dmsim, o).adder_over_local_ns, 160 + 15 + 6.5, 0.1);
+}
+
 TEST(LinkStudy, Cxl2x8IdleReadLatencyWithin10PercentOf285ns) {
   const ReadLatencyBreakdown b = idle_read_latency(test::preset("cxl2-x8"), options());
   EXPECT_NEAR(b.total_ns, 284.9, 0.10 * 284.9);  // M: CXL ASIC, lmbench

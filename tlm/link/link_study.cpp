@@ -163,6 +163,7 @@ ReadLatencyBreakdown idle_read_latency(const LinkConfig& config, const LinkStudy
   b.link_latency_ns = to_ns(p->latency(Direction::Downstream) + p->latency(Direction::Upstream));
   b.device_ns = device_ns(o);
   b.total_ns = o.host_path_ns + to_ns(rsp.last_bit + p->latency(Direction::Upstream));
+  b.adder_over_local_ns = b.total_ns - (o.host_path_ns + o.dram_ns);
   return b;
 }
 

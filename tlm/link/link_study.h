@@ -20,7 +20,9 @@ namespace kvtier {
 
 struct LinkStudyOptions {
   // Latency outside the link, added to a CXL.mem read's idle latency (docs/link.md §latency).
-  double host_path_ns = 60.0;  // CPU load from core to root port and back (D, CXL-DMSim, see docs)
+  // CPU load from core to root port and back: what a local DRAM load costs outside the DRAM,
+  // 131.5 ns (M, lmbench, CALIBRATION §2) less the 50 ns media access (D).
+  double host_path_ns = 81.5;
   double device_ctrl_ns = 15.0;  // device CXL.mem processing (D, CXL-DMSim default)
   double dram_ns = 50.0;         // tier DRAM media access (D, CXL-DMSim default)
   // The device's service side (BankedDevice): peak rates, 0 = unlimited; banks in flight.
@@ -129,6 +131,9 @@ struct MetadataResult {
 struct ReadLatencyBreakdown {
   double host_path_ns = 0, request_serialisation_ns = 0, link_latency_ns = 0, device_ns = 0,
          response_serialisation_ns = 0, total_ns = 0;
+  // What the CXL load costs over a local DRAM load (host path + the same media access): the
+  // link's pipelines and serialisation and the device's processing.
+  double adder_over_local_ns = 0;
 };
 
 std::vector<TransferCost> transfer_costs(const LinkConfig& config, const LinkStudyOptions& options);
