@@ -114,6 +114,15 @@ void add_expander_curve(std::vector<CalibrationRow>& rows, const PlatformConfig&
                   at.points[2].mean_ns / low, "x", 0.20, "M", src});
 }
 
+// A 5 MiB device DMA write over the link and through the root complex, issue to the last byte
+// in host memory: payload over that time.
+double dma_write_through_root_complex_bytes_per_s(const PlatformConfig& c) {
+  for (const TransferCost& t : transfer_costs(c.link, LinkStudyOptions{}))
+    if (t.what.find("DMA write") != std::string::npos)
+      return t.payload_bytes / (t.idle_latency_ns * 1e-9);
+  return 0.0;
+}
+
 double stream_gbps(const PlatformConfig& c, double read_fraction) {
   return measure_stream(c.link, 64, read_fraction, LinkStudyOptions{}).payload_gbps;
 }
@@ -344,6 +353,11 @@ std::vector<CalibrationRow> run_calibration() {
       dma_write_bytes_per_s(h100) / 1e9, "GB/s", 0.02, "D",
       "PCIe 5.0 x16: 63.0 GB/s after 128b/130b x 256 / (256 + 24) B per TLP at MPS 256; model: "
       "pcie5 link, one 5 MiB DMA");
+  add("PCIe 5 x16 device DMA write through the root complex, 5 MiB", 52.0,
+      dma_write_through_root_complex_bytes_per_s(h100) / 1e9, "GB/s", 0.05, "M",
+      "nvbandwidth pinned copies over PCIe 5 x16, H2D 51 / D2H 52 GB/s (Azure ND H100 v5); model: "
+      "one 5 MiB DMA write, issue to the last byte in host memory, link.root_complex_dma_gbps = "
+      "51.5 (links/pcie5-x16.ini)");
 
   // --- Link ceilings from the link protocols (CALIBRATION §1, §2, §8): 64 B line streams.
   // The link presets themselves (h200-cxl2-x16, the default pair, adds only first-order-model

@@ -104,6 +104,11 @@ const std::vector<KeyMode>& modes() {
        "host.dma = device",
        [](const PlatformConfig& c, const std::string&) { return c.host.dma == HostDma::Device; },
        [](const PlatformConfig&, const std::string&) { return std::string("host.dma = host"); }},
+      // tlm/link/link.cpp: only a device's DMA passes the root complex limit.
+      {{"link.root_complex_dma_gbps"},
+       "host.dma = device",
+       [](const PlatformConfig& c, const std::string&) { return c.host.dma == HostDma::Device; },
+       [](const PlatformConfig&, const std::string&) { return std::string("host.dma = host"); }},
       {{"host.copy_issue_cpu_ns", "host.copy_completion_rtt_us", "host_copy.bandwidth_gbps",
         "host_copy.call_overhead_us", "host_copy.batched_call_overhead_us"},
        "host.dma = host",

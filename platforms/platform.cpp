@@ -40,6 +40,7 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   cost_.attach_hbm(hbm_contention_.get());
   tier_ = make_tier_dram("tier", config.tier);
   link_ = std::make_unique<Link>("link", make_link_protocol(config.link));
+  link_->set_root_complex_dma(config.link.root_complex_dma_gbps);
   ctrl_ = make_data_plane("ctrl", config.ctrl);
   host_bus_ = std::make_unique<AddressRouter>("host_bus");
 
@@ -75,7 +76,14 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
                                        *constraints_);
   // The stream budget uses the link's raw rate (its payload efficiency is known only after the
   // run).
-  sched_->set_stream_bandwidth(std::min(config.link.bytes_per_s(), config.tier.bw_gbps * 1e9));
+  {
+    // What streaming can move per second: the link, the tier DRAM, and the root complex a
+    // device's DMA passes (link.root_complex_dma_gbps, when set).
+    double stream = std::min(config.link.bytes_per_s(), config.tier.bw_gbps * 1e9);
+    if (config.link.root_complex_dma_gbps > 0 && config.host.dma == HostDma::Device)
+      stream = std::min(stream, config.link.root_complex_dma_gbps * 1e9);
+    sched_->set_stream_bandwidth(stream);
+  }
 
   // Every binding, through a protocol checker when sim.check_tlm_protocol is set. The host
   // bus routes by address window but passes addresses through unchanged, so no binding may
@@ -291,13 +299,17 @@ ConstraintContext Platform::constraint_context() const {
   x.peak_resident_blocks = h.peak_resident_blocks;
   x.resident_block_seconds = h.hbm_block_seconds;
   // B_tier: what the boundary can carry per direction, payload only: the link's raw rate times
-  // the payload efficiency its payload transactions achieved in this run, and the tier DRAM.
+  // the payload efficiency its payload transactions achieved in this run, the tier DRAM, and
+  // the root complex a device's DMA passes (when limited).
   const LinkStats& ls = link_->stats();
   const LinkClassStats& pw = ls.per_class[static_cast<size_t>(TxnClass::PayloadWrite)];
   const double payload_efficiency =
       pw.wire_bytes ? static_cast<double>(pw.payload_bytes) / pw.wire_bytes : 1.0;
   x.b_tier_bytes_per_s =
       std::min(config_.link.bytes_per_s() * payload_efficiency, config_.tier.bw_gbps * 1e9);
+  if (config_.link.root_complex_dma_gbps > 0 && config_.host.dma == HostDma::Device)
+    x.b_tier_bytes_per_s =
+        std::min(x.b_tier_bytes_per_s, config_.link.root_complex_dma_gbps * 1e9);
   x.tokens = static_cast<double>(s.tokens_generated);
   x.stall_token_s = s.stall_token_s;
   x.stalled_steps = s.stalled_steps;

@@ -49,7 +49,11 @@ sc_core::sc_time Link::forward(Direction dir, TxnClass cls, bool is_read, uint64
   const LinkTransfer fwd =
       protocol_->send({dir, cls, false, is_read ? 0 : length, is_read ? length : 0}, issued);
   account(cls, fwd, is_read ? 0 : length, dir);
-  return fwd.last_bit + protocol_->latency(dir);
+  const sc_core::sc_time lat = protocol_->latency(dir);
+  // A device's DMA write into host memory passes the root complex (unlimited: unchanged).
+  if (!is_read && dir == Direction::Upstream && RootComplexLimit::applies_to(cls))
+    return root_complex_.pass(dir, fwd.first_bit + lat, fwd.last_bit + lat, length);
+  return fwd.last_bit + lat;
 }
 
 void Link::count_transaction(TxnClass cls, const sc_core::sc_time& issued,
@@ -78,7 +82,11 @@ sc_core::sc_time Link::cross(Direction dir, TxnClass cls, bool is_read, uint64_t
     const Direction back = reverse(dir);
     const LinkTransfer rsp = protocol_->send({back, cls, true, length, 0}, done);
     account(cls, rsp, length, back);
-    done = rsp.last_bit + protocol_->latency(back);
+    const sc_core::sc_time lat = protocol_->latency(back);
+    done = rsp.last_bit + lat;
+    // The data of a device's DMA read leaves host memory through the root complex.
+    if (dir == Direction::Upstream && RootComplexLimit::applies_to(cls))
+      done = root_complex_.pass(back, rsp.first_bit + lat, done, length);
   }
   count_transaction(cls, issued, done);
   return done;

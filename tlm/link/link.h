@@ -16,6 +16,7 @@
 #include "tlm/common/burst_target.h"
 #include "tlm/common/stat_group.h"
 #include "tlm/link/link_protocol.h"
+#include "tlm/link/root_complex.h"
 
 namespace kvtier {
 
@@ -48,6 +49,9 @@ class Link : public sc_core::sc_module, public BurstTarget {
   Link(sc_core::sc_module_name name, std::unique_ptr<LinkProtocol> protocol);
 
   const LinkStats& stats() const { return stats_; }
+  // Device-initiated DMA payload through the host's root complex at most `gbps` per direction
+  // (link.root_complex_dma_gbps; 0: the link alone limits it).
+  void set_root_complex_dma(double gbps) { root_complex_ = RootComplexLimit(gbps); }
   const LinkProtocol& protocol() const { return *protocol_; }
   // stats.json's `link_classes` (one object per traffic class that carried a transaction) and
   // `link_busy_s`, into the run's top-level group.
@@ -91,6 +95,7 @@ class Link : public sc_core::sc_module, public BurstTarget {
       train_arrivals_;  // burst_train: when each write reaches the far side
 
   std::unique_ptr<LinkProtocol> protocol_;
+  RootComplexLimit root_complex_;
   LinkStats stats_;
 };
 

@@ -65,6 +65,9 @@ void declare_keys(KeyRegistry& r, LinkConfig& c) {
   r.number("link.error_seed", &c.error_seed, 0, kMaxU32Key, "seed of the bit-error process");
   r.number("link.retry_buffer_units", &c.retry_buffer_units, 1, 65536,
            "retry-buffer depth, flits (CXL) or TLPs (PCIe)");
+  r.number("link.root_complex_dma_gbps", &c.root_complex_dma_gbps, 0, 1e4,
+           "device-initiated DMA payload (DMA writes into host or GPU memory, DMA reads out of "
+           "it) through the host's root complex, GB/s per direction; 0 = only the link limits it");
   r.number("link.replay_latency_ns", &c.replay_latency_ns, 0, 1e6,
            "failed unit's last bit to its replay's first bit, ns");
 }

@@ -67,6 +67,9 @@ struct LinkConfig {
   uint32_t error_seed = 1;            // seed of the bit-error generator (same seed, same errors)
   uint32_t retry_buffer_units = 256;  // retry-buffer depth, flits (CXL) or TLPs (PCIe)
   double replay_latency_ns = 200.0;   // from a corrupted unit's last bit to the start of its replay
+  // Device-initiated DMA payload through the host's root complex, GB/s per direction; 0 = no
+  // limit but the link's own (root_complex.h).
+  double root_complex_dma_gbps = 0.0;
   // Raw rate of one direction after line encoding, bytes per second.
   double bytes_per_s() const { return lanes * gt_per_s * 1e9 / 8.0 * encoding_efficiency; }
 };

@@ -9,6 +9,7 @@
 
 #include "tlm/common/timeline.h"
 #include "tlm/link/cxl_flit_protocol.h"
+#include "tlm/link/root_complex.h"
 
 namespace kvtier {
 
@@ -92,6 +93,9 @@ TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
   // fixed delay either way).
   BankedDevice device(o.device());
   uint64_t next_line = 0;
+  // A device's DMA passes the host's root complex (link.root_complex_dma_gbps).
+  RootComplexLimit root_complex(config.root_complex_dma_gbps);
+  const bool dma = RootComplexLimit::applies_to(cls) && dir == Direction::Upstream;
   if (read) {
     const uint64_t piece = is_cxl_mem(cls) && config.protocol != LinkProtocolKind::Pcie5 &&
                                    config.protocol != LinkProtocolKind::Simple
@@ -109,12 +113,18 @@ TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
       next_line += (n + 63) / 64;
       const LinkTransfer b = p->send({reverse(dir), cls, true, n, 0}, answer);
       count(b);
-      done = std::max(done, b.last_bit + p->latency(reverse(dir)));
+      const sc_time lat = p->latency(reverse(dir));
+      const sc_time back = dma ? root_complex.pass(reverse(dir), b.first_bit + lat,
+                                                   b.last_bit + lat, n)
+                               : b.last_bit + lat;
+      done = std::max(done, back);
     }
   } else {
     const LinkTransfer a = p->send({dir, cls, false, bytes, 0}, t0);
     count(a);
-    done = a.last_bit + p->latency(dir);
+    const sc_time lat = p->latency(dir);
+    done = dma ? root_complex.pass(dir, a.first_bit + lat, a.last_bit + lat, bytes)
+               : a.last_bit + lat;
     if (p->write_completes(cls))
       count(p->send({reverse(dir), cls, true, 0, 0}, done + ns(o.device_ctrl_ns)));
   }
