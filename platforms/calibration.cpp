@@ -70,26 +70,24 @@ double copy_bytes_per_s(const PlatformConfig& c, uint64_t bytes, bool batched) {
   return HostCopyModel(c.host_copy).bandwidth_bytes_per_s(bytes, batched);
 }
 
-double dma_write_bytes_per_s(const PlatformConfig& c) {
+// link-study's 5 MiB device DMA write on the platform's link: its wire time (serialisation_ns)
+// gives the framing's rate, its issue-to-host-memory time (idle_latency_ns) the rate through the
+// root complex.
+TransferCost dma_write_cost(const PlatformConfig& c) {
   for (const TransferCost& t : transfer_costs(c.link, LinkStudyOptions{}))
-    if (t.what.find("DMA write") != std::string::npos)
-      return t.payload_bytes / (t.serialisation_ns * 1e-9);
-  return 0.0;
+    if (t.what.find("DMA write") != std::string::npos) return t;
+  throw ConfigError("calibrate: link-study has no DMA write row");
 }
 
 // The measured x8 expander's loaded reads (CALIBRATION §2: MLC with throttled bandwidth
 // threads; 584 ns at 3.5 GB/s, 663 ns at 16.1, 962 ns at 18.5, saturation 21.4 GB/s at about
-// 950 ns) beside the banked device (measured_x8_expander) behind the cxl2-x8 link. The
+// 950 ns) beside the banked device (with_measured_x8_expander) behind the cxl2-x8 link. The
 // measured latencies are MLC's, about twice lmbench's idle 284.9 ns at low load, so the rises
 // are compared as ratios to the 3.5 GB/s point; near saturation the latency is the in-flight
 // count over the bandwidth, and 950 ns at 21.4 GB/s is 318 lines in flight, so the model's
 // saturation runs with 320.
 void add_expander_curve(std::vector<CalibrationRow>& rows, const PlatformConfig& x8) {
-  LinkStudyOptions o;
-  const BankedDeviceConfig d = measured_x8_expander(o);
-  o.device_read_gbps = d.read_gbps;
-  o.device_write_gbps = d.write_gbps;
-  o.device_banks = d.banks;
+  LinkStudyOptions o = with_measured_x8_expander(LinkStudyOptions{});
   o.outstanding = 320;
   const std::vector<double> loads = {3.5 / 21.4, 16.1 / 21.4, 18.5 / 21.4};
   // Offered loads as fractions of the measured peak, not of the model's own saturation.
@@ -112,15 +110,6 @@ void add_expander_curve(std::vector<CalibrationRow>& rows, const PlatformConfig&
                   at.points[1].mean_ns / low, "x", 0.20, "M", src});
   rows.push_back({"CXL x8 expander read latency at 18.5 / 3.5 GB/s", 962.0 / 584.0,
                   at.points[2].mean_ns / low, "x", 0.20, "M", src});
-}
-
-// A 5 MiB device DMA write over the link and through the root complex, issue to the last byte
-// in host memory: payload over that time.
-double dma_write_through_root_complex_bytes_per_s(const PlatformConfig& c) {
-  for (const TransferCost& t : transfer_costs(c.link, LinkStudyOptions{}))
-    if (t.what.find("DMA write") != std::string::npos)
-      return t.payload_bytes / (t.idle_latency_ns * 1e-9);
-  return 0.0;
 }
 
 double stream_gbps(const PlatformConfig& c, double read_fraction) {
@@ -349,12 +338,13 @@ std::vector<CalibrationRow> run_calibration() {
   add("H100 pinned copy bandwidth, 5 MiB, one call", sheet(mib5, 3.75),
       copy_bytes_per_s(h100, mib5, false) / 1e9, "GB/s", 0.02, "D",
       "t0 3.5-4.0 us (torchcomms #2195), B_inf 51.5 GB/s (nvbandwidth); model: host copy model");
+  const TransferCost h100_dma = dma_write_cost(h100);
   add("PCIe 5 x16 DMA write payload bandwidth, 5 MiB", 63.015 * 256 / 280,
-      dma_write_bytes_per_s(h100) / 1e9, "GB/s", 0.02, "D",
+      h100_dma.payload_bytes / h100_dma.serialisation_ns, "GB/s", 0.02, "D",
       "PCIe 5.0 x16: 63.0 GB/s after 128b/130b x 256 / (256 + 24) B per TLP at MPS 256; model: "
       "pcie5 link, one 5 MiB DMA");
   add("PCIe 5 x16 device DMA write through the root complex, 5 MiB", 52.0,
-      dma_write_through_root_complex_bytes_per_s(h100) / 1e9, "GB/s", 0.05, "M",
+      h100_dma.payload_bytes / h100_dma.idle_latency_ns, "GB/s", 0.05, "M",
       "nvbandwidth pinned copies over PCIe 5 x16, H2D 51 / D2H 52 GB/s (Azure ND H100 v5); model: "
       "one 5 MiB DMA write, issue to the last byte in host memory, link.root_complex_dma_gbps = "
       "51.5 (links/pcie5-x16.ini)");

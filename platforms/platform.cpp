@@ -13,7 +13,17 @@ namespace kvtier {
 
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// What the boundary can carry per second besides the link: the tier DRAM, and the root complex
+// a device's DMA passes (link.root_complex_dma_gbps, when set). B_tier and the scheduler's
+// streaming budget both take it.
+double boundary_cap_bytes_per_s(const PlatformConfig& c) {
+  double cap = c.tier.bw_gbps * 1e9;
+  if (c.link.root_complex_dma_gbps > 0 && c.host.dma == HostDma::Device)
+    cap = std::min(cap, c.link.root_complex_dma_gbps * 1e9);
+  return cap;
 }
+}  // namespace
 
 uint32_t layer_groups(const PlatformConfig& c, const workload::ModelDescriptor& m) {
   return m.layers / layers_per_block(c.host, m.layers);
@@ -76,14 +86,8 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
                                        *constraints_);
   // The stream budget uses the link's raw rate (its payload efficiency is known only after the
   // run).
-  {
-    // What streaming can move per second: the link, the tier DRAM, and the root complex a
-    // device's DMA passes (link.root_complex_dma_gbps, when set).
-    double stream = std::min(config.link.bytes_per_s(), config.tier.bw_gbps * 1e9);
-    if (config.link.root_complex_dma_gbps > 0 && config.host.dma == HostDma::Device)
-      stream = std::min(stream, config.link.root_complex_dma_gbps * 1e9);
-    sched_->set_stream_bandwidth(stream);
-  }
+  sched_->set_stream_bandwidth(
+      std::min(config.link.bytes_per_s(), boundary_cap_bytes_per_s(config)));
 
   // Every binding, through a protocol checker when sim.check_tlm_protocol is set. The host
   // bus routes by address window but passes addresses through unchanged, so no binding may
@@ -305,11 +309,8 @@ ConstraintContext Platform::constraint_context() const {
   const LinkClassStats& pw = ls.per_class[static_cast<size_t>(TxnClass::PayloadWrite)];
   const double payload_efficiency =
       pw.wire_bytes ? static_cast<double>(pw.payload_bytes) / pw.wire_bytes : 1.0;
-  x.b_tier_bytes_per_s =
-      std::min(config_.link.bytes_per_s() * payload_efficiency, config_.tier.bw_gbps * 1e9);
-  if (config_.link.root_complex_dma_gbps > 0 && config_.host.dma == HostDma::Device)
-    x.b_tier_bytes_per_s =
-        std::min(x.b_tier_bytes_per_s, config_.link.root_complex_dma_gbps * 1e9);
+  x.b_tier_bytes_per_s = std::min(config_.link.bytes_per_s() * payload_efficiency,
+                                  boundary_cap_bytes_per_s(config_));
   x.tokens = static_cast<double>(s.tokens_generated);
   x.stall_token_s = s.stall_token_s;
   x.stalled_steps = s.stalled_steps;

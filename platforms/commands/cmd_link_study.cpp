@@ -127,6 +127,13 @@ int cmd_link_study(int argc, char** argv) {
     require_range("device-read-gbps", o.device_read_gbps, 0, 1e4);
     require_range("device-write-gbps", o.device_write_gbps, 0, 1e4);
     require_range("device-banks", o.device_banks, 1, 4096, "banks");
+    // 0 is "no limit"; a positive rate below 0.1 GB/s would stretch the study's simulated time
+    // past what the time type holds.
+    for (const auto& [flag, v] : {std::pair<const char*, double>{"device-read-gbps", o.device_read_gbps},
+                                  {"device-write-gbps", o.device_write_gbps}})
+      if (v > 0 && v < 0.1)
+        throw UsageError(std::string("link-study: --") + flag + " " + fixed(v, 4) +
+                         " must be 0 (no limit) or at least 0.1 GB/s");
     if (vm.count("read-fractions") && !vm["read-fractions"].defaulted() && curves_dir.empty())
       throw UsageError("link-study: --read-fractions sets the read percentages of --curves; "
                        "give --curves DIR");
@@ -152,13 +159,7 @@ int cmd_link_study(int argc, char** argv) {
     if (!curves_dir.empty() && links.size() != 1)
       throw UsageError("link-study: --curves writes the curves of one link; name one --preset "
                        "or --platform (" + std::to_string(links.size()) + " studied)");
-    if (!curves_dir.empty()) {  // before the tables run, not after
-      std::error_code ec;
-      std::filesystem::create_directories(curves_dir, ec);
-      if (ec || !std::filesystem::is_directory(curves_dir))
-        throw ConfigError("link-study: --curves " + curves_dir + ": cannot create the folder" +
-                          (ec ? " (" + ec.message() + ")" : ""));
-    }
+    if (!curves_dir.empty()) make_curves_folder(curves_dir);  // before the tables run
   } catch (const std::exception& e) {
     std::cerr << "kvtier link-study: " << e.what() << "\n";
     return 2;

@@ -25,15 +25,19 @@ std::vector<uint32_t> parse_read_percents(const std::string& text) {
   return out;
 }
 
+void make_curves_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw ConfigError("link-study: --curves " + dir + ": cannot create the folder" +
+                      (ec ? " (" + ec.message() + ")" : ""));
+}
+
 void write_curves(const StudyLink& l, const LinkStudyOptions& o,
                   const std::vector<uint32_t>& read_percents, const std::string& dir,
                   std::ostream& os, nlohmann::json& out) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw ConfigError("link-study: --curves " + dir + ": cannot create the folder" +
-                      (ec ? " (" + ec.message() + ")" : ""));
+  make_curves_folder(dir);
   const BankedDeviceConfig d = o.device();
   os << "\nBandwidth-latency curves [model output]: " << l.name << ", 64 B transactions, Poisson "
      << "arrivals at fractions of the saturation bandwidth; latency = mean load-to-use of the "

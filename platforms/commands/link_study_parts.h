@@ -46,6 +46,8 @@ std::string mix_name(double rf);
 // "metadata"): link_study_report.cpp.
 // --read-fractions "100,90,50": read percentages, integers in [0, 100], each once.
 std::vector<uint32_t> parse_read_percents(const std::string& text);
+// The --curves folder, created if missing; ConfigError naming it when it cannot be.
+void make_curves_folder(const std::string& dir);
 // One link's bandwidth-latency curves: DIR/bwlat_<pct>.txt per read percentage and
 // DIR/curves.json, a table on `os`, and out["curves"] (link_study_curves.cpp). ConfigError when
 // the folder or a file cannot be written.

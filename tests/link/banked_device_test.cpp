@@ -63,11 +63,7 @@ LinkStudyOptions curve_options() {
 
 // The measured x8 expander behind the cxl2-x8 link (26.4 GB/s of reads): the device binds.
 TEST(BandwidthLatencyCurve, ADeviceSlowerThanTheLinkSaturatesAtItsPeakAndQueuesBefore) {
-  LinkStudyOptions o = curve_options();
-  const BankedDeviceConfig x8 = measured_x8_expander(o);
-  o.device_read_gbps = x8.read_gbps;
-  o.device_write_gbps = x8.write_gbps;
-  o.device_banks = x8.banks;
+  const LinkStudyOptions o = with_measured_x8_expander(curve_options());
   const CurveResult c = measure_curve(test::preset("cxl2-x8"), 1.0, {0.1, 0.5, 0.9}, o);
   // Within 5 % of the measured 21.4 GB/s, never above it (random banks leave some idle).
   EXPECT_LE(c.saturation_gbps, 21.4);

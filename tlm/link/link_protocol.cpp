@@ -34,6 +34,10 @@ void validate_link_config(const LinkConfig& c) {
           "must be in (0, 256] GT/s");
   require(c.encoding_efficiency > 0 && c.encoding_efficiency <= 1, "encoding_efficiency",
           text(c.encoding_efficiency), "must be in (0, 1]");
+  // 0 is "no limit"; a positive rate below the other rates' 0.1 GB/s floor would stretch a run's
+  // simulated time (and its steps) without bound.
+  require(c.root_complex_dma_gbps == 0 || c.root_complex_dma_gbps >= 0.1, "root_complex_dma_gbps",
+          text(c.root_complex_dma_gbps), "must be 0 (no limit) or at least 0.1 GB/s");
   if (c.protocol == LinkProtocolKind::Simple) {
     require(c.lanes >= 1, "lanes", text(c.lanes), "must be at least 1");
     require(c.max_payload_bytes >= 1, "max_payload_bytes", text(c.max_payload_bytes),

@@ -45,6 +45,12 @@ class EventLoop {
   uint64_t next_ = 0;
 };
 
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0.0 : sum / v.size();
+}
+
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -303,9 +309,7 @@ StreamResult measure_stream(const LinkConfig& config, uint64_t size_bytes, doubl
   r.units_per_txn = static_cast<double>(traffic.units) / total;
   r.latency_p50_ns = percentile(latencies, 0.50);
   r.latency_p99_ns = percentile(latencies, 0.99);
-  double sum = 0;
-  for (double v : latencies) sum += v;
-  r.latency_mean_ns = latencies.empty() ? 0 : sum / latencies.size();
+  r.latency_mean_ns = mean(latencies);
   r.replays = traffic.replays;
   return r;
 }
@@ -364,9 +368,7 @@ CurveResult measure_curve(const LinkConfig& config, double read_fraction,
     loop.run();
     const double span_s = (window_end - window_start).to_seconds();
     pt.achieved_gbps = span_s > 0 ? bytes / span_s / 1e9 : 0;
-    double sum = 0;
-    for (double v : latencies) sum += v;
-    pt.mean_ns = latencies.empty() ? 0 : sum / latencies.size();
+    pt.mean_ns = mean(latencies);
     pt.p50_ns = percentile(latencies, 0.50);
     pt.p99_ns = percentile(latencies, 0.99);
     c.points.push_back(pt);

@@ -105,12 +105,11 @@ inline const std::vector<double> kCurveLoads = {0.05, 0.1, 0.2, 0.3, 0.4, 0.5,  
 // saturate at 21.4 GB/s (M), writes reach 23.0 GB/s (M, the highest measured: a lower bound of
 // their peak); 20 banks (D) fitted to the loaded points, 663 ns at 16.1 GB/s and 962 ns at
 // 18.5 GB/s against 584 ns at 3.5 GB/s (docs/link.md).
-inline BankedDeviceConfig measured_x8_expander(const LinkStudyOptions& o) {
-  BankedDeviceConfig d = o.device();
-  d.read_gbps = 21.4;
-  d.write_gbps = 23.0;
-  d.banks = 20;
-  return d;
+inline LinkStudyOptions with_measured_x8_expander(LinkStudyOptions o) {
+  o.device_read_gbps = 21.4;
+  o.device_write_gbps = 23.0;
+  o.device_banks = 20;
+  return o;
 }
 
 // 64 B descriptor writes at `rate_per_s` (Poisson) while device DMA reads (demotions) stream
