@@ -164,7 +164,7 @@ const std::vector<KeyMode>& modes() {
       // link-study and calibrate make (a run's traffic is CXL.io: descriptors, DMA, completions).
       {{"link.credits_m2s_req", "link.credits_m2s_rwd", "link.credits_s2m_drs",
         "link.credits_s2m_ndr", "link.credit_return_interval_ns", "link.multi_data_header",
-        "link.max_owed_data_slots"},
+        "link.max_owed_data_slots", "link.root_complex_load_gbps", "link.root_complex_store_gbps"},
        "CXL.mem traffic: kvtier link-study and calibrate (a run moves KV over CXL.io)",
        [](const PlatformConfig&, const std::string&) { return false; },
        [](const PlatformConfig&, const std::string&) {

@@ -14,11 +14,12 @@ namespace kvtier {
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// What the boundary can carry per second besides the link: the tier DRAM, and the root complex
-// a device's DMA passes (link.root_complex_dma_gbps, when set). B_tier and the scheduler's
-// streaming budget both take it.
+// What the boundary can carry per second besides the link: the tier device in its slower
+// direction (its DRAM, or its own read or write peak where set: tier.read_gbps,
+// tier.write_gbps), and the root complex a device's DMA passes (link.root_complex_dma_gbps,
+// when set). B_tier and the scheduler's streaming budget both take it.
 double boundary_cap_bytes_per_s(const PlatformConfig& c) {
-  double cap = c.tier.bw_gbps * 1e9;
+  double cap = std::min(c.tier.read_bytes_per_s(), c.tier.write_bytes_per_s());
   if (c.link.root_complex_dma_gbps > 0 && c.host.dma == HostDma::Device)
     cap = std::min(cap, c.link.root_complex_dma_gbps * 1e9);
   return cap;

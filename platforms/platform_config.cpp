@@ -308,6 +308,13 @@ void validate(const PlatformConfig& c, const LoadChecks& checks) {
         src + ": the tier holds " + std::to_string(static_cast<uint64_t>(tier_blocks)) +
         " blocks, more than ctrl.tier_addr_bits = " + std::to_string(c.ctrl.tier_addr_bits) +
         " can address");
+  // 0 is "the DRAM alone"; a positive device rate below the 0.1 GB/s floor of tier.bw_gbps
+  // would stretch a run's simulated time without bound.
+  for (const auto& [key, gbps] : {std::pair<const char*, double>{"tier.read_gbps", c.tier.read_gbps},
+                                  {"tier.write_gbps", c.tier.write_gbps}})
+    if (gbps != 0 && gbps < 0.1)
+      throw ConfigError(src + ": key '" + key + "' = " + format_number(gbps) +
+                        " must be 0 (tier.bw_gbps alone) or at least 0.1 GB/s");
   validate_host_config(c.host, src);
   validate_sched_config(c.sched, src);
   const double hbm_blocks = c.hbm.kv_budget_gib * gib / block_bytes;

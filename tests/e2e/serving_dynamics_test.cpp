@@ -621,6 +621,31 @@ TEST(ServingDynamics, NarrowLinkFailsHidingWhileSustainabilityHolds) {
   expect_invariants(r);
 }
 
+// The same ample link with a tier device that reads at 0.9 GB/s (tier.read_gbps): B_tier is the
+// device's 0.9 GB/s, the 320 MiB context needs 0.37 s, and transfers miss as on the narrow link;
+// the demand still stays under B_tier in every window. A device reading at 200 GB/s, above its
+// 76.8 GB/s of DRAM, leaves B_tier the link's and every transfer hidden.
+TEST(ServingDynamics, ASlowTierDeviceFailsHidingWhereTheLinkAloneWouldHideEveryTransfer) {
+  RunResult slow = run(returning_sessions(), {"hbm.kv_budget_gib=1",
+                                              "host.prefetch_horizon_steps=8", "tier.read_gbps=0.9"});
+  const auto c = slow.platform->constraints();
+  EXPECT_DOUBLE_EQ(c["sustainability"]["b_tier_bytes_per_s"].get<double>(), 0.9e9);
+  EXPECT_GT(c["hiding"]["missed"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["sustainability"]["violations"].get<uint64_t>(), 0u);
+  EXPECT_NE(c["verdict"].get<std::string>().find("HIDING"), std::string::npos);
+  expect_invariants(slow);
+}
+
+// (One platform per process: the pair's other half.)
+TEST(ServingDynamics, ATierDeviceFasterThanItsDramLeavesTheLinkBindingAndEveryTransferHidden) {
+  RunResult fast = run(returning_sessions(), {"hbm.kv_budget_gib=1",
+                                              "host.prefetch_horizon_steps=8", "tier.read_gbps=200"});
+  const auto f = fast.platform->constraints();
+  EXPECT_NEAR(f["sustainability"]["b_tier_bytes_per_s"].get<double>(), b_tier(), 1e-6 * b_tier());
+  EXPECT_EQ(f["hiding"]["missed"].get<uint64_t>(), 0u);
+  expect_invariants(fast);
+}
+
 namespace {
 // Request A decodes for a long time (session 3); session 1 (16,000-token prompt) finishes early,
 // two fillers push its 1001 blocks to the tier, and its next turn (t = 12 s) loads them back:

@@ -57,5 +57,59 @@ TEST(RootComplexLimit, BelowTheLinksCeilingItSetsTheDmaRateAboveItTheLinkDoes) {
   EXPECT_DOUBLE_EQ(dma_gbps(c, "mem read"), dma_gbps(none, "mem read"));
 }
 
+// CPU loads and stores of CXL.mem through the host's root complex (link.root_complex_load_gbps,
+// link.root_complex_store_gbps), by hand: a store enters the link when the root complex takes
+// it, so stores are spaced to the cap and a lone one goes at once.
+TEST(RootComplexLimit, AdmittedStoresAreSpacedToTheCapALoneOneGoesAtOnce) {
+  // 16 GB/s: a 64 B store holds the root complex 4 ns.
+  RootComplexLimit stores(16);
+  const auto down = Direction::Downstream;
+  EXPECT_EQ(stores.admit(down, sc_time(0, SC_NS), 64), sc_time(0, SC_NS));
+  EXPECT_EQ(stores.admit(down, sc_time(0, SC_NS), 64), sc_time(4, SC_NS));
+  EXPECT_EQ(stores.admit(down, sc_time(1, SC_NS), 64), sc_time(8, SC_NS));
+  EXPECT_EQ(stores.admit(down, sc_time(100, SC_NS), 64), sc_time(100, SC_NS));
+  RootComplexLimit none;
+  EXPECT_EQ(none.admit(down, sc_time(0, SC_NS), 64), sc_time(0, SC_NS));
+  EXPECT_EQ(none.admit(down, sc_time(0, SC_NS), 64), sc_time(0, SC_NS));
+}
+
+// On cxl2-x16 the link carries 52.7 GB/s of 64 B reads and 47.4 GB/s of 64 B writes. A host cap
+// below that sets the stream's rate (loads 20 GB/s, stores 15 GB/s); one above it (100 GB/s)
+// leaves the link's ceiling, the same as no cap; each cap leaves the other direction alone.
+TEST(RootComplexLimit, BelowTheLinksCeilingAHostCapSetsTheCpuStreamAboveItTheLinkDoes) {
+  const LinkConfig none = test::preset("cxl2-x16");
+  LinkStudyOptions o;
+  o.stream_transactions = 20000;
+  o.steady_window = true;
+  const double link_reads = measure_stream(none, 64, 1.0, o).payload_gbps;
+  const double link_writes = measure_stream(none, 64, 0.0, o).payload_gbps;
+  EXPECT_NEAR(link_reads, 52.72, 0.1);
+  EXPECT_NEAR(link_writes, 47.45, 0.1);
+
+  LinkConfig capped = none;
+  capped.root_complex_load_gbps = 20;
+  capped.root_complex_store_gbps = 15;
+  EXPECT_NEAR(measure_stream(capped, 64, 1.0, o).payload_gbps, 20.0, 0.01 * 20);
+  EXPECT_NEAR(measure_stream(capped, 64, 0.0, o).payload_gbps, 15.0, 0.01 * 15);
+  // A 2:1 mix of 4 KiB under both caps, 16 in flight as link-study keeps them: reads 20,
+  // writes 10 (the reads' cap binds the mix).
+  LinkStudyOptions pages = o;
+  pages.outstanding = 16;
+  const StreamResult mix = measure_stream(capped, 4096, 2.0 / 3.0, pages);
+  EXPECT_NEAR(mix.read_gbps, 20.0, 0.02 * 20);
+  EXPECT_NEAR(mix.write_gbps, 10.0, 0.02 * 10);
+
+  LinkConfig loose = none;
+  loose.root_complex_load_gbps = 100;
+  loose.root_complex_store_gbps = 100;
+  EXPECT_DOUBLE_EQ(measure_stream(loose, 64, 1.0, o).payload_gbps, link_reads);
+  EXPECT_DOUBLE_EQ(measure_stream(loose, 64, 0.0, o).payload_gbps, link_writes);
+  LinkConfig stores_only = none;
+  stores_only.root_complex_store_gbps = 15;
+  EXPECT_DOUBLE_EQ(measure_stream(stores_only, 64, 1.0, o).payload_gbps, link_reads);
+  // Device DMA does not pass the CPU's caps.
+  EXPECT_DOUBLE_EQ(dma_gbps(capped, "DMA write"), dma_gbps(none, "DMA write"));
+}
+
 }  // namespace
 }  // namespace kvtier

@@ -12,6 +12,7 @@
 #include "tlm/link/link.h"
 #include "tlm/link/simple_protocol.h"
 #include "tlm/link/transact.h"
+#include "tlm/mem/memories.h"
 #include "tlm/mem/memory_target.h"
 
 using namespace kvtier;
@@ -160,6 +161,58 @@ TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
             static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP));
   EXPECT_EQ(host_mem.completions[2].first.bursts, 0u);
   EXPECT_EQ(ctrl.stats().bursts, 2u);
+}
+
+// The tier device with a peak of its own per direction (tier.read_gbps, tier.write_gbps): a
+// burst holds the memory for bytes / its direction's rate, so reads and writes share it and a
+// mix runs between the two peaks; loaded, a burst waits for the ones before it. Hand times at the
+// measured x8 expander's 21.4 GB/s reads and 23.0 GB/s writes behind 76.8 GB/s of DRAM.
+TEST(TierDevice, EachDirectionRunsAtItsOwnPeakOnOneSharedMemory) {
+  const sc_core::sc_time latency(138, sc_core::SC_NS);
+  MemoryTarget device("x8_device", 76.8e9, latency, 1ull << 30);
+  device.set_direction_rates(21.4e9, 23.0e9);
+  const auto ps = [](const sc_core::sc_time& t) { return t.value(); };  // 1 ps resolution
+  // 65,536 B / 21.4 GB/s = 3,062,429.9 ps, rounded to the tick; + 138 ns.
+  const sc_core::sc_time read =
+      device.burst(true, 0, 65536, TxnClass::PayloadRead, sc_core::SC_ZERO_TIME);
+  EXPECT_EQ(ps(read), 3'062'430u + 138'000u);
+  // A write issued at 0 finds the device busy until the read's end: 65,536 B / 23.0 GB/s =
+  // 2,849,391.3 ps after it.
+  const sc_core::sc_time write =
+      device.burst(false, 65536, 65536, TxnClass::PayloadWrite, sc_core::SC_ZERO_TIME);
+  EXPECT_EQ(ps(write), 3'062'430u + 2'849'391u + 138'000u);
+  // A 2:1 mix: 3 x 65,536 B over (2 x 3,062,430 + 2,849,391) ps = 21.91 GB/s, between the peaks.
+  const sc_core::sc_time third =
+      device.burst(true, 131072, 65536, TxnClass::PayloadRead, sc_core::SC_ZERO_TIME);
+  const double mix_gbps = 3 * 65536.0 / ((ps(third) - 138'000u) * 1e-12) / 1e9;
+  EXPECT_NEAR(mix_gbps, 21.908, 0.001);
+  EXPECT_GT(mix_gbps, 21.4);
+  EXPECT_LT(mix_gbps, 23.0);
+  EXPECT_DOUBLE_EQ(device.stats().busy_s, (2 * 3'062'430 + 2'849'391) * 1e-12);
+
+  // Unset, both directions run at the DRAM's bandwidth: 65,536 B / 76.8 GB/s = 853,333.3 ps.
+  MemoryTarget dram("dram_only", 76.8e9, latency, 1ull << 30);
+  EXPECT_EQ(ps(dram.burst(true, 0, 65536, TxnClass::PayloadRead, sc_core::SC_ZERO_TIME)),
+            853'333u + 138'000u);
+  EXPECT_EQ(ps(dram.burst(false, 0, 65536, TxnClass::PayloadWrite, sc_core::SC_ZERO_TIME)),
+            2 * 853'333u + 138'000u);
+}
+
+// The platform keys: a device rate above the DRAM's leaves the DRAM binding, 0 means the DRAM
+// alone, and one below it binds its own direction only.
+TEST(TierDevice, TheSlowerOfDeviceAndDramBindsEachDirection) {
+  TierConfig c;
+  c.bw_gbps = 76.8;
+  EXPECT_DOUBLE_EQ(c.read_bytes_per_s(), 76.8e9);
+  EXPECT_DOUBLE_EQ(c.write_bytes_per_s(), 76.8e9);
+  c.read_gbps = 21.4;
+  c.write_gbps = 100;
+  EXPECT_DOUBLE_EQ(c.read_bytes_per_s(), 21.4e9);
+  EXPECT_DOUBLE_EQ(c.write_bytes_per_s(), 76.8e9);
+  const auto tier = make_tier_dram("from_config", c);
+  EXPECT_DOUBLE_EQ(tier->read_bytes_per_s(), 21.4e9);
+  EXPECT_DOUBLE_EQ(tier->write_bytes_per_s(), 76.8e9);
+  EXPECT_DOUBLE_EQ(tier->bytes_per_s(), 76.8e9);  // reserve() outside transactions: the DRAM's
 }
 
 KVTIER_SC_TEST_MAIN()

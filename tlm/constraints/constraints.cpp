@@ -121,7 +121,8 @@ void declare_constraint_report(StatGroup& c, const Constraints& k, const Constra
       "HBM: "
       "promotions; to the tier: demotions). B_tier = min(link raw rate x payload efficiency of "
       "this "
-      "run's payload writes, tier DRAM bandwidth, the root complex's DMA limit if set); a "
+      "run's payload writes, the tier device's bandwidth in its slower direction (tier.bw_gbps, "
+      "tier.read_gbps / tier.write_gbps where lower), the root complex's DMA limit if set); a "
       "violation is a window whose demanded rate "
       "exceeds "
       "B_tier",
@@ -131,8 +132,9 @@ void declare_constraint_report(StatGroup& c, const Constraints& k, const Constra
          "windows judged: the run's simulated time in windows (at least 1), or more if events were "
          "recorded later");
   su.add("b_tier_bytes_per_s", b_tier, "bytes/s",
-         "B_tier: min(link raw rate x payload efficiency of this run's payload writes, tier DRAM "
-         "bandwidth, link.root_complex_dma_gbps if set)");
+         "B_tier: min(link raw rate x payload efficiency of this run's payload writes, the tier "
+         "device's bandwidth in its slower direction (tier.bw_gbps, tier.read_gbps / "
+         "tier.write_gbps where lower), link.root_complex_dma_gbps if set)");
   su.add("peak_demanded_bytes_per_s", peak_demanded, "bytes/s",
          "largest demanded rate of any window: tier bytes its steps' layer groups waited for over "
          "their compute time");

@@ -31,7 +31,7 @@ struct ConstraintContext {
   uint64_t budget_blocks = 0, block_bytes = 0;
   uint64_t peak_resident_blocks = 0;
   double resident_block_seconds = 0.0;
-  double b_tier_bytes_per_s = 0.0;  // min(link raw rate x payload efficiency, tier DRAM bandwidth)
+  double b_tier_bytes_per_s = 0.0;  // min(link raw rate x payload efficiency, the tier device)
   double tokens = 0.0, stall_token_s = 0.0;
   uint64_t stalled_steps = 0;
   uint64_t steps = 0;             // scheduler steps run: what the CAPACITY waits are a share of

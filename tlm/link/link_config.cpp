@@ -68,6 +68,12 @@ void declare_keys(KeyRegistry& r, LinkConfig& c) {
   r.number("link.root_complex_dma_gbps", &c.root_complex_dma_gbps, 0, 1e4,
            "device-initiated DMA payload (DMA writes into host or GPU memory, DMA reads out of "
            "it) through the host's root complex, GB/s per direction; 0 = only the link limits it");
+  r.number("link.root_complex_load_gbps", &c.root_complex_load_gbps, 0, 1e4,
+           "CPU loads of CXL.mem: their data through the host's root complex, GB/s; 0 = only the "
+           "link limits them (kvtier link-study and calibrate)");
+  r.number("link.root_complex_store_gbps", &c.root_complex_store_gbps, 0, 1e4,
+           "CPU stores to CXL.mem: their data through the host's root complex, GB/s; 0 = only the "
+           "link limits them (kvtier link-study and calibrate)");
   r.number("link.replay_latency_ns", &c.replay_latency_ns, 0, 1e6,
            "failed unit's last bit to its replay's first bit, ns");
 }

@@ -70,6 +70,11 @@ struct LinkConfig {
   // Device-initiated DMA payload through the host's root complex, GB/s per direction; 0 = no
   // limit but the link's own (root_complex.h).
   double root_complex_dma_gbps = 0.0;
+  // CPU-initiated CXL.mem through the host's root complex, GB/s: loads (their data into the
+  // host) and stores (their data out of it); 0 = no cap but the link's own. Off by default: no
+  // measured figure for a CXL root port is at hand (docs/link.md, "Host-side caps").
+  double root_complex_load_gbps = 0.0;
+  double root_complex_store_gbps = 0.0;
   // Raw rate of one direction after line encoding, bytes per second.
   double bytes_per_s() const { return lanes * gt_per_s * 1e9 / 8.0 * encoding_efficiency; }
 };

@@ -38,6 +38,12 @@ void validate_link_config(const LinkConfig& c) {
   // simulated time (and its steps) without bound.
   require(c.root_complex_dma_gbps == 0 || c.root_complex_dma_gbps >= 0.1, "root_complex_dma_gbps",
           text(c.root_complex_dma_gbps), "must be 0 (no limit) or at least 0.1 GB/s");
+  require(c.root_complex_load_gbps == 0 || c.root_complex_load_gbps >= 0.1,
+          "root_complex_load_gbps", text(c.root_complex_load_gbps),
+          "must be 0 (no limit) or at least 0.1 GB/s");
+  require(c.root_complex_store_gbps == 0 || c.root_complex_store_gbps >= 0.1,
+          "root_complex_store_gbps", text(c.root_complex_store_gbps),
+          "must be 0 (no limit) or at least 0.1 GB/s");
   if (c.protocol == LinkProtocolKind::Simple) {
     require(c.lanes >= 1, "lanes", text(c.lanes), "must be at least 1");
     require(c.max_payload_bytes >= 1, "max_payload_bytes", text(c.max_payload_bytes),

@@ -102,6 +102,9 @@ TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
   // A device's DMA passes the host's root complex (link.root_complex_dma_gbps).
   RootComplexLimit root_complex(config.root_complex_dma_gbps);
   const bool dma = RootComplexLimit::applies_to(cls) && dir == Direction::Upstream;
+  // A CPU's loads and stores pass it too, where capped (link.root_complex_load_gbps, _store_).
+  RootComplexLimit loads(host_load ? config.root_complex_load_gbps : 0);
+  RootComplexLimit stores(host_load ? config.root_complex_store_gbps : 0);
   if (read) {
     const uint64_t piece = is_cxl_mem(cls) && config.protocol != LinkProtocolKind::Pcie5 &&
                                    config.protocol != LinkProtocolKind::Simple
@@ -120,13 +123,13 @@ TransferCost one_transfer(const LinkConfig& config, const LinkStudyOptions& o,
       const LinkTransfer b = p->send({reverse(dir), cls, true, n, 0}, answer);
       count(b);
       const sc_time lat = p->latency(reverse(dir));
-      const sc_time back = dma ? root_complex.pass(reverse(dir), b.first_bit + lat,
-                                                   b.last_bit + lat, n)
-                               : b.last_bit + lat;
+      const sc_time back =
+          dma ? root_complex.pass(reverse(dir), b.first_bit + lat, b.last_bit + lat, n)
+              : loads.pass(reverse(dir), b.first_bit + lat, b.last_bit + lat, n);
       done = std::max(done, back);
     }
   } else {
-    const LinkTransfer a = p->send({dir, cls, false, bytes, 0}, t0);
+    const LinkTransfer a = p->send({dir, cls, false, bytes, 0}, stores.admit(dir, t0, bytes));
     count(a);
     const sc_time lat = p->latency(dir);
     done = dma ? root_complex.pass(dir, a.first_bit + lat, a.last_bit + lat, bytes)
@@ -195,6 +198,8 @@ class MemTraffic {
         loop_(loop),
         device_(o.device()),
         limited_(o.device().limited()),
+        loads_(config.root_complex_load_gbps),
+        stores_(config.root_complex_store_gbps),
         addresses_(o.seed * 0x9e3779b97f4a7c15ull + 1) {}
   LinkProtocol& link() { return *protocol_; }
   uint64_t units = 0, replays = 0;
@@ -214,10 +219,26 @@ class MemTraffic {
       loop_.post(answer, [this, size, done](const sc_time& t) {
         const LinkTransfer b = protocol_->send({up, TxnClass::MemRead, true, size, 0}, t);
         count(b);
-        done(b.last_bit + protocol_->latency(up));
+        const sc_time lat = protocol_->latency(up);
+        // The data enters the host through its root complex (capped where set).
+        done(loads_.pass(up, b.first_bit + lat, b.last_bit + lat, size));
       });
       return;
     }
+    // A store leaves the host when its root complex takes it (spaced to the cap where set); a
+    // later one is sent at that time, so the link sees every message in time order.
+    const sc_time admitted = stores_.admit(down, now, size);
+    if (admitted > now) {
+      loop_.post(admitted, [this, size, done](const sc_time& t) { store(size, t, done); });
+      return;
+    }
+    store(size, now, done);
+  }
+
+ private:
+  void store(uint64_t size, const sc_time& now, const std::function<void(const sc_time&)>& done) {
+    const Direction down = Direction::Downstream, up = Direction::Upstream;
+    LinkProtocol& l = *protocol_;
     const LinkTransfer a = l.send({down, TxnClass::MemWrite, false, size, 0}, now);
     count(a);
     const sc_time at_device = a.last_bit + l.latency(down);
@@ -235,8 +256,6 @@ class MemTraffic {
       done(limited_ ? serve(false, size, at_device) : at_device);
     }
   }
-
- private:
   void count(const LinkTransfer& t) {
     units += t.units;
     replays += t.replays;
@@ -252,6 +271,7 @@ class MemTraffic {
   EventLoop& loop_;
   BankedDevice device_;
   bool limited_;
+  RootComplexLimit loads_, stores_;  // a CPU's CXL.mem through the host's root complex
   std::mt19937_64 addresses_;
 };
 

@@ -10,6 +10,10 @@
 // through it at max(last, start + bytes / rate), start = max(first, when the root complex
 // finished the payload before): one busy-until per direction, so a lone burst is hardly
 // delayed and a stream is held to the rate.
+//
+// The same limit caps a CPU's CXL.mem traffic (link.root_complex_load_gbps for loads' data into
+// the host, link.root_complex_store_gbps for stores' data out of it), off by default; only
+// link-study and calibrate make that traffic.
 #include <array>
 #include <cstdint>
 #include <systemc>
@@ -26,6 +30,14 @@ class RootComplexLimit {
   // Whether a transaction class is device-initiated DMA of payload through the root complex.
   static bool applies_to(TxnClass c) {
     return c == TxnClass::PayloadWrite || c == TxnClass::PayloadRead;
+  }
+  // A payload leaving the host (a CPU's store): it enters the link when the root complex takes
+  // it, max(at, when the payload before it was through), so stores are spaced to the rate and a
+  // lone one goes at once.
+  sc_core::sc_time admit(Direction dir, const sc_core::sc_time& at, uint64_t bytes) {
+    if (!limits() || bytes == 0) return at;
+    return busy_[static_cast<size_t>(dir)].reserve(
+        at, seconds(static_cast<double>(bytes) / bytes_per_s_));
   }
   sc_core::sc_time pass(Direction dir, const sc_core::sc_time& first, const sc_core::sc_time& last,
                         uint64_t bytes) {

@@ -22,11 +22,15 @@ inline std::unique_ptr<MemoryTarget> make_hbm(sc_core::sc_module_name name, cons
                                         static_cast<uint64_t>(c.capacity_gb * 1e9));
 }
 
+// The tier device: its DRAM channels (tier.bw_gbps) and, where set, the device's own peak per
+// direction (tier.read_gbps, tier.write_gbps), below which a burst of that direction runs.
 inline std::unique_ptr<MemoryTarget> make_tier_dram(sc_core::sc_module_name name,
                                                     const TierConfig& c) {
-  return std::make_unique<MemoryTarget>(name, c.bw_gbps * 1e9,
-                                        sc_core::sc_time(c.latency_ns, sc_core::SC_NS),
-                                        static_cast<uint64_t>(c.capacity_gib * (1ull << 30)));
+  auto tier = std::make_unique<MemoryTarget>(name, c.bw_gbps * 1e9,
+                                             sc_core::sc_time(c.latency_ns, sc_core::SC_NS),
+                                             static_cast<uint64_t>(c.capacity_gib * (1ull << 30)));
+  tier->set_direction_rates(c.read_bytes_per_s(), c.write_bytes_per_s());
+  return tier;
 }
 
 // HBM regions of one GPU: weights (W / tensor_parallel), activation reserve, KV budget.

@@ -6,13 +6,24 @@ MemoryTarget::MemoryTarget(sc_core::sc_module_name name, double bytes_per_s,
                            sc_core::sc_time latency, uint64_t capacity_bytes)
     : sc_core::sc_module(name),
       transfer_time_(bytes_per_s),
+      read_time_(bytes_per_s),
+      write_time_(bytes_per_s),
       latency_(latency),
       capacity_bytes_(capacity_bytes) {
   in.register_b_transport(this, &MemoryTarget::transport);
 }
 
+void MemoryTarget::set_direction_rates(double read_bytes_per_s, double write_bytes_per_s) {
+  read_time_ = TransferTime(read_bytes_per_s);
+  write_time_ = TransferTime(write_bytes_per_s);
+}
+
 sc_core::sc_time MemoryTarget::reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
-  const sc_core::sc_time duration = transfer_time_.of(bytes);
+  return hold(earliest, transfer_time_.of(bytes), bytes);
+}
+
+sc_core::sc_time MemoryTarget::hold(const sc_core::sc_time& earliest,
+                                    const sc_core::sc_time& duration, uint64_t bytes) {
   stats_.busy_s += to_seconds(duration);
   const sc_core::sc_time start = channel_.reserve(earliest, duration);
   if (keep_ledger_) ledger_.push_back({to_seconds(start), to_seconds(start + duration), bytes});
@@ -21,7 +32,7 @@ sc_core::sc_time MemoryTarget::reserve(const sc_core::sc_time& earliest, uint64_
 
 sc_core::sc_time MemoryTarget::serve(bool is_read, uint64_t length,
                                      const sc_core::sc_time& issued) {
-  reserve(issued, length);
+  hold(issued, (is_read ? read_time_ : write_time_).of(length), length);
   // The access ends when its reservation does (start + duration, computed once in reserve()).
   (is_read ? stats_.read_bytes : stats_.write_bytes) += length;
   stats_.accesses += 1;

@@ -45,6 +45,13 @@ class MemoryTarget : public sc_core::sc_module, public BurstTarget {
   // Reserves bandwidth for traffic that is not a transaction through the socket; returns when
   // the reservation starts.
   sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes);
+  // A device whose reads and writes each have a peak of their own (tier.read_gbps,
+  // tier.write_gbps): a read burst holds the timeline for bytes / read rate, a write for bytes /
+  // write rate, so the two share the memory and a mix runs at a rate between them. Unset, both
+  // directions run at the constructor's bandwidth.
+  void set_direction_rates(double read_bytes_per_s, double write_bytes_per_s);
+  double read_bytes_per_s() const { return read_time_.bytes_per_s(); }
+  double write_bytes_per_s() const { return write_time_.bytes_per_s(); }
 
   // With `on`, every burst is kept in the ledger until a reader drops it. Bursts enter in
   // start order (the timeline serves them in order), so start and end times never decrease.
@@ -63,6 +70,9 @@ class MemoryTarget : public sc_core::sc_module, public BurstTarget {
   sc_core::sc_time serve(bool is_read, uint64_t length, const sc_core::sc_time& issued);
 
   TransferTime transfer_time_;  // the rate, and a burst's duration at it
+  TransferTime read_time_, write_time_;  // ... per direction (both transfer_time_'s by default)
+  sc_core::sc_time hold(const sc_core::sc_time& earliest, const sc_core::sc_time& duration,
+                        uint64_t bytes);
   const sc_core::sc_time latency_;
   const uint64_t capacity_bytes_;
   Timeline channel_;

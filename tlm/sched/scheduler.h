@@ -99,7 +99,7 @@ class Scheduler : public sc_core::sc_module {
   bool done() const { return done_; }
   // The run stopped because simulated time passed sim.max_sim_s (some requests never finished).
   bool stopped_at_time_limit() const { return stopped_at_time_limit_; }
-  // What the boundary can stream per second (B_tier: min of link rate and tier DRAM bandwidth);
+  // What the boundary can stream per second (B_tier: min of link rate and the tier device);
   // sched.stream_share of it bounds how much decode-set KV may stream per step.
   void set_stream_bandwidth(double bytes_per_s) { stream_bytes_per_s_ = bytes_per_s; }
   // Records every step (and its layer groups), the flows from promotions to the steps that read
