@@ -152,3 +152,52 @@ TEST(StableKeyMap, RecordsReachValuesUntilTheirKeyIsErased) {
   EXPECT_EQ(rc, ra);  // the freed record is reused, now for key 30
   EXPECT_EQ(m.by_record(rc), 3);
 }
+
+// A table past the huge-page threshold (HugePageAllocator: 4 MiB and more, on 2 MiB boundaries)
+// holds, finds and erases as a small one does, and cache hints, for keys present or absent, in a
+// table empty or full, change nothing.
+TEST(KeyMap, AHugePageTableAndCacheHintsChangeNoValue) {
+  KeyMap<uint32_t> big;
+  StableKeyMap<uint64_t> stable;
+  big.prefetch(7);  // empty: no slot to hint
+  stable.prefetch_index(7);
+  stable.prefetch_record(7);
+  std::mt19937_64 rng(11);
+  std::unordered_map<uint64_t, uint32_t> ref;
+  for (uint32_t i = 0; i < 400000; ++i) {  // 1 Mi slots of 16 B: 16 MiB
+    const uint64_t key = rng();
+    big.prefetch(key);
+    *big.try_emplace(key).first = i;
+    ref[key] = i;
+    stable.prefetch_index(key);
+    stable.prefetch_record(key);
+    *stable.try_emplace(key).first = key ^ i;
+  }
+  ASSERT_EQ(big.size(), ref.size());
+  for (const auto& [key, value] : ref) {
+    big.prefetch(key);
+    ASSERT_NE(big.find(key), nullptr);
+    EXPECT_EQ(*big.find(key), value);
+    EXPECT_EQ(*stable.find(key), key ^ value);
+  }
+  EXPECT_EQ(big.find(12345), nullptr);
+  uint64_t erased = 0;
+  for (const auto& [key, value] : ref)
+    if (value % 3 == 0) erased += big.erase(key) && stable.erase(key);
+  EXPECT_EQ(big.size(), ref.size() - erased);
+  EXPECT_EQ(stable.size(), ref.size() - erased);
+  for (const auto& [key, value] : ref) EXPECT_EQ(big.contains(key), value % 3 != 0);
+}
+
+// The allocator's two paths: below the threshold the plain allocator, above it memory on a
+// 2 MiB boundary; both hold what is written and free what they took (ASan checks the pairing).
+TEST(HugePageAllocator, LargeArraysLieOnHugePageBoundariesSmallOnesAsUsual) {
+  std::vector<uint64_t, kvtier::HugePageAllocator<uint64_t>> small(1000, 3), large(1u << 20, 5);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % (2u << 20), 0u);
+  EXPECT_EQ(small[999], 3u);
+  EXPECT_EQ(large[(1u << 20) - 1], 5u);
+  large.resize(3u << 20, 7);  // grows through a second huge allocation
+  EXPECT_EQ(large[0], 5u);
+  EXPECT_EQ(large.back(), 7u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % (2u << 20), 0u);
+}

@@ -16,6 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "tlm/common/cache_hint.h"
+#include "tlm/common/huge_page_allocator.h"
+
 namespace kvtier {
 
 template <typename V>
@@ -35,6 +38,13 @@ class KeyMap {
   }
   const V* find(uint64_t key) const { return const_cast<KeyMap*>(this)->find(key); }
   bool contains(uint64_t key) const { return find(key) != nullptr; }
+  // Starts loading the slot where `key`'s probe begins, so that a look-up of it soon after finds
+  // it in cache. Changes nothing: a table of millions of entries misses the cache on every
+  // look-up, and a caller that knows the keys it will look up next (a prompt's blocks) overlaps
+  // those misses instead of taking them one after the other.
+  void prefetch(uint64_t key) const {
+    if (!slots_.empty()) cache_hint(&slots_[home(key)]);
+  }
 
   // The value of `key`, value-initialised when new; second is true when it was inserted.
   std::pair<V*, bool> try_emplace(uint64_t key) {
@@ -157,7 +167,7 @@ class KeyMap {
   size_t next(size_t i) const { return (i + 1) & (slots_.size() - 1); }
   void grow() { rehash(slots_.empty() ? 16 : slots_.size() * 2); }
   void rehash(size_t capacity) {
-    std::vector<Slot> old(capacity);
+    Slots old(capacity);
     old.swap(slots_);
     for (Slot& s : old) {
       if (s.key == kEmpty) continue;
@@ -167,7 +177,8 @@ class KeyMap {
     }
   }
 
-  std::vector<Slot> slots_;  // power-of-two size, at most half full
+  using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
+  Slots slots_;  // power-of-two size, at most half full
   size_t table_used_ = 0;    // entries in slots_
   size_t size_ = 0;          // ... plus the one beside it
   bool has_empty_key_ = false;
@@ -187,6 +198,12 @@ class StableKeyMap {
     return i ? &record(*i).value : nullptr;
   }
   const V* find(uint64_t key) const { return const_cast<StableKeyMap*>(this)->find(key); }
+  // Cache hints, in two rounds for keys looked up soon (KeyMap::prefetch): the index slot of
+  // each key, then, once those are in, the record each names.
+  void prefetch_index(uint64_t key) const { index_.prefetch(key); }
+  void prefetch_record(uint64_t key) const {
+    if (const uint32_t* i = index_.find(key)) cache_hint(&chunks_[*i / kChunk][*i % kChunk]);
+  }
   // Throws std::out_of_range for a key that is not there.
   V& at(uint64_t key) {
     V* v = find(key);
