@@ -78,9 +78,30 @@ std::string quote_command(const std::vector<std::string>& argv) {
   return s;
 }
 
+std::optional<double> measured(const nlohmann::json& j, const char* key) {
+  if (j.contains(key) && j[key].is_null()) return std::nullopt;
+  return num(j, key);
+}
+
 double num(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return 0.0;
-  return j[key].get<double>();
+  if (j.contains(key) && j[key].is_number()) return j[key].get<double>();
+  // A metric a run could not measure (no promotion to time, a bound not computed) is null: read
+  // as 0 it would decide a verdict on a number nobody measured.
+  std::string run = "a run";
+  if (j.contains("provenance") && j["provenance"].is_object()) {
+    const auto& p = j["provenance"];
+    run = "the run of " + p.value("workload_spec", std::string("?"));
+    if (p.contains("overrides") && p["overrides"].is_array() && !p["overrides"].empty()) {
+      run += " with";
+      for (const auto& o : p["overrides"]) run += " --set " + o.get<std::string>();
+    }
+  }
+  const std::string what = !j.contains(key)        ? "has no metric '"
+                           : j[key].is_null()      ? "has no value (null) for '"
+                                                   : "has a non-number for '";
+  throw std::runtime_error("stats.json of " + run + " " + what + key +
+                           "': the experiment needs it measured, and a missing metric is never "
+                           "read as 0 (a workload that exercises it, e.g. more requests, gives it)");
 }
 
 std::string fmt(double v, int precision) {

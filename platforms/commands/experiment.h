@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,12 @@ struct Run {
 void run_all(std::vector<Run>& runs, const Options& o, const std::filesystem::path& work);
 // The `kvtier run` command a run stands for, as a user would type it (without --out).
 std::string quote_command(const std::vector<std::string>& argv);
-// j[key] as a number; 0 when absent or null.
+// j[key] as a number; throws, naming the metric and the run, when it is absent or null (a
+// metric the run could not measure), never 0.
 double num(const nlohmann::json& j, const char* key);
+// The same for a metric a run may legitimately leave unmeasured (null: no promotion to time):
+// nothing then; still throws when the key is absent or not a number.
+std::optional<double> measured(const nlohmann::json& j, const char* key);
 // A printed table: column titles, then rows of already formatted cells.
 struct Table {
   std::vector<std::string> columns;

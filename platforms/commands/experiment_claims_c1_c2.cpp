@@ -133,25 +133,34 @@ Outcome c2(const Options& o, const fs::path& work) {
                        "lookup_us",  "queue_ms",         "transfer_ms",   "sram_hit_rate",
                        "dram_reads", "dropped_no_space", "stall/token_ms"};
   double worst_cached = 0.0, best_full = 1.0;
+  bool any_cached = false, any_full = false;
   for (size_t i = 0; i < runs.size(); ++i) {
     const nlohmann::json& s = runs[i].stats;
     const bool cached = i % 2 == 1;
-    const double q = num(s, "promotion_latency_queue_s"), l = num(s, "promotion_latency_lookup_s"),
-                 t = num(s, "promotion_latency_transfer_s");
-    const double share = q + l + t > 0 ? l / (q + l + t) : 0.0;
+    // A run that promoted nothing (an index too small to keep tier copies, a short workload)
+    // has no promotion latency to split: its share is unmeasured (null, "n/a"), never 0, and
+    // takes no part in the verdict.
+    const auto mq = measured(s, "promotion_latency_queue_s"),
+               ml = measured(s, "promotion_latency_lookup_s"),
+               mt = measured(s, "promotion_latency_transfer_s");
+    const bool timed = mq && ml && mt && *mq + *ml + *mt > 0;
+    const double q = timed ? *mq : 0.0, l = timed ? *ml : 0.0, t = timed ? *mt : 0.0;
+    const double share = timed ? l / (q + l + t) : 0.0;
+    const auto or_null = [timed](double v) { return timed ? nlohmann::json(v) : nlohmann::json(); };
+    const auto or_na = [timed](const std::string& v) { return timed ? v : std::string("n/a"); };
     const nlohmann::json& ix = s["index_organisation"];
-    const double hits = ix["cache_hits"].get<double>(), misses = ix["cache_misses"].get<double>();
+    const double hits = num(ix, "cache_hits"), misses = num(ix, "cache_misses");
     const double hit_rate = cached && hits + misses > 0 ? hits / (hits + misses) : 1.0;
     const uint64_t dropped = s["blocks"]["dropped_index_full"].get<uint64_t>();
-    if (cached) worst_cached = std::max(worst_cached, share);
-    else best_full = std::min(best_full, share);
+    if (timed && cached) worst_cached = std::max(worst_cached, share), any_cached = true;
+    if (timed && !cached) best_full = std::min(best_full, share), any_full = true;
     out.rows.push_back({{"org", cached ? "cached" : "full"},
                         {"sram_entries", std::stoull(sizes[i / 2])},
                         {"promotions", s["promotions"]},
-                        {"lookup_share", share},
-                        {"promotion_latency_lookup_s", l},
-                        {"promotion_latency_queue_s", q},
-                        {"promotion_latency_transfer_s", t},
+                        {"lookup_share", or_null(share)},
+                        {"promotion_latency_lookup_s", or_null(l)},
+                        {"promotion_latency_queue_s", or_null(q)},
+                        {"promotion_latency_transfer_s", or_null(t)},
                         {"sram_hit_rate", hit_rate},
                         {"index_dram_read_bytes", ix["dram_read_bytes"]},
                         {"dropped_index_full", dropped},
@@ -159,10 +168,17 @@ Outcome c2(const Options& o, const fs::path& work) {
                         {"command", quote_command(runs[i].argv)}});
     out.table.cells.push_back(
         {cached ? "cached" : "full", sizes[i / 2], std::to_string(s["promotions"].get<uint64_t>()),
-         fmt(share), fmt(l * 1e6), fmt(q * 1e3), fmt(t * 1e3), fmt(hit_rate),
+         or_na(fmt(share)), or_na(fmt(l * 1e6)), or_na(fmt(q * 1e3)), or_na(fmt(t * 1e3)),
+         fmt(hit_rate),
          std::to_string(ix["cache_misses"].get<uint64_t>()), std::to_string(dropped),
          fmt(num(s, "exposed_stall_per_token_s") * 1e3)});
   }
+  if (!any_cached || !any_full)
+    throw std::runtime_error(
+        std::string("c2: no run with the ") + (any_cached ? "full" : "cached") +
+        " index promoted a block, so no lookup share was measured for it: use a workload whose "
+        "sessions come back to blocks the tier holds (more requests, or a smaller "
+        "hbm.kv_budget_gib), or larger --index-sizes");
   out.support_measurement =
       "  largest lookup share of promotion latency with the index in tier DRAM behind an SRAM "
       "cache: " +

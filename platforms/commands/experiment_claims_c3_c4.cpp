@@ -35,7 +35,7 @@ Outcome c3(const Options& o, const fs::path& work) {
     const nlohmann::json& s = runs[i].stats;
     const nlohmann::json& c = s["host_cpu"];
     const bool host = i % 2 == 1;
-    const double util = c["core_utilisation"].get<double>();
+    const double util = num(c, "core_utilisation");
     if (i / 2 + 1 == counts.size()) (host ? host_util_at_max : device_util_at_max) = util;
     out.rows.push_back({{"tenants", option_whole("tenants", counts[i / 2], 1, 65535, "tenants")},
                         {"dma", host ? "host" : "device"},
@@ -49,8 +49,8 @@ Outcome c3(const Options& o, const fs::path& work) {
                         {"command", quote_command(runs[i].argv)}});
     out.table.cells.push_back(
         {counts[i / 2], host ? "host" : "device", fmt(num(s, "host_cpu_kv_per_token_s") * 1e6),
-         fmt(util), fmt(c["descriptor_s"].get<double>()), fmt(c["doorbell_s"].get<double>()),
-         fmt(c["completion_s"].get<double>()), fmt(c["copy_issue_s"].get<double>()),
+         fmt(util), fmt(num(c, "descriptor_s")), fmt(num(c, "doorbell_s")),
+         fmt(num(c, "completion_s")), fmt(num(c, "copy_issue_s")),
          std::to_string(s["tokens_generated"].get<uint64_t>())});
   }
   out.support_measurement = "  at " + counts.back() + " tenants, host-issued KV movement uses " +

@@ -53,6 +53,10 @@ def check_c2(kvtier, trace):
     expect(all(r["index_dram_read_bytes"] == 0 for r in full), "c2: a full index never reads DRAM")
     expect(cached[0]["index_dram_read_bytes"] > 0, "c2: a small cache misses")
     expect(cached[0]["lookup_share"] > full[1]["lookup_share"], "c2: misses lengthen the lookup")
+    # 256 entries of a full index keep too few tier copies to promote any at 200 requests: its
+    # share is unmeasured (null), not 0.
+    expect(full[0]["promotions"] == 0 and full[0]["lookup_share"] is None,
+           f"c2: a run without promotions has no lookup share: {full[0]}")
 
 
 def check_c3(kvtier, trace):
@@ -108,6 +112,11 @@ def check_errors(kvtier, trace):
         (["experiment", "c2", "--index-sizes", "1000"], "not a power of two", 1),
         (["experiment", "c1", "--workload", f"mooncake:{trace},limit=5", "--set", "host.bogus=1"], "unknown key 'host.bogus'", 1),
         (["experiment", "c1", "--workload", "mooncake:/nonexistent.jsonl"], "failed", 1),
+        # A metric a run could not measure is an error naming it and the run, never a 0.
+        (["experiment", "c1", "--workload", f"mooncake:{trace},limit=5"],
+         "has no value (null) for 'promotion_latency_", 1),
+        (["experiment", "c2", "--workload", f"mooncake:{trace},limit=5", "--index-sizes", "256"],
+         "no run with the cached index promoted a block", 1),
         (["run", "--set", "sched.tenant_qos=0:abc:1"], "sched.tenant_qos", 1),
         (["run", "--set", "host.dma=host", "--set", "host.tier_format=fp8"], "host.dma = host", 1),
         (["run", "--set", "ctrl.transfer_order=random"], "ctrl.transfer_order", 1),
