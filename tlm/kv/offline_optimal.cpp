@@ -79,9 +79,13 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
     }
   }
 
-  // Belady's MIN with dead-block discard. Heap entries are (next read, block) packed into one
-  // word, ordered as the pair: the farthest next read on top, the larger id among dead blocks.
-  // A block's state is one 8-byte record (a reference touches one cache line, not three arrays).
+  // Belady's MIN with dead-block discard. The victim is the resident block whose next read is
+  // farthest, a dead block (never read again) before any, the larger id among dead blocks. Live
+  // entries are (next read, block) packed into one word, ordered as the pair, in one heap; dead
+  // blocks wait in a heap of their own, by id. Every reference pushes one entry, and a dead one
+  // would rise to the top of the shared heap through every level (tens of millions of sift-ups
+  // that miss the cache on a per-layer run); apart, the choice is the same and cheap. A block's
+  // state is one 8-byte record (a reference touches one cache line, not three arrays).
   {
     const auto entry = [](uint32_t next, uint32_t block) { return uint64_t{next} << 32 | block; };
     struct BlockState {
@@ -89,7 +93,8 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
       uint8_t resident = 0, tier_copy = 0;
     };
     std::vector<BlockState> state(out.blocks);
-    std::priority_queue<uint64_t> farthest;  // stale entries skipped
+    std::priority_queue<uint64_t> farthest;  // live entries; stale ones skipped
+    std::priority_queue<uint32_t> dead;      // blocks whose content is dead; stale ones skipped
     std::vector<uint32_t> kept_in_rebuild(out.blocks, 0);
     uint32_t rebuilds = 0;
     uint64_t size = 0;
@@ -105,9 +110,16 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
         if (reads[i]) ++out.promotions;
         if (size == capacity) {
           for (;;) {
-            const uint64_t top = farthest.top();
-            farthest.pop();
-            const uint32_t next = static_cast<uint32_t>(top >> 32), v = static_cast<uint32_t>(top);
+            uint32_t next = kNever, v;
+            if (!dead.empty()) {
+              v = dead.top();
+              dead.pop();
+            } else {
+              const uint64_t top = farthest.top();
+              farthest.pop();
+              next = static_cast<uint32_t>(top >> 32);
+              v = static_cast<uint32_t>(top);
+            }
             BlockState& sv = state[v];
             if (!sv.resident || sv.current_next != next) continue;
             if (next != kNever && !sv.tier_copy) {
@@ -123,22 +135,27 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
         ++size;
       }
       sb.current_next = next_read[i];
-      farthest.push(entry(next_read[i], b));
-      // Keep the heap proportional to the resident set.
-      if (farthest.size() > 4 * capacity + 1024) {
+      if (next_read[i] == kNever) dead.push(b);
+      else farthest.push(entry(next_read[i], b));
+      // Keep the heaps proportional to the resident set: one entry per resident block.
+      if (farthest.size() + dead.size() > 4 * capacity + 1024) {
         std::priority_queue<uint64_t> fresh;
+        std::priority_queue<uint32_t> fresh_dead;
         ++rebuilds;
-        while (!farthest.empty()) {
+        const auto keep = [&](uint32_t next, uint32_t v) {
+          if (!state[v].resident || state[v].current_next != next || kept_in_rebuild[v] == rebuilds)
+            return false;
+          kept_in_rebuild[v] = rebuilds;
+          return true;
+        };
+        for (; !farthest.empty(); farthest.pop()) {
           const uint64_t top = farthest.top();
-          farthest.pop();
-          const uint32_t next = static_cast<uint32_t>(top >> 32), v = static_cast<uint32_t>(top);
-          if (state[v].resident && state[v].current_next == next &&
-              kept_in_rebuild[v] != rebuilds) {
-            fresh.push(top);
-            kept_in_rebuild[v] = rebuilds;
-          }
+          if (keep(static_cast<uint32_t>(top >> 32), static_cast<uint32_t>(top))) fresh.push(top);
         }
+        for (; !dead.empty(); dead.pop())
+          if (keep(kNever, dead.top())) fresh_dead.push(dead.top());
         farthest.swap(fresh);
+        dead.swap(fresh_dead);
       }
     }
   }
@@ -178,15 +195,18 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
       key ^= key >> 27;
       return static_cast<unsigned>(key >> (64 - kShareBits));
     };
+    // Each reference's share, computed once: the eight passes below then read a byte per
+    // reference, not its key and a hash of it (this byte array lives only in this phase, below
+    // the peak of the demotion floor's arrays).
+    std::vector<uint8_t> share_at(n);
     std::vector<uint64_t> in_share(size_t{1} << kShareBits, 0);
-    for (size_t i = 0; i < n; ++i) ++in_share[share_of(refs.key(i))];
+    for (size_t i = 0; i < n; ++i) ++in_share[share_at[i] = static_cast<uint8_t>(share_of(refs.key(i)))];
     std::vector<KeyAt> by_key, scratch;
     by_key.reserve(*std::max_element(in_share.begin(), in_share.end()));
     for (unsigned share = 0; share < in_share.size(); ++share) {
       by_key.clear();
       for (size_t i = 0; i < n; ++i)
-        if (share_of(refs.key(i)) == share)
-          by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
+        if (share_at[i] == share) by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
       sort_by_key(by_key, scratch);
       const size_t m = by_key.size();
       for (size_t j = 0; j < m;) {
