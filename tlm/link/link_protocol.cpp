@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "tlm/link/cxl2_protocol.h"
 #include "tlm/link/cxl3_protocol.h"
@@ -36,14 +37,11 @@ void validate_link_config(const LinkConfig& c) {
           text(c.encoding_efficiency), "must be in (0, 1]");
   // 0 is "no limit"; a positive rate below the other rates' 0.1 GB/s floor would stretch a run's
   // simulated time (and its steps) without bound.
-  require(c.root_complex_dma_gbps == 0 || c.root_complex_dma_gbps >= 0.1, "root_complex_dma_gbps",
-          text(c.root_complex_dma_gbps), "must be 0 (no limit) or at least 0.1 GB/s");
-  require(c.root_complex_load_gbps == 0 || c.root_complex_load_gbps >= 0.1,
-          "root_complex_load_gbps", text(c.root_complex_load_gbps),
-          "must be 0 (no limit) or at least 0.1 GB/s");
-  require(c.root_complex_store_gbps == 0 || c.root_complex_store_gbps >= 0.1,
-          "root_complex_store_gbps", text(c.root_complex_store_gbps),
-          "must be 0 (no limit) or at least 0.1 GB/s");
+  for (const auto& [key, gbps] : {std::pair<const char*, double>{"root_complex_dma_gbps",
+                                                                  c.root_complex_dma_gbps},
+                                  {"root_complex_load_gbps", c.root_complex_load_gbps},
+                                  {"root_complex_store_gbps", c.root_complex_store_gbps}})
+    require(gbps == 0 || gbps >= 0.1, key, text(gbps), "must be 0 (no limit) or at least 0.1 GB/s");
   if (c.protocol == LinkProtocolKind::Simple) {
     require(c.lanes >= 1, "lanes", text(c.lanes), "must be at least 1");
     require(c.max_payload_bytes >= 1, "max_payload_bytes", text(c.max_payload_bytes),
