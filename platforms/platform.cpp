@@ -83,8 +83,10 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   SchedConfig sched_config = config.sched;
   sched_config.max_model_len = effective_max_model_len(config);
   sched_config.max_sim_s = config.sim.max_sim_s;
-  sched_ = std::make_unique<Scheduler>("sched", sched_config, workload, *host_, cost_, groups_,
-                                       *constraints_);
+  sched_ = std::make_unique<Scheduler>(
+      "sched", sched_config, workload,
+      KvCacheParts{*host_, *host_, host_->streamed_residency(), config.host.decode_residency},
+      cost_, groups_, *constraints_);
   // The stream budget uses the link's raw rate (its payload efficiency is known only after the
   // run).
   sched_->set_stream_bandwidth(

@@ -43,18 +43,6 @@ class BookLookAhead {
 template <typename Table, typename KeyOf>
 BookLookAhead(const Table&, uint64_t, KeyOf) -> BookLookAhead<Table, KeyOf>;
 
-kv::Format format_of(TierFormat f) {
-  return f == TierFormat::Fp8    ? kv::Format::Fp8
-         : f == TierFormat::Int4 ? kv::Format::Int4
-                                 : kv::Format::Bf16;
-}
-kv::Format format_of(Recompress f) {
-  return f == Recompress::Fp8    ? kv::Format::Fp8
-         : f == Recompress::Int4 ? kv::Format::Int4
-                                 : kv::Format::Bf16;
-}
-// Bits per element, for "narrower than".
-int width(kv::Format f) { return f == kv::Format::Int4 ? 4 : f == kv::Format::Fp8 ? 8 : 16; }
 cmdset::Format wire_format(kv::Format f) {
   return f == kv::Format::Int4  ? cmdset::Format::INT4
          : f == kv::Format::Fp8 ? cmdset::Format::FP8
@@ -75,14 +63,11 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
       budget_(budget_blocks),
       groups_(layer_groups),
       hbm_kv_base_(hbm_kv_base),
-      tier_blocks_(tier_blocks),
+      tier_(tier_blocks, block_bytes, config),
       cycle_s_(cycle_s),
       session_expiry_(config.session_idle_s) {
   policy_ = make_replacement_policy(policy_params(config), policy_store_);
   completion_in.register_b_transport(this, &HostControlPlane::completion_write);
-  tier_format_ = format_of(config.tier_format);
-  recompress_ = config.recompress_format != Recompress::None;
-  recompress_format_ = format_of(config.recompress_format);
   CommandOutcomes& outcomes = *this;  // the command paths report back here
   if (config.dma == HostDma::Host) {
     auto copies = std::make_unique<HostCopyEngine>(config_, cpu_, stats_, outcomes);
@@ -94,11 +79,6 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
     ring_ = ring.get();
     path_ = std::move(ring);
   }
-  // Free lists are stacks handing out the lowest slot first.
-  free_hbm_slots_.reserve(budget_);
-  for (uint64_t s = budget_; s-- > 0;) free_hbm_slots_.push_back(s);
-  free_tier_slots_.reserve(tier_blocks);
-  for (uint64_t s = tier_blocks; s-- > 0;) free_tier_slots_.push_back(s);
 }
 
 uint64_t HostControlPlane::group_key(uint64_t position_key, uint32_t group) const {
@@ -115,7 +95,7 @@ uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const {
 }
 
 uint64_t HostControlPlane::available_slots() const {
-  const uint64_t held = pinned_ + staging_.size();
+  const uint64_t held = slots_.pinned() + staging_.size();
   return held >= budget_ ? 0 : budget_ - held;
 }
 
@@ -126,14 +106,6 @@ bool HostControlPlane::can_admit(const workload::Request& r, uint64_t tokens,
   const uint32_t bt = config_.block_tokens;
   const uint64_t need = (tokens + bt - 1) / bt * groups_;
   return need + watermark <= available_slots() + prefetcher_.pins_for(r.id);
-}
-
-uint64_t HostControlPlane::stored_bytes(kv::Format format) const {
-  const double ratio = format == kv::Format::Fp8    ? config_.fp8_bytes_ratio
-                       : format == kv::Format::Int4 ? config_.int4_bytes_ratio
-                                                    : 1.0;
-  if (ratio == 1.0) return block_bytes_;
-  return static_cast<uint64_t>(std::ceil(static_cast<double>(block_bytes_) * ratio));
 }
 
 void HostControlPlane::on_arrival(const workload::Request& r, double arrival_s) {
@@ -174,7 +146,7 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
   for (size_t i = 0; i < chosen.size(); ++i) {
     Block& b = blocks_.at(chosen[i].key);
     if (b.mech.in_hbm) continue;
-    b.hbm_slot = take_hbm_slot();
+    b.hbm_slot = slots_.take();
     b.mech.in_hbm = true;
     b.mech.in_flight = true;
     b.prefetched_unused = true;
@@ -200,43 +172,17 @@ std::string HostControlPlane::verify_accounting() const {
     pinned += r.private_ids.size();
     resident += r.private_ids.size();
   }
-  std::string why;
-  if (pinned != pinned_)
-    why += "pinned slots " + std::to_string(pinned_) + " but blocks say " + std::to_string(pinned) +
-           "; ";
-  if (resident != resident_)
-    why += "resident slots " + std::to_string(resident_) + " but blocks say " +
-           std::to_string(resident) + "; ";
+  std::string why = slots_.verify(resident, pinned);
   if (idle != policy_->evictable())
     why += "idle blocks " + std::to_string(idle) + " but the policy offers " +
            std::to_string(policy_->evictable()) + "; ";
-  if (resident_ + free_hbm_slots_.size() != budget_)
-    why += "resident + free slots " + std::to_string(resident_ + free_hbm_slots_.size()) +
-           " != budget " + std::to_string(budget_) + "; ";
   return why;
 }
 
-void HostControlPlane::integrate(double now_s) {
-  if (now_s > last_integrate_s_) {
-    stats_.hbm_block_seconds += static_cast<double>(resident_) * (now_s - last_integrate_s_);
-    // Split [last, now) over the occupancy windows.
-    const double w = config_.sustain_window_s;
-    auto& per_window = stats_.hbm_block_seconds_per_window;
-    for (double t = last_integrate_s_; t < now_s;) {
-      const size_t i = static_cast<size_t>(t / w);
-      const double end = std::min(now_s, (static_cast<double>(i) + 1) * w);
-      if (per_window.size() <= i) per_window.resize(i + 1, 0.0);
-      per_window[i] += static_cast<double>(resident_) * (end - t);
-      if (end <= t) break;  // rounding at a window edge: nothing left to split
-      t = end;
-    }
-    last_integrate_s_ = now_s;
-  }
-}
 
 void HostControlPlane::pin(Block& b) {
   if (b.mech.pins++ == 0) {
-    ++pinned_;
+    slots_.pin();
     policy_->pinned_held(b.id.key, b.policy_slot);
   }
 }
@@ -246,24 +192,13 @@ void HostControlPlane::unpin(Block& b, double now_s) {
     // A streamed block is pinned without holding a slot: it goes back to being a tier copy.
     b.streamed_by = 0;
     if (--b.mech.pins == 0 && !b.mech.in_hbm && b.mech.tier_valid)
-      tier_lru_.emplace_back(b.id.key, b.tier_epoch = ++tier_epochs_);
+      b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
     return;
   }
   if (--b.mech.pins == 0) {
-    --pinned_;
+    slots_.unpin();
     if (b.mech.in_hbm) policy_->idle_held(b.id.key, b.record, b.policy_slot, now_s);
   }
-}
-
-uint64_t HostControlPlane::take_hbm_slot() {
-  if (free_hbm_slots_.empty())
-    SC_REPORT_FATAL("kvtier/host",
-                    "HBM KV budget exhausted with every block pinned (admission invariant broken)");
-  const uint64_t s = free_hbm_slots_.back();
-  free_hbm_slots_.pop_back();
-  ++resident_;
-  stats_.peak_resident_blocks = std::max(stats_.peak_resident_blocks, resident_);
-  return s;
 }
 
 HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t session,
@@ -294,7 +229,7 @@ void HostControlPlane::unstream(Block& b) {
   auto& list = other.streamed[b.id.layer_group];
   list.erase(std::find(list.begin(), list.end(), b.id.key));
   b.streamed_by = 0;
-  ++pinned_;
+  slots_.pin();
   ++stats_.unstreamed;
 }
 
@@ -331,7 +266,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
   // request's idle HBM hits takes obtainable slots away too.
   uint64_t first_computed_slots = 0;  // set once the prompt's cached positions are known
   auto promote_room = [&]() -> uint64_t {
-    const uint64_t obtainable = free_hbm_slots_.size() + policy_->evictable();
+    const uint64_t obtainable = slots_.free() + policy_->evictable();
     const uint64_t keep = plan.keep_free + first_computed_slots;
     const uint64_t live = obtainable > keep ? obtainable - keep : 0;
     const uint64_t room =
@@ -449,21 +384,21 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
       b->issued_by = mark;
       issued.push_back(b);
     }
-  if (issued.size() > free_hbm_slots_.size() + policy_->evictable())
+  if (issued.size() > slots_.free() + policy_->evictable())
     SC_REPORT_FATAL("kvtier/host",
                     ("admission of request " + std::to_string(r.id) + " promotes " +
                      std::to_string(issued.size()) + " blocks but only " +
-                     std::to_string(free_hbm_slots_.size() + policy_->evictable()) +
+                     std::to_string(slots_.free() + policy_->evictable()) +
                      " slots can be had (promote room " + std::to_string(plan.promote_room) +
                      "; first: pins " + std::to_string(issued[0]->mech.pins) + " in_flight " +
                      std::to_string(issued[0]->mech.in_flight) + " streamed_by " +
                      std::to_string(issued[0]->streamed_by) + " free " +
-                     std::to_string(free_hbm_slots_.size()) + " evictable " +
+                     std::to_string(slots_.free()) + " evictable " +
                      std::to_string(policy_->evictable()) + ")")
                         .c_str());
   const double room_ready_s = make_room(issued.size(), now_s);
   for (Block* b : issued) {
-    b->hbm_slot = take_hbm_slot();
+    b->hbm_slot = slots_.take();
     b->mech.in_hbm = true;
     b->mech.in_flight = true;
     cmdset::Descriptor d = descriptor(Opcode::PROMOTE, *b);
@@ -556,7 +491,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
         reference(b, run.tenant, now_s, run.continues, false);
         if (!b.mech.in_hbm) {
           if (b.streamed_by) unstream(b);
-          b.hbm_slot = take_hbm_slot();
+          b.hbm_slot = slots_.take();
           b.mech.in_hbm = true;
           b.mech.ready_s = now_s;
           pin(b);
@@ -569,8 +504,8 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
       }
     } else {
       // A block decode (or the prompt's partial tail) starts filling: private until it is full.
-      for (uint32_t g = 0; g < groups_; ++g) run.private_ids.push_back(take_hbm_slot());
-      pinned_ += groups_;
+      for (uint32_t g = 0; g < groups_; ++g) run.private_ids.push_back(slots_.take());
+      slots_.pin(groups_);
     }
   }
   run.kv_tokens = kv_tokens;
@@ -584,14 +519,13 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
     if (b.streamed_by) unstream(b);
     if (b.mech.in_hbm) {
       // Already resident under this identity: keep that copy, give the slot back.
-      free_hbm_slots_.push_back(slot);
-      --resident_;
+      slots_.give_back(slot);
     } else {
       b.hbm_slot = slot;
       b.mech.in_hbm = true;
       b.mech.ready_s = now_s;
     }
-    --pinned_;  // the private slot's pin moves to the keyed block
+    slots_.unpin();  // the private slot's pin moves to the keyed block
     pin(b);
     run.hold(b);
     reference(b, run.tenant, now_s, run.continues, false);
@@ -603,9 +537,8 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
 void HostControlPlane::let_go(Running& run, double now_s) {
   integrate(now_s);
   for (Block* b : run.held) unpin(*b, now_s);
-  for (uint64_t slot : run.private_ids) free_hbm_slots_.push_back(slot);
-  resident_ -= run.private_ids.size();
-  pinned_ -= run.private_ids.size();
+  for (uint64_t slot : run.private_ids) slots_.give_back(slot);
+  slots_.unpin(run.private_ids.size());
 }
 
 void HostControlPlane::preempt(uint64_t id, double now_s) {
@@ -661,8 +594,7 @@ void HostControlPlane::free_session_blocks(uint64_t session, const std::vector<u
       continue;
     if (b.mech.in_hbm) {
       policy_->removed_held(key, b.policy_slot);
-      free_hbm_slots_.push_back(b.hbm_slot);
-      --resident_;
+      slots_.give_back(b.hbm_slot);
     }
     ++stats_.frees;
     forget_block(b, now_s);
@@ -673,7 +605,7 @@ void HostControlPlane::forget_block(Block& b, double now_s) {
   const uint64_t key = b.id.key;
   if (b.mech.tier_valid) {
     enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, key, now_s);
-    free_tier_slots_.push_back(b.mech.tier_slot);
+    tier_.give_back(b.mech.tier_slot);
   }
   policy_store_.freed(b);
   blocks_.erase(key);
@@ -689,13 +621,12 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
         b.mech.ready_s > now_s)
       continue;
     if (!b.mech.tier_valid) {
-      if (free_tier_slots_.empty()) reclaim_tier_slot(now_s);
-      if (free_tier_slots_.empty()) return false;  // the tier is full of blocks that cannot go
-      b.mech.tier_slot = free_tier_slots_.back();
-      free_tier_slots_.pop_back();
+      if (tier_.full()) reclaim_tier_slot(now_s);
+      if (tier_.full()) return false;  // the tier is full of blocks that cannot go
+      b.mech.tier_slot = tier_.take();
       b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
       b.mech.in_flight = true;
-      b.mech.format = tier_format_;
+      b.mech.format = tier_.copy_format();
       demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
       enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
     } else {
@@ -706,9 +637,8 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
     integrate(now_s);
     policy_store_.evicted(b);
     b.mech.in_hbm = false;
-    free_hbm_slots_.push_back(b.hbm_slot);
-    --resident_;
-    --pinned_;
+    slots_.give_back(b.hbm_slot);
+    slots_.unpin();
     b.streamed_by = id + 1;
     run.streamed[b.id.layer_group].push_back(b.id.key);
     ++stats_.spills;
@@ -717,9 +647,9 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
       // The device index had no room for it (NO_SPACE): it cannot live in the tier, so it stays
       // resident (the slot it just gave back is the one it takes again) and the next block is
       // tried.
-      b.hbm_slot = take_hbm_slot();
+      b.hbm_slot = slots_.take();
       b.mech.in_hbm = true;
-      ++pinned_;
+      slots_.pin();
       b.streamed_by = 0;
       run.streamed[b.id.layer_group].pop_back();
       --stats_.spills;
@@ -756,12 +686,11 @@ bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
     const uint64_t more = slots - staging_.size();
     if (more > available_slots()) return false;
     make_room(more, now_s);
-    for (uint64_t i = 0; i < more; ++i) staging_.push_back(take_hbm_slot());
+    for (uint64_t i = 0; i < more; ++i) staging_.push_back(slots_.take());
   } else {
     while (staging_.size() > slots) {
-      free_hbm_slots_.push_back(staging_.back());
+      slots_.give_back(staging_.back());
       staging_.pop_back();
-      --resident_;
     }
   }
   stats_.peak_staging_slots = std::max<uint64_t>(stats_.peak_staging_slots, staging_.size());
@@ -817,10 +746,10 @@ std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(
         // Restored: resident and pinned by its reader again, in a slot of its own.
         --room;
         room_ready_s = std::max(room_ready_s, make_room(1, issue_s));
-        b.hbm_slot = take_hbm_slot();
+        b.hbm_slot = slots_.take();
         b.mech.in_hbm = true;
         b.streamed_by = 0;
-        ++pinned_;
+        slots_.pin();
         run.spill_cursor = 0;    // it may be spilled again, oldest first
         restored.push_back(&b);  // posted below, once its slot is free
         continue;
@@ -932,9 +861,8 @@ void HostControlPlane::stream_finish() {
 bool HostControlPlane::reclaim_tier_slot(double now_s) {
   // Queued demotions finish (and stop being in flight) once posted.
   if (!path_->idle()) flush(now_s);
-  while (!tier_lru_.empty()) {
-    const auto [key, epoch] = tier_lru_.front();
-    tier_lru_.pop_front();
+  uint64_t key = 0, epoch = 0;
+  while (tier_.next_reclaim_candidate(&key, &epoch)) {
     Block* found = blocks_.find(key);
     if (!found) continue;
     Block& v = *found;
@@ -949,10 +877,10 @@ bool HostControlPlane::reclaim_tier_slot(double now_s) {
 }
 
 double HostControlPlane::make_room(uint64_t slots, double now_s) {
-  if (free_hbm_slots_.size() >= slots) return now_s;
+  if (slots_.free() >= slots) return now_s;
   bool demoted = false;
   last_demotion_done_s_ = now_s;
-  while (free_hbm_slots_.size() < slots) {
+  while (slots_.free() < slots) {
     // A policy that keeps slots names the victim's record; another one its key.
     const bool by_record = policy_->keeps_slots();
     std::optional<uint64_t> victim;
@@ -962,8 +890,9 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
       SC_REPORT_FATAL(
           "kvtier/host",
           ("no evictable block although the admission check passed (need " + std::to_string(slots) +
-           " free slots, have " + std::to_string(free_hbm_slots_.size()) + "; resident " +
-           std::to_string(resident_) + ", pinned " + std::to_string(pinned_) + ", staging " +
+           " free slots, have " + std::to_string(slots_.free()) + "; resident " +
+           std::to_string(slots_.resident()) + ", pinned " + std::to_string(slots_.pinned()) +
+           ", staging " +
            std::to_string(staging_.size()) + ")")
               .c_str());
     Block& b = by_record ? blocks_.by_record(static_cast<uint32_t>(*victim)) : blocks_.at(*victim);
@@ -971,32 +900,30 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
     policy_store_.evicted(b);
     b.mech.in_hbm = false;
     b.prefetched_unused = false;  // fetched and never used
-    free_hbm_slots_.push_back(b.hbm_slot);
-    --resident_;
+    slots_.give_back(b.hbm_slot);
     // The tier is finite too: when it is full, the copy of the block that left HBM longest
     // ago is freed to make room (never a pinned or in-flight one).
-    if (!b.mech.tier_valid && free_tier_slots_.empty()) reclaim_tier_slot(now_s);
-    if (b.mech.tier_valid || !free_tier_slots_.empty())
-      tier_lru_.emplace_back(b.id.key, b.tier_epoch = ++tier_epochs_);
+    if (!b.mech.tier_valid && tier_.full()) reclaim_tier_slot(now_s);
+    if (b.mech.tier_valid || !tier_.full())
+      b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
     if (b.mech.tier_valid) {
       // Write-once: the tier copy is still valid, so eviction moves nothing (spec §M.1).
       enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
       ++stats_.discards;
-      if (recompress_ && width(b.mech.format) > width(recompress_format_)) {
+      if (tier_.recompresses(b.mech.format)) {
         // The RECOMPRESS policy: the block went cold again; re-quantise its tier copy in place.
         // This rewrites payload and breaks write-once for exactly this block (spec §M.1).
-        b.mech.format = recompress_format_;
+        b.mech.format = tier_.recompress_format();
         // Nothing waits for the rewrite: a deadline-ordered engine may hold it.
         cmdset::Descriptor d = descriptor(Opcode::RECOMPRESS, b);
         d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
         enqueue(d, Opcode::RECOMPRESS, b, now_s);
       }
-    } else if (!free_tier_slots_.empty()) {
-      b.mech.tier_slot = free_tier_slots_.back();
-      free_tier_slots_.pop_back();
+    } else if (!tier_.full()) {
+      b.mech.tier_slot = tier_.take();
       b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
       b.mech.in_flight = true;
-      b.mech.format = tier_format_;  // the control plane's choice of representation
+      b.mech.format = tier_.copy_format();  // the control plane's choice of representation
       demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
       enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
       demoted = true;
@@ -1102,7 +1029,7 @@ void HostControlPlane::demotion_refused(const Command& c) {
   Block& b = block_of(c);
   b.mech.in_flight = false;
   b.mech.tier_valid = false;
-  free_tier_slots_.push_back(b.mech.tier_slot);
+  tier_.give_back(b.mech.tier_slot);
   ++stats_.dropped_index_full;
 }
 

@@ -28,6 +28,9 @@
 #include "tlm/common/trace_event_log.h"
 #include "tlm/constraints/sustainability.h"
 #include "tlm/host/command_path.h"
+#include "tlm/host/hbm_slots.h"
+#include "tlm/host/tier_store.h"
+#include "tlm/host/kv_cache_if.h"
 #include "tlm/host/prefetcher.h"
 #include "tlm/host/session_expiry.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
@@ -41,7 +44,7 @@ namespace kvtier {
 struct ControllerStats;
 
 // The control plane's counters; the prefetch counters are the prefetcher's (tlm/host/prefetcher.h).
-struct HostStats : PrefetchStats {
+struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats {
   uint64_t references = 0;  // block references by admitted requests' prompts
   uint64_t hbm_hits = 0;    // found resident in HBM
   uint64_t tier_hits = 0;   // found in the tier and promoted
@@ -58,11 +61,7 @@ struct HostStats : PrefetchStats {
   uint64_t descriptors = 0;
   uint64_t doorbells = 0;
   uint64_t unique_blocks = 0;  // distinct blocks the computation required (U / M_b)
-  uint64_t peak_resident_blocks = 0;
-  double host_cpu_kv_s = 0.0;      // host CPU time spent building and posting descriptors (C3)
-  double hbm_block_seconds = 0.0;  // integral of resident blocks over time
-  // The same integral per window of host.sustain_window_s (CAPACITY occupancy over time).
-  std::vector<double> hbm_block_seconds_per_window;
+  double host_cpu_kv_s = 0.0;  // host CPU time spent building and posting descriptors (C3)
   double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
   double promotion_latency_max_s = 0.0;
   // C3: host CPU time by activity (host_cpu_kv_s is their sum).
@@ -73,76 +72,18 @@ struct HostStats : PrefetchStats {
   // their stored bytes), and the RECOMPRESS policy's tier rewrites.
   uint64_t promoted_bytes = 0, demoted_bytes = 0;
   uint64_t recompressions = 0, recompressed_bytes = 0;
-  // Serving dynamics: preemptions, and the streamed decode residency.
+  // Serving dynamics: preemptions (the streamed residency's counts are StreamedResidencyStats).
   uint64_t preemptions = 0;
-  uint64_t spills = 0;      // decode-set blocks moved to the tier to make room
-  uint64_t unstreamed = 0;  // streamed blocks made resident again by another reader
-  uint64_t restored_streamed =
-      0;  // streamed blocks whose step's promotion took a slot of their own (room again)
-  uint64_t streamed_at_admission = 0;  // tier blocks a request began streaming instead of promoting
-  uint64_t streamed_promotions = 0;    // per-step promotions of streamed blocks into staging
-  uint64_t streamed_ahead = 0;         // ... of those, layer group 0's issued in the step before
-  uint64_t streamed_ahead_unused =
-      0;  // ... of those, discarded unread (their reader stopped or left)
-  uint64_t peak_staging_slots = 0;
   // Promotion latency per promotion, from the control plane's decision to the block being usable:
-  // admission, prefetch and restored promotions one by one; a streamed block's per-step re-read
-  // into staging only as count, sum and maximum (memory stays bounded however long the run).
+  // admission, prefetch and restored promotions one by one (a streamed block's per-step re-read
+  // into staging is counted in StreamedResidencyStats).
   std::vector<double> promotion_latency_s;
-  uint64_t streamed_promotion_latency_n = 0;
-  double streamed_promotion_latency_sum_s = 0.0, streamed_promotion_latency_max_s = 0.0;
-};
-
-// One transfer a request (or a step) waits for, with the deadline it was issued with: the planned
-// start of the layer group that reads it in the step it is meant for (HIDING, spec §M.4.3).
-struct Transfer {
-  uint32_t group = 0;
-  double ready_s = 0.0;     // when the block is usable in HBM
-  double deadline_s = 0.0;  // when the layer group that reads it is planned to start
-  uint64_t flow = 0;        // timeline flow from its descriptor to the step that reads it (0: none)
-  uint64_t bytes = 0;       // payload bytes it carries from the tier (as stored)
-};
-
-// When the blocks a request is about to read are meant to be used: the step they are meant for
-// starts at `step_start_s` and lasts `step_s`; layer group g starts at step_start_s + step_s*g/G.
-struct LoadPlan {
-  double step_start_s = 0.0;
-  double step_s = 0.0;
-  bool promote_from_tier = true;  // false: recompute what is not in HBM (preemption = recompute)
-  // Streamed residency: at most this many tier blocks are promoted; the rest of the request's
-  // tier-resident context stays in the tier and is streamed every step.
-  uint64_t promote_room = UINT64_MAX;
-  uint64_t keep_free = 0;  // ... and slots that must stay obtainable after the promotions
-  // ... besides the slots of the positions the first prefill chunk (this many prompt tokens)
-  // computes: admission counts those once it knows which positions are cached.
-  uint64_t first_tokens = 0;
-};
-
-// What admitting one request found and started.
-struct AdmitResult {
-  uint32_t hbm_hits = 0, tier_hits = 0, misses = 0;
-  uint32_t cached_tokens = 0;  // prompt tokens whose KV need not be recomputed
-  uint32_t cached_hbm_tokens =
-      0;  // ... of those, positions every layer group of which was resident in HBM
-  uint32_t loaded_tokens = 0;   // ... and positions with a layer group from the tier (promoted,
-                                // prefetched for it, or streamed): cached = hbm + loaded
-  uint64_t loaded_bytes = 0;    // payload bytes of those layer groups as stored in the tier
-  std::vector<double> ready_s;  // per layer group: when its promoted blocks are usable
-  // Every transfer this request waits for (promotions issued now, and prefetched blocks read
-  // for the first time): HIDING is judged per transfer against its deadline.
-  std::vector<Transfer> transfers;
-  double load_ready_s = 0.0;  // when the last of them is usable (0 with none)
-};
-
-// Blocks of the decode set streamed from the tier for one layer group of one step.
-struct StreamResult {
-  uint64_t blocks = 0;
-  uint64_t bytes = 0;                // their payload bytes as stored
-  double ready_s = 0.0;              // when the last one is usable
-  std::vector<double> ready_each_s;  // per block, for HIDING
 };
 
 class HostControlPlane : public sc_core::sc_module,
+                         public KvCacheIF,
+                         public KvIntentIF,
+                         public StreamedResidencyIF,
                          private CommandOutcomes,
                          private PrefetchTarget {
  public:
@@ -158,36 +99,37 @@ class HostControlPlane : public sc_core::sc_module,
 
   // ---- Admission (on demand: only the prompt, never the output length) ----
   // Slots the prompt's KV occupies (every position, every layer group).
-  uint64_t prompt_slots(const workload::Request& r) const;
+  uint64_t prompt_slots(const workload::Request& r) const override;
   // Slots a context of `tokens` tokens takes when all of it is resident: a slot per layer group
   // of every position it has begun.
-  uint64_t context_slots(uint64_t tokens) const;
+  uint64_t context_slots(uint64_t tokens) const override;
   // Slots free now or held by idle blocks: what the decode set may still grow into.
-  uint64_t available_slots() const;
+  uint64_t available_slots() const override;
   // Whether the request's first `tokens` prompt tokens fit beside the running set now, leaving
   // `watermark` slots free.
-  bool can_admit(const workload::Request& r, uint64_t tokens, uint64_t watermark = 0) const;
+  bool can_admit(const workload::Request& r, uint64_t tokens,
+                 uint64_t watermark = 0) const override;
   // Pins the prompt's blocks found in HBM, promotes those found in the tier (layer-major issue
   // order, deadlines from `plan`), and notes the rest for prefill. No slot is taken for blocks
   // prefill computes until grow() reaches them.
-  AdmitResult admit(const workload::Request& r, double now_s, const LoadPlan& plan);
+  AdmitResult admit(const workload::Request& r, double now_s, const LoadPlan& plan) override;
   // ---- Growth: prefill chunks and decode tokens ----
   // Slots running request `id` needs so that `kv_tokens` tokens of its context have KV.
-  uint64_t growth_slots(uint64_t id, uint64_t kv_tokens) const;
+  uint64_t growth_slots(uint64_t id, uint64_t kv_tokens) const override;
   // How far prefill of request `id` reaches from `kv_tokens` when it may compute at most `budget`
   // tokens: positions admission found cached cost nothing. Never beyond `prompt_tokens`.
   uint64_t prefill_reach(uint64_t id, uint64_t kv_tokens, uint64_t budget, uint64_t prompt_tokens,
-                         uint64_t* computed) const;
+                         uint64_t* computed) const override;
   // Takes those slots (evicting idle blocks); a block that fills becomes a keyed block a later
   // turn can reuse. The caller has made sure growth_slots() <= available_slots().
-  void grow(uint64_t id, uint64_t kv_tokens, double now_s);
+  void grow(uint64_t id, uint64_t kv_tokens, double now_s) override;
   // ---- Preemption and release ----
   // The request leaves HBM's decode set: its blocks go idle (the policy demotes or discards them
   // when room is needed) and its partial last block is dropped (recomputed on resume).
-  void preempt(uint64_t id, double now_s);
+  void preempt(uint64_t id, double now_s) override;
   // The request finished: its blocks go idle; once its session has ended (host.session_end) its
   // private blocks are freed.
-  void release(uint64_t id, const workload::Request& r, double now_s);
+  void release(uint64_t id, const workload::Request& r, double now_s) override;
   // ---- Streamed decode residency (host.decode_residency = streamed) ----
   bool streaming_possible() const {
     return config_.decode_residency == DecodeResidency::Streamed && groups_ >= 3;
@@ -195,20 +137,20 @@ class HostControlPlane : public sc_core::sc_module,
   // Moves one resident block of running request `id` to the tier (write-once: a block with a
   // valid tier copy is a clean discard); from now on every step streams it back. False: none can
   // go.
-  bool spill(uint64_t id, double now_s);
+  bool spill(uint64_t id, double now_s) override;
   // Blocks of layer group g that the listed requests stream each step.
-  uint64_t streamed_blocks(const std::vector<uint64_t>& ids, uint32_t g) const;
-  uint64_t streamed_blocks_total(uint64_t id) const;
+  uint64_t streamed_blocks(const std::vector<uint64_t>& ids, uint32_t g) const override;
+  uint64_t streamed_blocks_total(uint64_t id) const override;
   // Whether running request `id` streams any block of layer group g (O(1)).
-  bool streams_in_group(uint64_t id, uint32_t g) const {
+  bool streams_in_group(uint64_t id, uint32_t g) const override {
     auto it = running_.find(id);
     return it != running_.end() && !it->second.streamed.empty() && !it->second.streamed[g].empty();
   }
   // Staging slots held for streaming (counted as resident and against the budget).
-  uint64_t staging_slots() const { return staging_.size(); }
+  uint64_t staging_slots() const override { return staging_.size(); }
   // Holds exactly `slots` staging slots from now on (evicting idle blocks for more). False when
   // they cannot be had.
-  bool set_staging(uint64_t slots, double now_s);
+  bool set_staging(uint64_t slots, double now_s) override;
   // Promotes group g's streamed blocks of the listed requests into staging slots, posted at
   // `issue_s`, each with `deadline_s`; then, at `done_s` from stream_done(), discards them.
   StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
@@ -217,37 +159,38 @@ class HostControlPlane : public sc_core::sc_module,
   // the first `lead` blocks sent to staging are posted at `issue_s`, the rest at `rest_issue_s`,
   // when the group before has computed and released its slots.
   StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                      double deadline_s, uint64_t lead, double rest_issue_s);
+                      double deadline_s, uint64_t lead, double rest_issue_s) override;
   // Layer group 0's streamed blocks for the next step, promoted now into the staging slots group
   // groups-2 has just released: the next step's stream(ids, 0, ...) reads them instead of issuing
   // them at its own start, where their deadline is. Any the next step does not read are
   // discarded unread.
   void stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s,
-                    uint64_t limit = UINT64_MAX);
-  void drop_streamed_ahead(double now_s);
-  void stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s);
+                    uint64_t limit = UINT64_MAX) override;
+  void drop_streamed_ahead(double now_s) override;
+  void stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s) override;
   // Posts the step's remaining staging discards (after its last group).
-  void stream_finish();
+  void stream_finish() override;
   // ---- Prefetch (the choice is the Prefetcher's, tlm/host/prefetcher.h) ----
   // Prefetch with deadlines: promotes the tier-resident prompt blocks of requests expected to
   // start within host.prefetch_horizon_steps, with their expected start as deadline, and the
   // context of sessions whose next turn the online predictor expects within the horizon. A
   // prefetched block is pinned until its request is admitted or the prefetch expires.
-  void prefetch(const SchedulerIntent& intent);
+  void prefetch(const SchedulerIntent& intent) override;
   // Nothing runs and the queue head waits for room: prefetch pins (for requests behind it, or
   // sessions that may return) must not hold it back, so all are given back now. False: none.
-  bool release_prefetch_pins(double now_s) {
+  bool release_prefetch_pins(double now_s) override {
     integrate(now_s);
     return prefetcher_.release_all();
   }
-  uint32_t prefetch_horizon_steps() const { return prefetcher_.horizon_steps(); }
+  uint32_t prefetch_horizon_steps() const override { return prefetcher_.horizon_steps(); }
   // When the next-turn predictor next expects a session `lead_s` from now (kNever: none): an idle
   // scheduler wakes then to let prefetch run.
-  static constexpr double kNever = Prefetcher::kNever;
-  double next_prediction_s(double lead_s) const { return prefetcher_.next_prediction_s(lead_s); }
+  double next_prediction_s(double lead_s) const override {
+    return prefetcher_.next_prediction_s(lead_s);
+  }
   // A new turn of `session` arrived at `arrival_s`: one more observed inter-turn gap, and the
   // session has not ended (host.session_end = idle).
-  void on_arrival(const workload::Request& r, double arrival_s);
+  void on_arrival(const workload::Request& r, double arrival_s) override;
   // host.dma = host: the time of one host-issued copy of `bytes` (the host copy model).
   void set_host_copy_time(std::function<double(uint64_t bytes, bool batched)> copy_time) {
     if (copies_) copies_->set_copy_time(std::move(copy_time));
@@ -269,12 +212,20 @@ class HostControlPlane : public sc_core::sc_module,
     prefetch_track_ = trace_->track("host", "prefetch promotions");
   }
   // Tier slots holding a block (of the tier's whole block capacity).
-  uint64_t tier_used_blocks() const { return tier_blocks_ - free_tier_slots_.size(); }
-  uint64_t tier_blocks() const { return tier_blocks_; }
+  uint64_t tier_used_blocks() const { return tier_.used(); }
+  uint64_t tier_blocks() const { return tier_.blocks(); }
   // Payload bytes of one tier copy in `format`.
-  uint64_t stored_bytes(kv::Format format) const;
+  uint64_t stored_bytes(kv::Format format) const { return tier_.stored_bytes(format); }
 
   const HostStats& stats() const { return stats_; }
+  KvOccupancy occupancy() const override {
+    return {slots_.resident(), slots_.pinned(), tier_used_blocks(), stats_.promoted_bytes,
+            stats_.demoted_bytes};
+  }
+  const StreamedResidencyStats& streaming_stats() const override { return stats_; }
+  // The decode set's streamed residency, or null where nothing can stream (pinned residency, or
+  // fewer than three layer groups): the scheduler asks once, when it is built.
+  StreamedResidencyIF* streamed_residency() { return streaming_possible() ? this : nullptr; }
   const HostConfig& config() const { return config_; }
   // The control plane's figures in stats.json, each with its unit and meaning: into the run's
   // top-level group the reference outcomes (tier_hit_rate, miss_rate) and the totals
@@ -298,13 +249,13 @@ class HostControlPlane : public sc_core::sc_module,
   // Recounts residency from the blocks themselves (O(blocks): for tests and end-of-run checks)
   // and returns what disagrees with the event-maintained counters; empty when all agree.
   std::string verify_accounting() const;
-  uint64_t resident_blocks() const { return resident_; }
-  uint64_t pinned_slots() const { return pinned_; }
+  uint64_t resident_blocks() const { return slots_.resident(); }
+  uint64_t pinned_slots() const { return slots_.pinned(); }
   uint64_t reserved_slots() const { return 0; }  // admission reserves nothing ahead (KV on demand)
-  uint64_t budget_blocks() const { return budget_; }
-  uint64_t block_bytes() const { return block_bytes_; }
-  uint32_t block_tokens() const { return config_.block_tokens; }
-  double prefetch_slack_s() const { return config_.prefetch_slack_us * 1e-6; }
+  uint64_t budget_blocks() const override { return budget_; }
+  uint64_t block_bytes() const override { return block_bytes_; }
+  uint32_t block_tokens() const override { return config_.block_tokens; }
+  double prefetch_slack_s() const override { return config_.prefetch_slack_us * 1e-6; }
   const kv::WriteOnceLedger& ledger() const { return ledger_; }
   const ReplacementPolicy& policy() const { return *policy_; }
   // Every block reference in order: prompt blocks at admission (Read when the block was in HBM
@@ -326,7 +277,7 @@ class HostControlPlane : public sc_core::sc_module,
     return &*optimal_;
   }
   // Closes the HBM byte-time integral at the end of the run.
-  void finish(double now_s) {
+  void finish(double now_s) override {
     drop_streamed_ahead(now_s);
     path_->settle_all();  // prefetches never read: their transfers still happened
     integrate(now_s);
@@ -345,9 +296,9 @@ class HostControlPlane : public sc_core::sc_module,
     bool streamed_ahead = false;  // in staging since the step before (stream_ahead), not yet read
     uint32_t record = 0;          // its record in blocks_ (by_record), for the policy's victim
     uint32_t policy_slot = ReplacementPolicy::kNoSlot;  // the policy's word (held hooks)
-    uint64_t tier_epoch = 0;            // which tier_lru_ entry is current (older ones are stale)
-    uint64_t streamed_by = 0;           // 1 + id of the running request that streams it (0: none)
-    uint64_t issued_by = 0;             // the last admission that promoted it (admit(): each once)
+    uint64_t tier_epoch = 0;   // which entry of the tier's reclaim order is current (TierStore)
+    uint64_t streamed_by = 0;  // 1 + id of the running request that streams it (0: none)
+    uint64_t issued_by = 0;    // the last admission that promoted it (admit(): each once)
     kv::WriteOnceLedger::Counts moves;  // its promotions and demotions this lifetime (ledger_)
     // Its policy state (spec §M.2.2), kept here rather than in a table of its own so that a
     // reference reaches it through the record it has found anyway (BlockPolicyStates).
@@ -436,12 +387,11 @@ class HostControlPlane : public sc_core::sc_module,
 
   uint64_t group_key(uint64_t position_key, uint32_t group) const;
 
-  void integrate(double now_s);
+  void integrate(double now_s) { slots_.integrate(now_s); }
   void pin(Block& b);
   void unpin(Block& b, double now_s);
   // Evicts idle blocks until `slots` are free; returns when the freed slots are usable.
   double make_room(uint64_t slots, double now_s);
-  uint64_t take_hbm_slot();
   void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s);
   // The same for a command about `b`, whose outcome finds `b` by its record.
   void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, const Block& b, double now_s);
@@ -462,7 +412,7 @@ class HostControlPlane : public sc_core::sc_module,
   uint64_t obtainable_slots() const override { return available_slots(); }
   std::optional<uint32_t> promotable_group(uint64_t key) const override;
   void pin_for_prefetch(uint64_t key) override { pin(blocks_.at(key)); }
-  void unpin_prefetched(uint64_t key) override { unpin(blocks_.at(key), last_integrate_s_); }
+  void unpin_prefetched(uint64_t key) override { unpin(blocks_.at(key), slots_.integrated_to_s()); }
   // Writes the queued descriptors and rings the doorbell at `at_s`; completions come back
   // before it returns (loosely timed: their timestamps lie in the future).
   void flush(double at_s);
@@ -475,7 +425,7 @@ class HostControlPlane : public sc_core::sc_module,
   const uint64_t budget_;
   const uint32_t groups_;
   const uint64_t hbm_kv_base_;
-  const uint64_t tier_blocks_;
+  TierStore tier_;  // tier slots, the reclaim order, the copies' formats
   const double cycle_s_;
   std::unique_ptr<ReplacementPolicy> policy_;
   BlockTable blocks_;
@@ -486,15 +436,8 @@ class HostControlPlane : public sc_core::sc_module,
   bool keep_references_ = true;
   mutable std::optional<kv::OfflineOptimalResult> optimal_;
   std::unordered_map<uint64_t, Running> running_;
-  std::vector<uint64_t> free_hbm_slots_;
-  std::vector<uint64_t> free_tier_slots_;
-  // Blocks that left HBM with a valid tier copy, oldest first, each tagged with the epoch it
-  // was entered at; an entry whose block has moved on since is skipped when it comes up.
-  std::deque<std::pair<uint64_t, uint64_t>> tier_lru_;
-  uint64_t tier_epochs_ = 0;
   // Frees the tier copy of the tier-only block that left HBM longest ago; false if none can go.
   bool reclaim_tier_slot(double now_s);
-  uint64_t resident_ = 0, pinned_ = 0;
   std::vector<uint64_t> staging_;                             // HBM slots held for streamed blocks
   std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
   std::vector<uint64_t> streamed_ahead_;  // group-0 blocks stream_ahead() promoted, in issue order
@@ -528,7 +471,6 @@ class HostControlPlane : public sc_core::sc_module,
   void unstream(Block& b);
   // A request stops reading its blocks: pins released, its partial last block's slots freed.
   void let_go(Running& run, double now_s);
-  double last_integrate_s_ = 0.0;
   uint64_t admissions_ = 0;
 
   // The command path (host.dma): descriptors through the device's ring, or host-issued copies.
@@ -538,12 +480,10 @@ class HostControlPlane : public sc_core::sc_module,
   HostCopyEngine* copies_ = nullptr;  // path_ when host.dma = host
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
+  HbmSlots slots_{budget_, config_.sustain_window_s, stats_};  // after budget_, config_, stats_
   TraceEventLog* trace_ = nullptr;
   TraceEventLog::Track admission_track_, prefetch_track_;  // looked up once
 
-  kv::Format tier_format_ = kv::Format::Bf16;
-  kv::Format recompress_format_ = kv::Format::Bf16;
-  bool recompress_ = false;
   Prefetcher prefetcher_{config_, groups_, *this, stats_};  // after config_, groups_ and stats_
   SustainabilityConstraint* sustainability_ = nullptr;
   void demand(DemandDirection d, double t_s, double bytes) {

@@ -12,12 +12,15 @@ constexpr double kEps = 1e-12;  // simulated time has picosecond resolution
 }
 
 Scheduler::Scheduler(sc_core::sc_module_name name, const SchedConfig& config,
-                     const workload::Workload& workload, HostControlPlane& host,
+                     const workload::Workload& workload, const KvCacheParts& kv,
                      const DecodeCostModel& cost, uint32_t layer_groups, Constraints& constraints)
     : sc_core::sc_module(name),
       config_(config),
       workload_(workload),
-      host_(host),
+      kv_(kv.cache),
+      prefetch_(kv.intent),
+      streamed_(kv.streamed),
+      residency_(kv.residency),
       cost_(cost),
       groups_(layer_groups),
       constraints_(constraints) {
@@ -75,7 +78,7 @@ void Scheduler::run() {
         ++stats_.rejected_context_window;
         continue;
       }
-      host_.on_arrival(r, r.arrival_s);
+      kv_.on_arrival(r, r.arrival_s);
       waiting_.push_back(i);
     }
     // Async loads that have arrived join the batch.
@@ -106,7 +109,7 @@ void Scheduler::run() {
     if (!runnable && skip_admission && !waiting_.empty())
       continue;  // everything was preempted: admit now
     if (!runnable && running_.empty() && loading_.empty() && !waiting_.empty() &&
-        host_.release_prefetch_pins(now))
+        prefetch_.release_prefetch_pins(now))
       continue;  // the queue head waited behind prefetch pins: admit again without them
     if (!runnable) {
       // Nothing can step: wait for the next arrival or the next async load to land.
@@ -115,9 +118,9 @@ void Scheduler::run() {
       for (size_t i : loading_) t = std::min(t, seqs_[i].load_ready_s);
       // An idle GPU still prefetches: wake when the next-turn predictor expects a session within
       // the prefetch horizon, before the next arrival.
-      const double lead = host_.prefetch_horizon_steps() * std::max(step_estimate_s_, 1e-6);
-      const double predicted = host_.next_prediction_s(lead);
-      if (predicted < HostControlPlane::kNever && predicted < t && predicted > now + kEps) {
+      const double lead = prefetch_.prefetch_horizon_steps() * std::max(step_estimate_s_, 1e-6);
+      const double predicted = prefetch_.next_prediction_s(lead);
+      if (predicted < KvIntentIF::kNever && predicted < t && predicted > now + kEps) {
         qk.inc(seconds(predicted - now));
         qk.sync();
         intent(predicted, step_estimate_s_);
@@ -128,9 +131,9 @@ void Scheduler::run() {
         SC_REPORT_FATAL(
             "kvtier/sched",
             ("nothing runs and nothing can be admitted: KV accounting is inconsistent (" +
-             std::to_string(waiting_.size()) + " waiting, " + std::to_string(host_.pinned_slots()) +
-             " slots pinned, " + std::to_string(host_.available_slots()) +
-             " available; head prompt " +
+             std::to_string(waiting_.size()) + " waiting, " +
+             std::to_string(kv_.occupancy().pinned_slots) + " slots pinned, " +
+             std::to_string(kv_.available_slots()) + " available; head prompt " +
              (waiting_.empty() ? std::string("-")
                                : std::to_string(view(seqs_[waiting_.front()]).prompt_tokens)) +
              ", " + std::to_string(running_.size()) + " running, " +
@@ -153,32 +156,31 @@ void Scheduler::run() {
   }
   qk.sync();
   stats_.end_s = to_seconds(sc_core::sc_time_stamp());
-  host_.finish(stats_.end_s);
+  kv_.finish(stats_.end_s);
   done_ = true;
 }
 
 // ---- admit ----------------------------------------------------------------------------------
 
 void Scheduler::admit(double now) {
-  const bool streaming = host_.streaming_possible();
+  const bool streaming = streamed_ != nullptr;
   // Staging is held from one streamed step to the next; with nothing running it goes back.
-  if (running_.empty() && host_.staging_slots() && !host_.set_staging(0, now))
+  if (streaming && running_.empty() && streamed_->staging_slots() &&
+      !streamed_->set_staging(0, now))
     SC_REPORT_FATAL("kvtier/sched", "staging slots could not be released");
   // vLLM's watermark: leave 1 % of the budget free at admission so that running requests can grow
   // a little before anyone has to be preempted.
-  const uint64_t watermark = host_.budget_blocks() / 100;
+  const uint64_t watermark = kv_.budget_blocks() / 100;
   // Prompts already admitted but not yet fully prefilled will take their slots first (running
   // requests are scheduled before waiting ones): a newcomer fits only beside them. The prompt is
   // known at arrival; only the output length is not.
   uint64_t pending = 0;
   for (size_t k : running_)
     if (seqs_[k].phase == Phase::Prefill)
-      pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
-  for (size_t k : loading_)
-    pending += host_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
+      pending += kv_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
+  for (size_t k : loading_) pending += kv_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
   if (streaming)
-    pending =
-        std::min(pending, host_.available_slots());  // a streamed prompt may exceed the budget
+    pending = std::min(pending, kv_.available_slots());  // a streamed prompt may exceed the budget
   while (!waiting_.empty() && running_.size() + loading_.size() < config_.max_decode_set) {
     const size_t i = waiting_.front();
     Seq& s = seqs_[i];
@@ -188,7 +190,7 @@ void Scheduler::admit(double now) {
     // the whole budget and nothing may move to the tier. The output length is never consulted.
     // With streamed residency such a prompt streams, unless sched.oversized_prompt = reject.
     if ((!streaming || config_.oversized_prompt == OversizedPrompt::Reject) &&
-        host_.prompt_slots(v) + std::max<uint64_t>(groups_, watermark) > host_.budget_blocks()) {
+        kv_.prompt_slots(v) + std::max<uint64_t>(groups_, watermark) > kv_.budget_blocks()) {
       waiting_.pop_front();
       reject(i, "prompt_exceeds_kv_budget", now);
       ++stats_.rejected_prompt_too_large;
@@ -199,11 +201,11 @@ void Scheduler::admit(double now) {
                                : v.prompt_tokens;
     // A prompt that does not fit streams: beside its first chunk it needs the staging its
     // streamed positions pass through, at most two layer groups' worth of every prompt position.
-    const uint64_t prompt_slots = host_.prompt_slots(v);
+    const uint64_t prompt_slots = kv_.prompt_slots(v);
     const bool must_stream =
-        streaming && prompt_slots + watermark + pending > host_.available_slots();
+        streaming && prompt_slots + watermark + pending > kv_.available_slots();
     if (must_stream && fits_alone(prompt_slots) &&
-        (rec.preemptions > 0 || prompt_slots + watermark + pending - host_.available_slots() >
+        (rec.preemptions > 0 || prompt_slots + watermark + pending - kv_.available_slots() >
                                     stream_budget_blocks(decode_step_s(v.prompt_tokens)))) {
       // It would fit alone: it waits for room, as on pinned residency, unless what it lacks
       // streams within sched.stream_share of the link over the decode steps it will stream in
@@ -218,8 +220,8 @@ void Scheduler::admit(double now) {
     // Staging for a prompt that streams: one layer group of every position (the group that
     // computes) and a lead of at least one block (draft(): the ring).
     const uint64_t staging =
-        must_stream ? (v.prompt_tokens + host_.block_tokens() - 1) / host_.block_tokens() + 1 : 0;
-    if (must_stream && host_.context_slots(first) + staging + watermark > host_.budget_blocks()) {
+        must_stream ? (v.prompt_tokens + kv_.block_tokens() - 1) / kv_.block_tokens() + 1 : 0;
+    if (must_stream && kv_.context_slots(first) + staging + watermark > kv_.budget_blocks()) {
       // Even on an empty GPU it could not stream: the computing group holds one layer group of
       // every position, so a context of G budgets or more (G groups) cannot run. Refused with
       // that reason rather than waiting for room that never comes.
@@ -228,7 +230,7 @@ void Scheduler::admit(double now) {
       ++stats_.rejected_stream_staging;
       continue;
     }
-    if (!host_.can_admit(v, first, watermark + pending + staging)) {
+    if (!kv_.can_admit(v, first, watermark + pending + staging)) {
       ++stats_.capacity_waits;
       constraints_.capacity.queue_head_waited();
       break;
@@ -244,15 +246,15 @@ void Scheduler::admit(double now) {
       // A prompt that fits (checked above) promotes all its tier hits: limiting it too would
       // count its first chunk's cached positions twice and stream tier hits that have room.
       const uint64_t held = watermark + pending;
-      lp.promote_room = host_.available_slots() > held ? host_.available_slots() - held : 0;
+      lp.promote_room = kv_.available_slots() > held ? kv_.available_slots() - held : 0;
       lp.keep_free = watermark;
       lp.first_tokens = first;
     }
     // A prompt that does not fit beside what is held is admitted on the premise that it streams:
     // it is the first to spill (spill_within_stream_budget), within the share like anyone.
     s.must_stream = must_stream;
-    const AdmitResult a = host_.admit(v, now, lp);
-    pending += host_.growth_slots(v.id, v.prompt_tokens);
+    const AdmitResult a = kv_.admit(v, now, lp);
+    pending += kv_.growth_slots(v.id, v.prompt_tokens);
     const bool first_admission = rec.admitted_s < 0;
     if (first_admission) {
       // An arrival within 1 ns of now has arrived (the clock rounds to its tick): it is admitted
@@ -271,7 +273,8 @@ void Scheduler::admit(double now) {
     s.joining.clear();
     if (config_.kv_load == KvLoad::Async && !a.transfers.empty()) {
       // The request's whole load, against the start of the step it was meant to join.
-      if (constraints_.hiding.async_load(a.load_ready_s, lp.step_start_s, host_.prefetch_slack_s()))
+      if (constraints_.hiding.async_load(a.load_ready_s, lp.step_start_s,
+                                         prefetch_.prefetch_slack_s()))
         rec.load_late = true;
     }
     if (config_.kv_load == KvLoad::Async && a.load_ready_s > now + kEps) {
@@ -308,7 +311,7 @@ Scheduler::Plan Scheduler::draft(double) const {
     if (s.phase != Phase::Decode) continue;
     p.decode.push_back(i);
     p.context_tokens += s.kv_tokens + 1;  // the step writes and reads the new token's KV too
-    p.slots += host_.growth_slots(view(s).id, s.kv_tokens + 1);
+    p.slots += kv_.growth_slots(view(s).id, s.kv_tokens + 1);
     budget = budget > 0 ? budget - 1 : 0;
   }
   // Then prefill chunks, in admission order, within what the token budget leaves.
@@ -321,20 +324,20 @@ Scheduler::Plan Scheduler::draft(double) const {
     // Positions admission found cached are loaded, not computed. A fully cached prompt still
     // computes its last token to produce the next output token.
     uint64_t computed = 0;
-    const uint64_t to = host_.prefill_reach(id, s.kv_tokens, room, s.target_tokens, &computed);
+    const uint64_t to = kv_.prefill_reach(id, s.kv_tokens, room, s.target_tokens, &computed);
     if (to >= s.target_tokens && computed == 0) computed = 1;
     p.prefill.push_back({i, s.kv_tokens, to, computed});
     p.new_tokens += computed;
     // Attention of the chunk: each computed token attends to everything before it.
     p.attended_pairs += computed * (to - computed) + computed * (computed + 1) / 2;
-    p.slots += host_.growth_slots(id, to);
+    p.slots += kv_.growth_slots(id, to);
     budget -= std::min(budget, computed);
     prefill_cap -= std::min(prefill_cap, computed);
     if (budget == 0 || prefill_cap == 0) break;
   }
   for (size_t i : p.decode) p.ids.push_back(view(seqs_[i]).id);
   for (const Chunk& c : p.prefill) p.ids.push_back(view(seqs_[c.seq]).id);
-  if (host_.streaming_possible()) {
+  if (streamed_) {
     // Staging is a ring: the group that computes holds its streamed blocks, and the next group's
     // first blocks land in the rest while it computes (the lead); the others follow when the
     // computing group releases its slots. A lead of what the link moves in one group's compute
@@ -343,7 +346,7 @@ Scheduler::Plan Scheduler::draft(double) const {
     // every streamed position, as before, could never stream a context of more than G/2 budgets.)
     uint64_t largest = 0;
     for (uint32_t g = 0; g < groups_; ++g)
-      largest = std::max(largest, host_.streamed_blocks(p.ids, g));
+      largest = std::max(largest, streamed_->streamed_blocks(p.ids, g));
     if (largest) {
       const double step_s = cost_
                                 .step(p.decode.size(), p.context_tokens, p.new_tokens,
@@ -358,7 +361,7 @@ Scheduler::Plan Scheduler::draft(double) const {
 
 uint64_t Scheduler::stream_lead_blocks(double step_s) const {
   const double per_group =
-      stream_bytes_per_s_ * step_s / groups_ / static_cast<double>(host_.block_bytes());
+      stream_bytes_per_s_ * step_s / groups_ / static_cast<double>(kv_.block_bytes());
   return 1 + static_cast<uint64_t>(std::ceil(per_group));
 }
 
@@ -375,7 +378,7 @@ double Scheduler::decode_step_s(uint64_t newcomer_tokens) const {
 
 uint64_t Scheduler::stream_budget_blocks(double step_s) const {
   return static_cast<uint64_t>(config_.stream_share * stream_bytes_per_s_ * step_s /
-                               static_cast<double>(host_.block_bytes()));
+                               static_cast<double>(kv_.block_bytes()));
 }
 
 bool Scheduler::spill_within_stream_budget(double now) {
@@ -390,7 +393,7 @@ bool Scheduler::spill_within_stream_budget(double now) {
   int pick_rank = -1;
   for (size_t k = 0; k < running_.size(); ++k) {
     const Seq& s = seqs_[running_[k]];
-    const uint64_t n = host_.streamed_blocks_total(view(s).id);
+    const uint64_t n = streamed_->streamed_blocks_total(view(s).id);
     streamed += n;
     // Preference: admitted to stream, then already streaming, then the longest context.
     const int rank = s.must_stream ? 2 : n > 0 ? 1 : 0;
@@ -406,11 +409,11 @@ bool Scheduler::spill_within_stream_budget(double now) {
   // no such pass: it would become the sink of every running request's growth, streaming far more
   // than the share and far more than it lacked when it was admitted.)
   const Seq& ps = seqs_[running_[pick]];
-  if (fits_alone(host_.context_slots(std::max(ps.kv_tokens, ps.target_tokens))) &&
+  if (fits_alone(kv_.context_slots(std::max(ps.kv_tokens, ps.target_tokens))) &&
       streamed + groups_ > stream_budget_blocks(step_s))
     return false;
   uint32_t spilled = 0;
-  while (spilled < groups_ && host_.spill(view(seqs_[running_[pick]]).id, now)) ++spilled;
+  while (spilled < groups_ && streamed_->spill(view(seqs_[running_[pick]]).id, now)) ++spilled;
   return spilled > 0;
 }
 
@@ -420,7 +423,7 @@ bool Scheduler::make_room(double now) {
   // sched.stream_share of B_tier per step; and a context that does not fit even alone streams
   // whatever it must rather than being rejected.
   if (running_.empty()) return false;
-  if (host_.streaming_possible() && spill_within_stream_budget(now)) return true;
+  if (streamed_ && spill_within_stream_budget(now)) return true;
   size_t victim = running_.front();
   auto later = [&](size_t a, size_t b) {
     const auto& x = workload_.requests[a];
@@ -435,9 +438,9 @@ bool Scheduler::make_room(double now) {
     preempt(victim, now);
     return true;
   }
-  if (host_.streaming_possible()) {
+  if (streamed_) {
     uint32_t spilled = 0;
-    while (spilled < groups_ && host_.spill(view(seqs_[victim]).id, now)) ++spilled;
+    while (spilled < groups_ && streamed_->spill(view(seqs_[victim]).id, now)) ++spilled;
     if (spilled) return true;
   }
   // Alone and still out of room: its context can never fit.
@@ -453,13 +456,13 @@ bool Scheduler::plan(double now, Plan& p) {
     if (p.decode.empty() && p.prefill.empty()) return false;
     // Staging already held is given back or topped up to p.staging (set_staging below), so what
     // the step needs is its growth and its staging against what is free plus what is held.
-    const uint64_t have = host_.available_slots() + host_.staging_slots();
+    const uint64_t have = kv_.available_slots() + (streamed_ ? streamed_->staging_slots() : 0);
     if (p.slots + p.staging <= have) break;
     // Short of room: first a spill within the stream budget (a context that cannot fit alone
     // spills whatever it must), since a streamed position frees G - 1 slots net and keeps the
     // lead that hides its transfers; then a shorter lead, which costs time (less of the next
     // group arrives while one computes) but no request; only then a preemption.
-    if (host_.streaming_possible() && spill_within_stream_budget(now)) continue;
+    if (streamed_ && spill_within_stream_budget(now)) continue;
     if (p.lead > 1) {
       const uint64_t cut = std::min(p.slots + p.staging - have, p.lead - 1);
       p.lead -= cut;
@@ -468,11 +471,11 @@ bool Scheduler::plan(double now, Plan& p) {
     if (p.slots + p.staging <= have) break;
     if (!make_room(now)) return false;
   }
-  if (host_.streaming_possible() && !host_.set_staging(p.staging, now))
+  if (streamed_ && !streamed_->set_staging(p.staging, now))
     SC_REPORT_FATAL("kvtier/sched", "staging slots checked free could not be taken");
   // KV grows on demand: the slots this step writes are taken now.
-  for (size_t i : p.decode) host_.grow(view(seqs_[i]).id, seqs_[i].kv_tokens + 1, now);
-  for (const Chunk& c : p.prefill) host_.grow(view(seqs_[c.seq]).id, c.to, now);
+  for (size_t i : p.decode) kv_.grow(view(seqs_[i]).id, seqs_[i].kv_tokens + 1, now);
+  for (const Chunk& c : p.prefill) kv_.grow(view(seqs_[c.seq]).id, c.to, now);
   return true;
 }
 
@@ -480,7 +483,7 @@ void Scheduler::preempt(size_t i, double now) {
   Seq& s = seqs_[i];
   RequestRecord& rec = stats_.requests[i];
   const workload::Request& base = workload_.requests[i];
-  host_.preempt(view(s).id, now);
+  kv_.preempt(view(s).id, now);
   // Its context to rebuild on resume: what it had with KV (a decode request: prompt + generated).
   // A decoding request also feeds its last generated token, whose KV was not written yet.
   const uint64_t context = s.phase == Phase::Decode ? s.kv_tokens + 1 : base.prompt_tokens;
@@ -502,7 +505,7 @@ void Scheduler::preempt(size_t i, double now) {
 void Scheduler::reject(size_t i, const char* reason, double now) {
   Seq& s = seqs_[i];
   if (s.phase == Phase::Prefill || s.phase == Phase::Decode) {
-    host_.preempt(view(s).id, now);
+    kv_.preempt(view(s).id, now);
     running_.erase(std::find(running_.begin(), running_.end(), i));
   }
   s.phase = Phase::Done;
@@ -513,7 +516,7 @@ void Scheduler::reject(size_t i, const char* reason, double now) {
 
 void Scheduler::finish(size_t i, double now) {
   Seq& s = seqs_[i];
-  host_.release(view(s).id, workload_.requests[i], now);
+  kv_.release(view(s).id, workload_.requests[i], now);
   s.phase = Phase::Done;
   s.resume.reset();
   stats_.requests[i].finish_s = now;
@@ -554,7 +557,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   }
   const bool streamed = p.staging > 0;
   if (streamed) ++stats_.streamed_steps;
-  else host_.drop_streamed_ahead(now);
+  else if (streamed_) streamed_->drop_streamed_ahead(now);
   std::vector<double> group_end(groups_, 0.0);
   double prev_end = start;
   // What the step waited for transfers, summed as it happens rather than read off the groups'
@@ -585,10 +588,11 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
       // Who reads streamed blocks of this group (asked before stream() restores any).
       const size_t readers_before = chunk_readers[g].size();
       for (size_t i : p.decode)
-        if (host_.streams_in_group(view(seqs_[i]).id, g)) chunk_readers[g].push_back(i);
+        if (streamed_->streams_in_group(view(seqs_[i]).id, g)) chunk_readers[g].push_back(i);
       for (const Chunk& c : p.prefill)
-        if (host_.streams_in_group(view(seqs_[c.seq]).id, g)) chunk_readers[g].push_back(c.seq);
-      const StreamResult r = host_.stream(p.ids, g, issue, could_start, p.lead, rest_issue);
+        if (streamed_->streams_in_group(view(seqs_[c.seq]).id, g))
+          chunk_readers[g].push_back(c.seq);
+      const StreamResult r = streamed_->stream(p.ids, g, issue, could_start, p.lead, rest_issue);
       for (double t : r.ready_each_s)
         judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
       if (r.blocks) {
@@ -605,9 +609,9 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
     else ready = could_start;
     group_end[g] = ready + tg;
     prev_end = group_end[g];
-    if (streamed) host_.stream_done(p.ids, g, group_end[g]);
+    if (streamed) streamed_->stream_done(p.ids, g, group_end[g]);
   }
-  const double slack = host_.prefetch_slack_s();
+  const double slack = prefetch_.prefetch_slack_s();
   for (uint32_t g = 0; g < groups_; ++g) {
     if (chunk_ready[g] < 0) continue;  // the group read nothing from the tier
     const bool late = constraints_.hiding.chunk(chunk_ready[g], now + g * tg, slack);
@@ -625,8 +629,8 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   // be issued at its own deadline and late by construction. Which requests stop at this step is
   // not known before their last token, so every streaming request's group 0 goes.
   if (streamed) {
-    host_.stream_ahead(p.ids, group_end[groups_ - 2], prev_end, p.lead);
-    host_.stream_finish();
+    streamed_->stream_ahead(p.ids, group_end[groups_ - 2], prev_end, p.lead);
+    streamed_->stream_finish();
   }
   o.stall_s = waited < kEps ? 0.0 : waited;
   // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
@@ -664,12 +668,12 @@ void Scheduler::trace_step(const Plan& p, const StepOutcome& o, double now,
   // Counters at the step's end: what HBM and the tier hold, and the link demand the control
   // plane decided during the step as a share of B_tier over the step.
   const TraceEventLog::Track memory = trace_->track("memory", "occupancy");
-  const double gib = static_cast<double>(host_.block_bytes()) / (1u << 30);
+  const double gib = static_cast<double>(kv_.block_bytes()) / (1u << 30);
+  const KvOccupancy h = kv_.occupancy();
   trace_->counter(memory, "HBM KV resident (GiB)", o.end_s,
-                  static_cast<double>(host_.resident_blocks()) * gib);
+                  static_cast<double>(h.resident_blocks) * gib);
   trace_->counter(memory, "tier used (GiB)", o.end_s,
-                  static_cast<double>(host_.tier_used_blocks()) * gib);
-  const HostStats& h = host_.stats();
+                  static_cast<double>(h.tier_used_blocks) * gib);
   const double capacity = stream_bytes_per_s_ * (o.end_s - now);
   if (capacity > 0) {
     trace_->counter(memory, "link to HBM (share of B_tier)", o.end_s,
@@ -774,9 +778,9 @@ void Scheduler::intent(double end, double t_step) {
   // Waiting requests (preempted ones first, as they resume first), FCFS: each step admits up to
   // the free decode seats and the token budget. Next turns of sessions are the control plane's
   // own online prediction; the workload's future arrivals are never looked at.
-  const uint32_t horizon = host_.prefetch_horizon_steps();
+  const uint32_t horizon = prefetch_.prefetch_horizon_steps();
   if (!horizon) {
-    host_.prefetch(SchedulerIntent{end, std::max(t_step, 1e-6), {}});
+    prefetch_.prefetch(SchedulerIntent{end, std::max(t_step, 1e-6), {}});
     return;
   }
   SchedulerIntent in;
@@ -796,7 +800,7 @@ void Scheduler::intent(double end, double t_step) {
     queued_tokens += r.prompt_tokens;
     ++position;
   }
-  host_.prefetch(in);
+  prefetch_.prefetch(in);
 }
 
 void Scheduler::declare_step_stats(StatGroup& run) const {
@@ -813,14 +817,15 @@ void Scheduler::declare_step_stats(StatGroup& run) const {
 
 void Scheduler::declare_serving_stats(StatGroup& g) const {
   const SchedStats& s = stats_;
-  const HostStats& h = host_.stats();
+  static const StreamedResidencyStats kNothingStreamed;
+  const StreamedResidencyStats& h = streamed_ ? streamed_->streaming_stats() : kNothingStreamed;
   g.add("kv_load", name_of(config_.kv_load), "text",
         "how a request whose KV is still arriving joins the batch (sched.kv_load): async, "
         "layerwise or blocking");
   g.add("preemption", name_of(config_.preemption), "text",
         "what a preempted request's KV becomes (sched.preemption): swapped to the tier or "
         "recomputed");
-  g.add("decode_residency", name_of(host_.config().decode_residency), "text",
+  g.add("decode_residency", name_of(residency_), "text",
         "whether the decode set's KV stays pinned in HBM or may stream from the tier "
         "(host.decode_residency)");
   g.add("oversized_prompt", name_of(config_.oversized_prompt), "text",

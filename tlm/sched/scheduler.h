@@ -23,8 +23,11 @@
 #include <vector>
 
 #include "tlm/common/config.h"
+#include "tlm/common/timeline.h"
+#include "tlm/common/trace_event_log.h"
 #include "tlm/constraints/constraints.h"
-#include "tlm/host/control_plane.h"
+#include "tlm/host/host_config.h"
+#include "tlm/host/kv_cache_if.h"
 #include "tlm/sched/decode_cost_model.h"
 #include "workloads/request.h"
 
@@ -84,10 +87,19 @@ struct SchedStats {
   std::vector<RequestRecord> requests;  // one per workload request, in arrival order
 };
 
+// The KV cache as the scheduler sees it (tlm/host/kv_cache_if.h): the host control plane in a
+// platform, a fake in the scheduler's own tests.
+struct KvCacheParts {
+  KvCacheIF& cache;
+  KvIntentIF& intent;
+  StreamedResidencyIF* streamed = nullptr;              // null: the decode set stays pinned in HBM
+  DecodeResidency residency = DecodeResidency::Pinned;  // as configured (stats.json "serving")
+};
+
 class Scheduler : public sc_core::sc_module {
  public:
   Scheduler(sc_core::sc_module_name name, const SchedConfig& config,
-            const workload::Workload& workload, HostControlPlane& host, const DecodeCostModel& cost,
+            const workload::Workload& workload, const KvCacheParts& kv, const DecodeCostModel& cost,
             uint32_t layer_groups, Constraints& constraints);
 
   const SchedStats& stats() const { return stats_; }
@@ -165,7 +177,7 @@ class Scheduler : public sc_core::sc_module {
   // one): the lead that keeps the link busy while a group computes.
   uint64_t stream_lead_blocks(double step_s) const;
   // A context of `slots` slots fits the budget alone, with the block its next token opens.
-  bool fits_alone(uint64_t slots) const { return slots + groups_ <= host_.budget_blocks(); }
+  bool fits_alone(uint64_t slots) const { return slots + groups_ <= kv_.budget_blocks(); }
   void preempt(size_t seq, double now_s);
   void reject(size_t seq, const char* reason, double now_s);
   void finish(size_t seq, double now_s);
@@ -173,7 +185,10 @@ class Scheduler : public sc_core::sc_module {
 
   const SchedConfig config_;
   const workload::Workload& workload_;
-  HostControlPlane& host_;
+  KvCacheIF& kv_;
+  KvIntentIF& prefetch_;
+  StreamedResidencyIF* const streamed_;  // null: pinned residency (chosen once)
+  const DecodeResidency residency_;
   const DecodeCostModel& cost_;
   const uint32_t groups_;
   Constraints& constraints_;

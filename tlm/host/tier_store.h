@@ -1,0 +1,72 @@
+#pragma once
+// The tier as the host's books see it: its block capacity as slots, the order in which tier-only
+// copies became candidates to be freed when it fills, and the representation of a copy (the
+// format a demotion writes, the RECOMPRESS policy's narrower format, the bytes each stores).
+// Which blocks have a tier copy is each block's own state in the control plane's books (their
+// content-key index); what a slot holds is the device's business. A tier shared by several
+// replicas is this part shared.
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include "tlm/host/host_config.h"
+#include "tlm/kv/block.h"
+
+namespace kvtier {
+
+class TierStore {
+ public:
+  // `blocks` slots of one block each, all free; copies of a `block_bytes` block.
+  TierStore(uint64_t blocks, uint64_t block_bytes, const HostConfig& config);
+
+  uint64_t blocks() const { return blocks_; }
+  uint64_t used() const { return blocks_ - free_.size(); }
+  bool full() const { return free_.empty(); }
+  // The lowest slot never used, or the one given back last (a stack). The caller has checked
+  // that the tier is not full.
+  uint64_t take() {
+    const uint64_t s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  void give_back(uint64_t slot) { free_.push_back(slot); }
+
+  // A block whose copy is in the tier and nowhere else (it left HBM) joins the reclaim order;
+  // returns the epoch that marks this entry current (a block that moves on makes it stale).
+  uint64_t queue_for_reclaim(uint64_t key) {
+    reclaim_order_.emplace_back(key, ++epochs_);
+    return epochs_;
+  }
+  // The oldest entry of the reclaim order, taken out of it; false when none is left. The caller
+  // skips entries whose block has moved on since (its epoch differs, or it is resident again).
+  bool next_reclaim_candidate(uint64_t* key, uint64_t* epoch) {
+    if (reclaim_order_.empty()) return false;
+    std::tie(*key, *epoch) = reclaim_order_.front();
+    reclaim_order_.pop_front();
+    return true;
+  }
+
+  // The format a demotion writes (host.tier_format).
+  kv::Format copy_format() const { return copy_format_; }
+  // Whether a copy in `current` is re-quantised when its block goes cold again (host.recompress
+  // names a narrower format), and into which.
+  bool recompresses(kv::Format current) const;
+  kv::Format recompress_format() const { return recompress_format_; }
+  // Payload bytes of one copy in `format` (host.fp8_bytes_ratio, host.int4_bytes_ratio).
+  uint64_t stored_bytes(kv::Format format) const;
+
+ private:
+  const uint64_t blocks_;
+  const uint64_t block_bytes_;
+  const double fp8_ratio_, int4_ratio_;
+  const kv::Format copy_format_;
+  const bool recompress_;
+  const kv::Format recompress_format_;
+  std::vector<uint64_t> free_;
+  // Tier-only blocks, oldest first, each with the epoch it was entered at.
+  std::deque<std::pair<uint64_t, uint64_t>> reclaim_order_;
+  uint64_t epochs_ = 0;
+};
+
+}  // namespace kvtier
