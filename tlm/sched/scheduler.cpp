@@ -19,11 +19,11 @@ Scheduler::Scheduler(sc_core::sc_module_name name, const SchedConfig& config,
       workload_(workload),
       kv_(kv.cache),
       prefetch_(kv.intent),
-      streamed_(kv.streamed),
-      residency_(kv.residency),
+      residency_mode_(kv.residency),
       cost_(cost),
       groups_(layer_groups),
-      constraints_(constraints) {
+      constraints_(constraints),
+      decode_(make_decode_residency(kv.streamed, kv.cache, *this, cost, config_, layer_groups)) {
   SC_HAS_PROCESS(Scheduler);  // SystemC 2.3.4 still needs it for SC_THREAD outside SC_CTOR
   SC_THREAD(run);
   // Loosely-timed transactions nest deeply (descriptor -> link -> controller -> DMA -> link ->
@@ -163,11 +163,7 @@ void Scheduler::run() {
 // ---- admit ----------------------------------------------------------------------------------
 
 void Scheduler::admit(double now) {
-  const bool streaming = streamed_ != nullptr;
-  // Staging is held from one streamed step to the next; with nothing running it goes back.
-  if (streaming && running_.empty() && streamed_->staging_slots() &&
-      !streamed_->set_staging(0, now))
-    SC_REPORT_FATAL("kvtier/sched", "staging slots could not be released");
+  if (running_.empty()) decode_->idle(now);
   // vLLM's watermark: leave 1 % of the budget free at admission so that running requests can grow
   // a little before anyone has to be preempted.
   const uint64_t watermark = kv_.budget_blocks() / 100;
@@ -179,58 +175,32 @@ void Scheduler::admit(double now) {
     if (seqs_[k].phase == Phase::Prefill)
       pending += kv_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
   for (size_t k : loading_) pending += kv_.growth_slots(view(seqs_[k]).id, seqs_[k].target_tokens);
-  if (streaming)
-    pending = std::min(pending, kv_.available_slots());  // a streamed prompt may exceed the budget
+  pending = decode_->pending_slots(pending);
   while (!waiting_.empty() && running_.size() + loading_.size() < config_.max_decode_set) {
     const size_t i = waiting_.front();
     Seq& s = seqs_[i];
     const workload::Request& v = view(s);
     RequestRecord& rec = stats_.requests[i];
-    // Never runnable: its prompt (plus the block its first token opens, or the watermark) exceeds
-    // the whole budget and nothing may move to the tier. The output length is never consulted.
-    // With streamed residency such a prompt streams, unless sched.oversized_prompt = reject.
-    if ((!streaming || config_.oversized_prompt == OversizedPrompt::Reject) &&
-        kv_.prompt_slots(v) + std::max<uint64_t>(groups_, watermark) > kv_.budget_blocks()) {
+    // The residency decides whether the prompt can ever run, and whether it must stream.
+    const AdmissionCheck check = decode_->check(v, watermark, pending, rec.preemptions > 0);
+    if (check.verdict == AdmissionCheck::Verdict::RejectPromptExceedsBudget) {
       waiting_.pop_front();
       reject(i, "prompt_exceeds_kv_budget", now);
       ++stats_.rejected_prompt_too_large;
       continue;
     }
-    const uint64_t first = streaming
-                               ? std::min<uint64_t>(v.prompt_tokens, config_.max_batched_tokens)
-                               : v.prompt_tokens;
-    // A prompt that does not fit streams: beside its first chunk it needs the staging its
-    // streamed positions pass through, at most two layer groups' worth of every prompt position.
-    const uint64_t prompt_slots = kv_.prompt_slots(v);
-    const bool must_stream =
-        streaming && prompt_slots + watermark + pending > kv_.available_slots();
-    if (must_stream && fits_alone(prompt_slots) &&
-        (rec.preemptions > 0 || prompt_slots + watermark + pending - kv_.available_slots() >
-                                    stream_budget_blocks(decode_step_s(v.prompt_tokens)))) {
-      // It would fit alone: it waits for room, as on pinned residency, unless what it lacks
-      // streams within sched.stream_share of the link over the decode steps it will stream in
-      // (beside the running set), not over the last step, which may have been a long prefill
-      // chunk. A preempted request waits for room in any
-      // case: it was preempted because the decode set's streaming outgrew the share, and admitted
-      // to stream again it would be preempted again a few steps later, over and over.
+    if (check.verdict == AdmissionCheck::Verdict::WaitForRoom) {
       ++stats_.capacity_waits;
       constraints_.capacity.queue_head_waited();
       break;
     }
-    // Staging for a prompt that streams: one layer group of every position (the group that
-    // computes) and a lead of at least one block (draft(): the ring).
-    const uint64_t staging =
-        must_stream ? (v.prompt_tokens + kv_.block_tokens() - 1) / kv_.block_tokens() + 1 : 0;
-    if (must_stream && kv_.context_slots(first) + staging + watermark > kv_.budget_blocks()) {
-      // Even on an empty GPU it could not stream: the computing group holds one layer group of
-      // every position, so a context of G budgets or more (G groups) cannot run. Refused with
-      // that reason rather than waiting for room that never comes.
+    if (check.verdict == AdmissionCheck::Verdict::RejectStreamStaging) {
       waiting_.pop_front();
       reject(i, "prompt_exceeds_stream_staging", now);
       ++stats_.rejected_stream_staging;
       continue;
     }
-    if (!kv_.can_admit(v, first, watermark + pending + staging)) {
+    if (!kv_.can_admit(v, check.first_tokens, watermark + pending + check.staging)) {
       ++stats_.capacity_waits;
       constraints_.capacity.queue_head_waited();
       break;
@@ -241,18 +211,11 @@ void Scheduler::admit(double now) {
     // async: the step a load is meant for is the next one; inline modes: the one starting now.
     lp.step_start_s = config_.kv_load == KvLoad::Async ? now + step_estimate_s_ : now;
     lp.promote_from_tier = !(rec.preemptions > 0 && config_.preemption == Preemption::Recompute);
-    if (must_stream) {
-      // Promote only what fits beside the first chunk and the prompts ahead; the rest streams.
-      // A prompt that fits (checked above) promotes all its tier hits: limiting it too would
-      // count its first chunk's cached positions twice and stream tier hits that have room.
-      const uint64_t held = watermark + pending;
-      lp.promote_room = kv_.available_slots() > held ? kv_.available_slots() - held : 0;
-      lp.keep_free = watermark;
-      lp.first_tokens = first;
-    }
+    decode_->limit_promotions(check, watermark, pending, lp);
     // A prompt that does not fit beside what is held is admitted on the premise that it streams:
-    // it is the first to spill (spill_within_stream_budget), within the share like anyone.
-    s.must_stream = must_stream;
+    // it is the first to spill (DecodeResidencyIF::spill_within_share), within the share like
+    // anyone.
+    s.must_stream = check.must_stream;
     const AdmitResult a = kv_.admit(v, now, lp);
     pending += kv_.growth_slots(v.id, v.prompt_tokens);
     const bool first_admission = rec.admitted_s < 0;
@@ -337,84 +300,32 @@ Scheduler::Plan Scheduler::draft(double) const {
   }
   for (size_t i : p.decode) p.ids.push_back(view(seqs_[i]).id);
   for (const Chunk& c : p.prefill) p.ids.push_back(view(seqs_[c.seq]).id);
-  if (streamed_) {
-    // Staging is a ring: the group that computes holds its streamed blocks, and the next group's
-    // first blocks land in the rest while it computes (the lead); the others follow when the
-    // computing group releases its slots. A lead of what the link moves in one group's compute
-    // keeps the link busy, so a link-bound step takes its streamed bytes over B_tier; more would
-    // only hold slots. At most a whole group: then it is double buffering. (Two whole groups of
-    // every streamed position, as before, could never stream a context of more than G/2 budgets.)
-    uint64_t largest = 0;
-    for (uint32_t g = 0; g < groups_; ++g)
-      largest = std::max(largest, streamed_->streamed_blocks(p.ids, g));
-    if (largest) {
-      const double step_s = cost_
-                                .step(p.decode.size(), p.context_tokens, p.new_tokens,
-                                      p.attended_pairs, p.prefill.size())
-                                .total_s();
-      p.lead = std::min(largest, stream_lead_blocks(step_s));
-      p.staging = largest + p.lead;
-    }
-  }
+  decode_->size_staging(
+      p.ids,
+      [&] {
+        return cost_
+            .step(p.decode.size(), p.context_tokens, p.new_tokens, p.attended_pairs,
+                  p.prefill.size())
+            .total_s();
+      },
+      &p.staging, &p.lead);
   return p;
 }
 
-uint64_t Scheduler::stream_lead_blocks(double step_s) const {
-  const double per_group =
-      stream_bytes_per_s_ * step_s / groups_ / static_cast<double>(kv_.block_bytes());
-  return 1 + static_cast<uint64_t>(std::ceil(per_group));
-}
-
-double Scheduler::decode_step_s(uint64_t newcomer_tokens) const {
-  // The step a streamed position is read in for as long as it streams: every running request
-  // decoding one token. Not the planned step: one with a prefill chunk is compute-bound and many
-  // times longer, and a share judged against it spills positions that the decode steps after it
-  // (the rest of those requests' lives) then stream at several times B_tier.
+uint64_t Scheduler::running_context_tokens() const {
   uint64_t context = 0;
   for (size_t i : running_) context += seqs_[i].kv_tokens + 1;
-  const uint64_t n = running_.size() + (newcomer_tokens > 0);
-  return cost_.step(n, context + newcomer_tokens, n, 0, 0).total_s();
+  return context;
 }
 
-uint64_t Scheduler::stream_budget_blocks(double step_s) const {
-  return static_cast<uint64_t>(config_.stream_share * stream_bytes_per_s_ * step_s /
-                               static_cast<double>(kv_.block_bytes()));
-}
-
-bool Scheduler::spill_within_stream_budget(double now) {
-  // Streamed residency lets the decode set's KV exceed the budget by what the link can stream
-  // back every step: one more position moves to the tier only while all streamed blocks together
-  // stay within sched.stream_share of B_tier over a decode step of the running set. The request
-  // that already streams goes first (its positions are the oldest), else the one with the longest
-  // context.
-  const double step_s = decode_step_s();
-  uint64_t streamed = 0;
-  size_t pick = running_.size();
-  int pick_rank = -1;
-  for (size_t k = 0; k < running_.size(); ++k) {
-    const Seq& s = seqs_[running_[k]];
-    const uint64_t n = streamed_->streamed_blocks_total(view(s).id);
-    streamed += n;
-    // Preference: admitted to stream, then already streaming, then the longest context.
-    const int rank = s.must_stream ? 2 : n > 0 ? 1 : 0;
-    if (rank > pick_rank || (rank == pick_rank && s.kv_tokens > seqs_[running_[pick]].kv_tokens)) {
-      pick = k;
-      pick_rank = rank;
-    }
+std::vector<RunningSeqView> Scheduler::running() const {
+  std::vector<RunningSeqView> v;
+  v.reserve(running_.size());
+  for (size_t i : running_) {
+    const Seq& s = seqs_[i];
+    v.push_back({view(s).id, s.kv_tokens, s.target_tokens, s.must_stream});
   }
-  if (pick == running_.size()) return false;
-  // Every spill stays within the share; beyond it the latest arrival is preempted, as on pinned
-  // residency. Only a context that does not fit the budget even alone streams whatever it must:
-  // nothing else could run it. (A request admitted to stream whose context would fit alone gets
-  // no such pass: it would become the sink of every running request's growth, streaming far more
-  // than the share and far more than it lacked when it was admitted.)
-  const Seq& ps = seqs_[running_[pick]];
-  if (fits_alone(kv_.context_slots(std::max(ps.kv_tokens, ps.target_tokens))) &&
-      streamed + groups_ > stream_budget_blocks(step_s))
-    return false;
-  uint32_t spilled = 0;
-  while (spilled < groups_ && streamed_->spill(view(seqs_[running_[pick]]).id, now)) ++spilled;
-  return spilled > 0;
+  return v;
 }
 
 bool Scheduler::make_room(double now) {
@@ -423,7 +334,7 @@ bool Scheduler::make_room(double now) {
   // sched.stream_share of B_tier per step; and a context that does not fit even alone streams
   // whatever it must rather than being rejected.
   if (running_.empty()) return false;
-  if (streamed_ && spill_within_stream_budget(now)) return true;
+  if (decode_->spill_within_share(now)) return true;
   size_t victim = running_.front();
   auto later = [&](size_t a, size_t b) {
     const auto& x = workload_.requests[a];
@@ -438,11 +349,7 @@ bool Scheduler::make_room(double now) {
     preempt(victim, now);
     return true;
   }
-  if (streamed_) {
-    uint32_t spilled = 0;
-    while (spilled < groups_ && streamed_->spill(view(seqs_[victim]).id, now)) ++spilled;
-    if (spilled) return true;
-  }
+  if (decode_->spill_alone(view(seqs_[victim]).id, now)) return true;
   // Alone and still out of room: its context can never fit.
   reject(victim, "context_outgrew_kv_budget", now);
   ++stats_.rejected_context_outgrew;
@@ -456,13 +363,13 @@ bool Scheduler::plan(double now, Plan& p) {
     if (p.decode.empty() && p.prefill.empty()) return false;
     // Staging already held is given back or topped up to p.staging (set_staging below), so what
     // the step needs is its growth and its staging against what is free plus what is held.
-    const uint64_t have = kv_.available_slots() + (streamed_ ? streamed_->staging_slots() : 0);
+    const uint64_t have = kv_.available_slots() + decode_->staging_slots();
     if (p.slots + p.staging <= have) break;
     // Short of room: first a spill within the stream budget (a context that cannot fit alone
     // spills whatever it must), since a streamed position frees G - 1 slots net and keeps the
     // lead that hides its transfers; then a shorter lead, which costs time (less of the next
     // group arrives while one computes) but no request; only then a preemption.
-    if (streamed_ && spill_within_stream_budget(now)) continue;
+    if (decode_->spill_within_share(now)) continue;
     if (p.lead > 1) {
       const uint64_t cut = std::min(p.slots + p.staging - have, p.lead - 1);
       p.lead -= cut;
@@ -471,7 +378,7 @@ bool Scheduler::plan(double now, Plan& p) {
     if (p.slots + p.staging <= have) break;
     if (!make_room(now)) return false;
   }
-  if (streamed_ && !streamed_->set_staging(p.staging, now))
+  if (!decode_->hold_staging(p.staging, now))
     SC_REPORT_FATAL("kvtier/sched", "staging slots checked free could not be taken");
   // KV grows on demand: the slots this step writes are taken now.
   for (size_t i : p.decode) kv_.grow(view(seqs_[i]).id, seqs_[i].kv_tokens + 1, now);
@@ -557,7 +464,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   }
   const bool streamed = p.staging > 0;
   if (streamed) ++stats_.streamed_steps;
-  else if (streamed_) streamed_->drop_streamed_ahead(now);
+  else decode_->step_without_streaming(now);
   std::vector<double> group_end(groups_, 0.0);
   double prev_end = start;
   // What the step waited for transfers, summed as it happens rather than read off the groups'
@@ -588,11 +495,11 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
       // Who reads streamed blocks of this group (asked before stream() restores any).
       const size_t readers_before = chunk_readers[g].size();
       for (size_t i : p.decode)
-        if (streamed_->streams_in_group(view(seqs_[i]).id, g)) chunk_readers[g].push_back(i);
+        if (decode_->streams_in_group(view(seqs_[i]).id, g)) chunk_readers[g].push_back(i);
       for (const Chunk& c : p.prefill)
-        if (streamed_->streams_in_group(view(seqs_[c.seq]).id, g))
-          chunk_readers[g].push_back(c.seq);
-      const StreamResult r = streamed_->stream(p.ids, g, issue, could_start, p.lead, rest_issue);
+        if (decode_->streams_in_group(view(seqs_[c.seq]).id, g)) chunk_readers[g].push_back(c.seq);
+      const StreamResult r =
+          decode_->stream_group(p.ids, g, issue, could_start, p.lead, rest_issue);
       for (double t : r.ready_each_s)
         judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
       if (r.blocks) {
@@ -609,7 +516,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
     else ready = could_start;
     group_end[g] = ready + tg;
     prev_end = group_end[g];
-    if (streamed) streamed_->stream_done(p.ids, g, group_end[g]);
+    if (streamed) decode_->group_done(p.ids, g, group_end[g]);
   }
   const double slack = prefetch_.prefetch_slack_s();
   for (uint32_t g = 0; g < groups_; ++g) {
@@ -629,8 +536,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   // be issued at its own deadline and late by construction. Which requests stop at this step is
   // not known before their last token, so every streaming request's group 0 goes.
   if (streamed) {
-    streamed_->stream_ahead(p.ids, group_end[groups_ - 2], prev_end, p.lead);
-    streamed_->stream_finish();
+    decode_->step_done(p.ids, group_end[groups_ - 2], prev_end, p.lead);
   }
   o.stall_s = waited < kEps ? 0.0 : waited;
   // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
@@ -817,15 +723,14 @@ void Scheduler::declare_step_stats(StatGroup& run) const {
 
 void Scheduler::declare_serving_stats(StatGroup& g) const {
   const SchedStats& s = stats_;
-  static const StreamedResidencyStats kNothingStreamed;
-  const StreamedResidencyStats& h = streamed_ ? streamed_->streaming_stats() : kNothingStreamed;
+  const StreamedResidencyStats& h = decode_->stats();
   g.add("kv_load", name_of(config_.kv_load), "text",
         "how a request whose KV is still arriving joins the batch (sched.kv_load): async, "
         "layerwise or blocking");
   g.add("preemption", name_of(config_.preemption), "text",
         "what a preempted request's KV becomes (sched.preemption): swapped to the tier or "
         "recomputed");
-  g.add("decode_residency", name_of(residency_), "text",
+  g.add("decode_residency", name_of(residency_mode_), "text",
         "whether the decode set's KV stays pinned in HBM or may stream from the tier "
         "(host.decode_residency)");
   g.add("oversized_prompt", name_of(config_.oversized_prompt), "text",

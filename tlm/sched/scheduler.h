@@ -29,6 +29,7 @@
 #include "tlm/host/host_config.h"
 #include "tlm/host/kv_cache_if.h"
 #include "tlm/sched/decode_cost_model.h"
+#include "tlm/sched/decode_residency.h"
 #include "workloads/request.h"
 
 namespace kvtier {
@@ -96,7 +97,7 @@ struct KvCacheParts {
   DecodeResidency residency = DecodeResidency::Pinned;  // as configured (stats.json "serving")
 };
 
-class Scheduler : public sc_core::sc_module {
+class Scheduler : public sc_core::sc_module, private DecodeSetView {
  public:
   Scheduler(sc_core::sc_module_name name, const SchedConfig& config,
             const workload::Workload& workload, const KvCacheParts& kv, const DecodeCostModel& cost,
@@ -113,7 +114,10 @@ class Scheduler : public sc_core::sc_module {
   bool stopped_at_time_limit() const { return stopped_at_time_limit_; }
   // What the boundary can stream per second (B_tier: min of link rate and the tier device);
   // sched.stream_share of it bounds how much decode-set KV may stream per step.
-  void set_stream_bandwidth(double bytes_per_s) { stream_bytes_per_s_ = bytes_per_s; }
+  void set_stream_bandwidth(double bytes_per_s) {
+    stream_bytes_per_s_ = bytes_per_s;
+    decode_->set_stream_bandwidth(bytes_per_s);
+  }
   // Records every step (and its layer groups), the flows from promotions to the steps that read
   // them, and per-step counters of HBM and tier occupancy and link demand.
   void set_trace(TraceEventLog* trace) { trace_ = trace; }
@@ -167,17 +171,10 @@ class Scheduler : public sc_core::sc_module {
   // Helpers of the phases.
   Plan draft(double now_s) const;
   bool make_room(double now_s);
-  bool spill_within_stream_budget(double now_s);
-  // A decode step of every running request (and of a newcomer with that many tokens of KV): the
-  // step streamed positions are read in.
-  double decode_step_s(uint64_t newcomer_tokens = 0) const;
-  // Blocks that may stream per step within sched.stream_share of B_tier over a step of step_s.
-  uint64_t stream_budget_blocks(double step_s) const;
-  // Streamed blocks the link moves during one layer group's compute in a step of step_s (at least
-  // one): the lead that keeps the link busy while a group computes.
-  uint64_t stream_lead_blocks(double step_s) const;
-  // A context of `slots` slots fits the budget alone, with the block its next token opens.
-  bool fits_alone(uint64_t slots) const { return slots + groups_ <= kv_.budget_blocks(); }
+  // The running set as the decode residency sees it (DecodeSetView).
+  uint64_t running_requests() const override { return running_.size(); }
+  uint64_t running_context_tokens() const override;
+  std::vector<RunningSeqView> running() const override;
   void preempt(size_t seq, double now_s);
   void reject(size_t seq, const char* reason, double now_s);
   void finish(size_t seq, double now_s);
@@ -187,11 +184,12 @@ class Scheduler : public sc_core::sc_module {
   const workload::Workload& workload_;
   KvCacheIF& kv_;
   KvIntentIF& prefetch_;
-  StreamedResidencyIF* const streamed_;  // null: pinned residency (chosen once)
-  const DecodeResidency residency_;
+  const DecodeResidency residency_mode_;  // host.decode_residency as configured (for stats.json)
   const DecodeCostModel& cost_;
   const uint32_t groups_;
   Constraints& constraints_;
+  // Pinned or streamed, chosen once from what the KV cache offers (after config_, kv_, cost_).
+  std::unique_ptr<DecodeResidencyIF> decode_;
   SchedStats stats_;
   bool done_ = false;
   bool stopped_at_time_limit_ = false;
