@@ -229,6 +229,26 @@ TEST(DecodeResidency, TheSpillGoesToTheAdmittedStreamerThenTheStreamingThenTheLo
   }
 }
 
+// The share: with S blocks streaming, one more position (4 blocks) may go only while S + 4 stays
+// within the stream budget of a decode step of the running set; a context that cannot fit the
+// budget even alone spills regardless.
+TEST(DecodeResidency, ASpillStopsAtTheStreamShareUnlessTheContextCannotFitAlone) {
+  const uint64_t allowed = stream_budget(decode_step_s(1000 + 1));
+  for (uint64_t already : {allowed - kGroups, allowed - kGroups + 1}) {
+    Fixture f;
+    f.set.seqs = {{1, 1000, 1000, false}};
+    f.tier.streamed = {{1, already}};
+    f.tier.spillable = {{1, 10}};
+    EXPECT_EQ(f.residency->spill_within_share(0.0), already == allowed - kGroups) << already;
+  }
+  Fixture f;
+  f.kv.budget = 250;  // 1,000 tokens = 63 positions, 252 slots: cannot fit alone
+  f.set.seqs = {{1, 1000, 1000, false}};
+  f.tier.streamed = {{1, allowed}};
+  f.tier.spillable = {{1, 10}};
+  EXPECT_TRUE(f.residency->spill_within_share(0.0));
+}
+
 // Pinned residency never streams: no staging, no spill, and a prompt is judged by the budget.
 TEST(DecodeResidency, PinnedNeverStreams) {
   FakeKv kv;

@@ -213,11 +213,12 @@ class StreamedResidency final : public DecodeResidencyIF {
   // step streamed positions are read in for as long as they stream. Not the planned step: one
   // with a prefill chunk is compute-bound and many times longer, and a share judged against it
   // spills positions that the decode steps after it (the rest of those requests' lives) then
-  // stream at several times B_tier.
+  // stream at several times B_tier. No prefill token is in it: each request makes its one decode
+  // token (a prefill of n tokens beside them would lengthen the step and so the share).
   double decode_step_s(uint64_t newcomer_tokens = 0) const {
     const uint64_t context = running_.running_context_tokens();
     const uint64_t n = running_.running_requests() + (newcomer_tokens > 0);
-    return cost_.step(n, context + newcomer_tokens, n, 0, 0).total_s();
+    return cost_.step(n, context + newcomer_tokens, 0, 0, 0).total_s();
   }
   // Blocks that may stream per step within sched.stream_share of B_tier over a step of step_s.
   uint64_t stream_budget_blocks(double step_s) const {
