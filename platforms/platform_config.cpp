@@ -53,6 +53,7 @@ KeyRegistry declare_all(PlatformConfig& c) {
   declare_keys(r, c.host_copy);
   declare_keys(r, c.workload);
   declare_sim_keys(r, c.sim);
+  declare_keys(r, c.cluster);
   return r;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "platforms/cluster.h"
 #include "tlm/common/config.h"
 #include "tlm/common/key_registry.h"  // ConfigError
 #include "tlm/link/host_copy_model.h"
@@ -50,6 +51,7 @@ struct PlatformConfig {
   HostCopyConfig host_copy;
   WorkloadSection workload;
   SimConfig sim;
+  ClusterConfig cluster;  // serving replicas (platforms/cluster.h)
   // The served model's shapes: model.config's file, or the built-in model.name (set on loading).
   workload::ModelDescriptor model_shape;
 };

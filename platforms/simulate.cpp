@@ -27,6 +27,19 @@ namespace {
 // with a progress update after each: the same events in the same order as one sc_start(), and
 // the run ends, as it would, when no event is left (SC_EXIT_ON_STARVATION keeps the time of
 // the last event instead of running on to the slice's end).
+// Requests every platform of the run has settled (completed or rejected).
+uint64_t settled_requests(const RunResult& r) {
+  uint64_t n = 0;
+  auto add = [&](const Platform& p) {
+    const SchedStats& s = p.scheduler().stats();
+    n += s.requests_completed + s.requests_rejected;
+  };
+  if (r.platform) add(*r.platform);
+  for (const auto& p : r.replicas)
+    if (p) add(*p);
+  return n;
+}
+
 void run_with_progress(const RunResult& r, ProgressReporter& progress) {
   // Requests are sorted by arrival (workloads/request.h): the last one's is the span.
   progress.begin(r.workload->requests.back().arrival_s, r.workload->requests.size());
@@ -39,9 +52,7 @@ void run_with_progress(const RunResult& r, ProgressReporter& progress) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
     if (wall < 0.1 && slice_s < 1e4) slice_s *= 2;
     else if (wall > 0.5 && slice_s > 1e-4) slice_s /= 2;
-    const SchedStats& s = r.platform->scheduler().stats();
-    progress.update(sc_core::sc_time_stamp().to_seconds(),
-                    s.requests_completed + s.requests_rejected);
+    progress.update(sc_core::sc_time_stamp().to_seconds(), settled_requests(r));
   }
   progress.end();
 }
@@ -80,7 +91,25 @@ RunResult simulate(const RunOptions& options) {
   if (r.workload->skipped_lines > 0)
     std::cerr << "kvtier: skipped " << r.workload->skipped_lines
               << " bad line(s) of the trace in all (lenient)\n";
-  r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
+  const uint32_t replicas = r.config.cluster.replicas;
+  if (replicas > 1) {
+    if (!options.allow_cluster)
+      throw ConfigError("cluster.replicas = " + std::to_string(replicas) +
+                        ": only kvtier run serves several replicas (it writes each replica's "
+                        "outputs and the cluster's); run this command with cluster.replicas = 1");
+    if (!options.timeline.empty())
+      throw ConfigError("--timeline records one platform, and cluster.replicas = " +
+                        std::to_string(replicas) + " has " + std::to_string(replicas));
+    r.routing =
+        std::make_unique<RoutedWorkload>(route(*r.workload, replicas, r.config.cluster.router));
+    r.replicas.resize(replicas);
+    for (uint32_t k = 0; k < replicas; ++k)
+      if (!r.routing->parts[k].requests.empty())
+        r.replicas[k] = std::make_unique<Platform>(("replica" + std::to_string(k)).c_str(),
+                                                   r.config, r.routing->parts[k]);
+  } else {
+    r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
+  }
   if (!options.timeline.empty()) {
     r.trace = std::make_unique<TraceEventLog>(options.timeline_start_s, options.timeline_end_s);
     r.timeline_file = std::make_unique<std::ofstream>(options.timeline);
@@ -93,16 +122,21 @@ RunResult simulate(const RunOptions& options) {
   if (options.progress) run_with_progress(r, *options.progress);
   else sc_core::sc_start();
   const auto t2 = std::chrono::steady_clock::now();
-  if (!r.platform->finished())
-    SC_REPORT_ERROR("kvtier/run", "simulation stopped before every request completed");
-  if (r.platform->scheduler().stopped_at_time_limit()) {
-    const SchedStats& s = r.platform->scheduler().stats();
-    r.stopped =
-        "simulated time passed sim.max_sim_s = " + std::to_string(r.config.sim.max_sim_s) +
-        " s with " +
-        std::to_string(r.workload->requests.size() - s.requests_completed - s.requests_rejected) +
-        " of " + std::to_string(r.workload->requests.size()) +
-        " requests unfinished (raise sim.max_sim_s, or look for a request no server would run)";
+  bool finished = true, at_time_limit = false;
+  auto check = [&](const Platform& p) {
+    finished = finished && p.finished();
+    at_time_limit = at_time_limit || p.scheduler().stopped_at_time_limit();
+  };
+  if (r.platform) check(*r.platform);
+  for (const auto& p : r.replicas)
+    if (p) check(*p);
+  if (!finished) SC_REPORT_ERROR("kvtier/run", "simulation stopped before every request completed");
+  if (at_time_limit) {
+    r.stopped = "simulated time passed sim.max_sim_s = " + std::to_string(r.config.sim.max_sim_s) +
+                " s with " + std::to_string(r.workload->requests.size() - settled_requests(r)) +
+                " of " + std::to_string(r.workload->requests.size()) +
+                " requests unfinished (raise sim.max_sim_s, or look for a request no server would "
+                "run)";
     if (!options.keep_stopped_run) SC_REPORT_ERROR("kvtier/run", r.stopped.c_str());
   }
   r.setup_wall_s = std::chrono::duration<double>(t1 - t0).count();
@@ -149,7 +183,11 @@ std::string format_header(const RunResult& result) {
   std::ostringstream os;
   os << "kvtier run: platform " << result.config.source << "\n"
      << "            workload " << result.workload->source << " ("
-     << result.workload->requests.size() << " requests)\n\n";
+     << result.workload->requests.size() << " requests)\n";
+  if (result.config.cluster.replicas > 1)
+    os << "            cluster  " << result.config.cluster.replicas << " replicas, router "
+       << name_of(result.config.cluster.router) << "\n";
+  os << "\n";
   return os.str();
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "platforms/cluster.h"
 #include "platforms/platform.h"
 #include "platforms/progress.h"
 #include "platforms/platform_config.h"
@@ -42,13 +43,20 @@ struct RunOptions {
   // Called once the platform and workload are loaded, before simulated time starts (the run's
   // header is printed then, not after the run).
   std::function<void(const RunResult&)> started;
+  // cluster.replicas > 1 is served only by a caller that writes a cluster's outputs (kvtier
+  // run); any other gets a ConfigError saying so.
+  bool allow_cluster = false;
 };
 
 struct RunResult {
   PlatformConfig config;
   std::unique_ptr<workload::Workload> workload;
-  std::string workload_spec;  // the spec the run loaded, options included
-  std::unique_ptr<Platform> platform;
+  std::string workload_spec;           // the spec the run loaded, options included
+  std::unique_ptr<Platform> platform;  // one replica (cluster.replicas = 1); else null
+  // cluster.replicas > 1: how the workload was routed, and one platform per replica (null for a
+  // replica the router gave no request).
+  std::unique_ptr<RoutedWorkload> routing;
+  std::vector<std::unique_ptr<Platform>> replicas;
   std::unique_ptr<TraceEventLog> trace;          // with RunOptions::timeline
   std::unique_ptr<std::ofstream> timeline_file;  // the timeline is streamed here while the run goes
   double wall_time_s = 0.0;
@@ -79,6 +87,16 @@ void add_run_provenance(StatGroup& provenance, const RunResult& result, const Ru
 // meaning. format_header is the first part alone, for a command that prints it at the start.
 std::string format_header(const RunResult& result);
 std::string format_summary(const RunResult& result, bool with_header = true);
+
+// A cluster run's figures (cluster.replicas > 1): stats.json's top level (requests, tokens,
+// latencies over every replica's requests, the routing, each replica's headline figures and
+// verdict), and its printed form. Each replica's own outputs are written beside them by the
+// caller (Platform's writers, per replica).
+nlohmann::ordered_json write_cluster_stats(const RunResult& result, const RunOptions& options);
+std::string format_cluster_summary(const RunResult& result);
+// requests.jsonl of a cluster: every request in the input's order with its input id and the
+// replica that served it (each replica's records otherwise as Platform::write_requests).
+void write_cluster_requests(const RunResult& result, std::ostream& os);
 
 // Common command-line plumbing: routes SystemC errors to exceptions and silences its banner.
 void prepare_systemc();

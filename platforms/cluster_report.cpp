@@ -1,0 +1,188 @@
+// A cluster run's outputs (cluster.replicas > 1): the cluster's stats.json, its printed summary
+// and its requests.jsonl. Every figure is computed from the replicas' own records, pooled: a
+// latency percentile is over every request of every replica, never an average of replicas'.
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+#include "platforms/simulate.h"
+#include "tlm/kv/metrics.h"
+
+namespace kvtier {
+
+namespace {
+
+nlohmann::json percentile_or_null(const std::vector<double>& v, double p) {
+  if (v.empty()) return nullptr;
+  return kv::percentile(v, p);
+}
+nlohmann::json weighted_or_null(const std::vector<std::pair<double, uint64_t>>& v, double p) {
+  if (v.empty()) return nullptr;
+  return kv::weighted_percentile(v, p);
+}
+
+// What the replicas did, summed and pooled.
+struct Pooled {
+  uint64_t completed = 0, rejected = 0, preemptions = 0, tokens = 0, cached_prompt_tokens = 0,
+           prompt_tokens_computed = 0;
+  double end_s = 0.0;
+  std::vector<double> ttft;
+  std::vector<std::pair<double, uint64_t>> itl;
+};
+
+Pooled pool(const RunResult& r) {
+  Pooled p;
+  for (const auto& platform : r.replicas) {
+    if (!platform) continue;
+    const SchedStats& s = platform->scheduler().stats();
+    p.completed += s.requests_completed;
+    p.rejected += s.requests_rejected;
+    p.preemptions += s.preemptions;
+    p.tokens += s.tokens_generated;
+    p.cached_prompt_tokens += s.cached_prompt_tokens;
+    p.prompt_tokens_computed += s.prefill_tokens;
+    p.end_s = std::max(p.end_s, s.end_s);
+    p.ttft.insert(p.ttft.end(), s.ttft_s.begin(), s.ttft_s.end());
+    p.itl.insert(p.itl.end(), s.itl_samples.begin(), s.itl_samples.end());
+  }
+  return p;
+}
+
+std::string verdict_of(const Platform& p) { return p.constraints()["verdict"].get<std::string>(); }
+
+}  // namespace
+
+nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions& options) {
+  nlohmann::ordered_json report, about;
+  StatGroup run(report, about);
+  const Pooled p = pool(r);
+  const RoutedWorkload& routing = *r.routing;
+  const uint32_t n = r.config.cluster.replicas;
+  run.add("requests", r.workload->requests.size(), "requests", "requests in the workload");
+  run.add("requests_completed", p.completed, "requests",
+          "requests that generated all their output tokens, every replica");
+  run.add("requests_rejected", p.rejected, "requests",
+          "requests that can never run (replica-K/stats.json says why), every replica");
+  run.add("preemptions", p.preemptions, "preemptions", "running requests preempted, every replica");
+  run.add("tokens_generated", p.tokens, "tokens", "output tokens generated, every replica");
+  run.add("sim_time_s", p.end_s, "s", "simulated time at the last token of any replica");
+  run.add("tokens_per_s", p.end_s > 0 ? nlohmann::json(p.tokens / p.end_s) : nlohmann::json(),
+          "tokens/s", "output tokens over the cluster's simulated time (null: no time passed)");
+  run.add("ttft_p50_s", percentile_or_null(p.ttft, 50), "s",
+          "time to first token, median over every replica's requests (null: none completed)");
+  run.add("ttft_p99_s", percentile_or_null(p.ttft, 99), "s",
+          "time to first token, 99th percentile over every replica's requests");
+  run.add("itl_p50_s", weighted_or_null(p.itl, 50), "s",
+          "inter-token latency, median over every replica's tokens");
+  run.add("itl_p99_s", weighted_or_null(p.itl, 99), "s",
+          "inter-token latency, 99th percentile over every replica's tokens");
+  run.add("cached_prompt_tokens", p.cached_prompt_tokens, "tokens",
+          "prompt tokens served from HBM or a replica's tier, every replica");
+  run.add("prefill_tokens", p.prompt_tokens_computed, "tokens",
+          "prompt tokens computed (recomputation after a preemption included), every replica");
+  run.add("wall_time_s", r.wall_time_s, "s", "wall time of the whole run, every replica together");
+  StatGroup cluster = run.group("cluster", "the replicas and how requests were routed to them");
+  cluster.add("replicas", n, "replicas", "cluster.replicas");
+  cluster.add("router", name_of(r.config.cluster.router), "text", "cluster.router");
+  cluster.add("split_sessions", routing.split_sessions, "sessions",
+              "sessions whose turns were served by more than one replica (a later turn finds "
+              "none of its prefix there)");
+  StatGroup list = cluster.list("per_replica", "one entry per replica, in replica order");
+  for (uint32_t k = 0; k < n; ++k) {
+    StatGroup e = list.item();
+    const Platform* platform = r.replicas[k].get();
+    e.add("replica", k, "index", "its outputs are under replica-K/ (K = this index)");
+    e.add("requests", routing.parts[k].requests.size(), "requests", "requests routed to it");
+    e.add("sessions", routing.sessions[k], "sessions", "distinct sessions routed to it");
+    e.add("prompt_tokens", routing.prompt_tokens[k], "tokens", "prompt tokens routed to it");
+    if (!platform) {
+      e.add("verdict", "no request was routed to this replica", "text",
+            "its constraint verdict (replica-K/stats.json's constraints)");
+      continue;
+    }
+    const SchedStats& s = platform->scheduler().stats();
+    e.add("requests_completed", s.requests_completed, "requests", "requests it completed");
+    e.add("preemptions", s.preemptions, "preemptions", "requests it preempted");
+    e.add("sim_time_s", s.end_s, "s", "its last token");
+    e.add("ttft_p50_s", percentile_or_null(s.ttft_s, 50), "s", "its TTFT median");
+    e.add("ttft_p99_s", percentile_or_null(s.ttft_s, 99), "s", "its TTFT 99th percentile");
+    e.add("cached_prompt_tokens", s.cached_prompt_tokens, "tokens",
+          "prompt tokens it served from HBM or its tier");
+    e.add("verdict", verdict_of(*platform), "text",
+          "its constraint verdict (replica-K/stats.json's constraints)");
+  }
+  StatGroup provenance = run.group("provenance", kProvenanceMeaning);
+  provenance.add("platform", r.config.source, "text", "the platform file every replica runs");
+  provenance.add("seed", options.seed, "integer", "random seed of the run (--seed)");
+  add_run_provenance(provenance, r, options);
+  report["about"] = about;
+  return report;
+}
+
+std::string format_cluster_summary(const RunResult& r) {
+  std::ostringstream os;
+  const Pooled p = pool(r);
+  const RoutedWorkload& routing = *r.routing;
+  auto secs = [](const nlohmann::json& v) {
+    std::ostringstream o;
+    if (v.is_null()) o << "n/a";
+    else o << std::setprecision(4) << v.get<double>();
+    return o.str();
+  };
+  os << "cluster: " << r.config.cluster.replicas << " replicas, router "
+     << name_of(r.config.cluster.router) << " (" << routing.split_sessions
+     << " sessions split across replicas)\n\n";
+  os << std::left << std::setw(9) << "replica" << std::right << std::setw(10) << "requests"
+     << std::setw(10) << "sessions" << std::setw(11) << "completed" << std::setw(13)
+     << "preemptions" << std::setw(13) << "TTFT p50 s" << std::setw(13) << "TTFT p99 s"
+     << std::setw(13) << "last token s"
+     << "\n";
+  for (uint32_t k = 0; k < r.config.cluster.replicas; ++k) {
+    os << std::left << std::setw(9) << k << std::right << std::setw(10)
+       << routing.parts[k].requests.size() << std::setw(10) << routing.sessions[k];
+    const Platform* platform = r.replicas[k].get();
+    if (!platform) {
+      os << "  (no request routed here)\n";
+      continue;
+    }
+    const SchedStats& s = platform->scheduler().stats();
+    os << std::setw(11) << s.requests_completed << std::setw(13) << s.preemptions << std::setw(13)
+       << secs(percentile_or_null(s.ttft_s, 50)) << std::setw(13)
+       << secs(percentile_or_null(s.ttft_s, 99)) << std::setw(13) << secs(s.end_s) << "\n";
+  }
+  os << std::left << std::setw(9) << "cluster" << std::right << std::setw(10)
+     << r.workload->requests.size() << std::setw(10) << "" << std::setw(11) << p.completed
+     << std::setw(13) << p.preemptions << std::setw(13) << secs(percentile_or_null(p.ttft, 50))
+     << std::setw(13) << secs(percentile_or_null(p.ttft, 99)) << std::setw(13) << secs(p.end_s)
+     << "\n\n";
+  os << "(latencies of the cluster row are over every replica's requests; each replica's "
+        "figures, constraints and verdict are in replica-K/stats.json)\n";
+  for (uint32_t k = 0; k < r.config.cluster.replicas; ++k)
+    if (r.replicas[k]) os << "replica " << k << ": " << verdict_of(*r.replicas[k]) << "\n";
+  return os.str();
+}
+
+void write_cluster_requests(const RunResult& r, std::ostream& os) {
+  const RoutedWorkload& routing = *r.routing;
+  std::vector<std::string> lines(r.workload->requests.size());
+  for (uint32_t k = 0; k < r.config.cluster.replicas; ++k) {
+    if (!r.replicas[k]) continue;
+    std::ostringstream part;
+    r.replicas[k]->write_requests(part);
+    std::istringstream in(part.str());
+    std::string line;
+    for (size_t j = 0; std::getline(in, line); ++j) {
+      nlohmann::ordered_json rec = nlohmann::ordered_json::parse(line);
+      const size_t original = routing.original[k].at(j);
+      nlohmann::ordered_json out;
+      out["id"] = r.workload->requests[original].id;
+      out["replica"] = k;
+      for (auto it = rec.begin(); it != rec.end(); ++it)
+        if (it.key() != "id") out[it.key()] = it.value();
+      lines[original] = out.dump();
+    }
+  }
+  for (const std::string& l : lines) os << l << "\n";
+}
+
+}  // namespace kvtier
