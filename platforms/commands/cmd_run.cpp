@@ -29,60 +29,73 @@ bool parse_window(const std::string& text, double& start, double& end) {
   if (!number(text.substr(0, colon), start) || !number(text.substr(colon + 1), end)) return false;
   return start >= 0 && start < end;
 }
-// Writes `path` with `write(stream)`; "wrote PATH" when `announce`.
+// Writes `path` with `write(stream)`; "wrote PATH" when `announce`. False, with the error said,
+// when it cannot be written. (No exception: one thrown after the simulation, from the stack
+// SystemC's coroutines have run on, trips AddressSanitizer's no-return handling.)
 template <typename Write>
-void write_file(const std::filesystem::path& path, bool announce, Write write) {
+bool write_file(const std::filesystem::path& path, bool announce, Write write) {
   std::ofstream f(path);
-  write(f);
-  if (!f) throw std::runtime_error("cannot write " + path.string());
+  if (f) write(f);
+  if (!f) {
+    std::cerr << "kvtier run: error: cannot write " << path.string() << "\n";
+    return false;
+  }
   if (announce) std::cout << "wrote " << path.string() << "\n";
+  return true;
 }
 
 // One platform's DIR/stats.json, DIR/requests.jsonl and DIR/series.json; `replica`: its index in
 // a cluster (< 0: the run's only platform).
-void write_platform_files(const Platform& platform, const RunResult& result,
+bool write_platform_files(const Platform& platform, const RunResult& result,
                           const RunOptions& options, const std::filesystem::path& dir,
                           int replica) {
   const bool announce = replica < 0;
-  write_file(dir / "stats.json", announce, [&](std::ostream& os) {
-    os << write_stats(platform, result.wall_time_s, options.seed,
-                      [&](StatGroup& provenance) {
-                        add_run_provenance(provenance, result, options);
-                        if (replica >= 0)
-                          provenance.add("replica", replica, "index",
-                                         "this replica of cluster.replicas (the cluster's "
-                                         "figures are in ../stats.json)");
-                      })
-              .dump(2)
-       << "\n";
-  });
-  write_file(dir / "requests.jsonl", announce,
-             [&](std::ostream& os) { platform.write_requests(os); });
-  write_file(dir / "series.json", announce,
-             [&](std::ostream& os) { os << platform.series().dump() << "\n"; });
+  return write_file(dir / "stats.json", announce,
+                    [&](std::ostream& os) {
+                      os << write_stats(platform, result.wall_time_s, options.seed,
+                                        [&](StatGroup& provenance) {
+                                          add_run_provenance(provenance, result, options);
+                                          if (replica >= 0)
+                                            provenance.add(
+                                                "replica", replica, "index",
+                                                "this replica of cluster.replicas (the cluster's "
+                                                "figures are in ../stats.json)");
+                                        })
+                                .dump(2)
+                         << "\n";
+                    }) &&
+         write_file(dir / "requests.jsonl", announce,
+                    [&](std::ostream& os) { platform.write_requests(os); }) &&
+         write_file(dir / "series.json", announce,
+                    [&](std::ostream& os) { os << platform.series().dump() << "\n"; });
 }
 
 // cluster.replicas > 1: the cluster's summary, DIR/stats.json and DIR/requests.jsonl for the
 // cluster, and each replica's own three files under DIR/replica-K/.
-void write_cluster_outputs(const RunResult& result, const RunOptions& options,
+bool write_cluster_outputs(const RunResult& result, const RunOptions& options,
                            const std::string& out) {
   std::cout << format_cluster_summary(result);
-  if (out.empty()) return;
+  if (out.empty()) return true;
   std::cout << "\n";
   const std::filesystem::path dir(out);
-  write_file(dir / "stats.json", true,
-             [&](std::ostream& os) { os << write_cluster_stats(result, options).dump(2) << "\n"; });
-  write_file(dir / "requests.jsonl", true,
-             [&](std::ostream& os) { write_cluster_requests(result, os); });
+  if (!write_file(dir / "stats.json", true, [&](std::ostream& os) {
+        os << write_cluster_stats(result, options).dump(2) << "\n";
+      }))
+    return false;
+  if (!write_file(dir / "requests.jsonl", true,
+                  [&](std::ostream& os) { write_cluster_requests(result, os); }))
+    return false;
   for (size_t k = 0; k < result.replicas.size(); ++k) {
     if (!result.replicas[k]) continue;
     const std::filesystem::path sub = dir / ("replica-" + std::to_string(k));
     std::filesystem::create_directories(sub);
-    write_platform_files(*result.replicas[k], result, options, sub, static_cast<int>(k));
+    if (!write_platform_files(*result.replicas[k], result, options, sub, static_cast<int>(k)))
+      return false;
   }
   std::cout << "wrote " << (dir / "replica-K").string()
             << "/{stats.json,requests.jsonl,series.json} for " << result.replicas.size()
             << " replicas\n";
+  return true;
 }
 }  // namespace
 
@@ -138,15 +151,17 @@ int cmd_run(int argc, char** argv) {
     if (!quiet) options.progress = &progress;
     options.allow_cluster = true;
     RunResult result = simulate(options);
+    bool written = true;
     if (result.routing) {
-      write_cluster_outputs(result, options, out);
+      written = write_cluster_outputs(result, options, out);
     } else {
       std::cout << format_summary(result, false);
       if (!out.empty()) {
         std::cout << "\n";
-        write_platform_files(*result.platform, result, options, out, -1);
+        written = write_platform_files(*result.platform, result, options, out, -1);
       }
     }
+    if (!written) return 1;
     if (result.trace)
       std::cout << "wrote " << options.timeline << " (" << result.trace->size()
                 << " trace events)\n";
