@@ -85,16 +85,19 @@ bool write_cluster_outputs(const RunResult& result, const RunOptions& options,
   if (!write_file(dir / "requests.jsonl", true,
                   [&](std::ostream& os) { write_cluster_requests(result, os); }))
     return false;
+  size_t written = 0;  // a replica the router gave no request has no outputs
   for (size_t k = 0; k < result.replicas.size(); ++k) {
     if (!result.replicas[k]) continue;
     const std::filesystem::path sub = dir / ("replica-" + std::to_string(k));
     std::filesystem::create_directories(sub);
     if (!write_platform_files(*result.replicas[k], result, options, sub, static_cast<int>(k)))
       return false;
+    ++written;
   }
   std::cout << "wrote " << (dir / "replica-K").string()
-            << "/{stats.json,requests.jsonl,series.json} for " << result.replicas.size()
-            << " replicas\n";
+            << "/{stats.json,requests.jsonl,series.json} for " << written << " of "
+            << result.replicas.size() << " replicas"
+            << (written < result.replicas.size() ? " (the others served no request)" : "") << "\n";
   return true;
 }
 }  // namespace
