@@ -5,19 +5,29 @@
 // replica when it arrives; nothing else passes between replicas (a tier shared by several
 // replicas is not modelled yet: each keeps its own, `tier.*` as for one).
 //
-// Routers (`cluster.router`):
+// Routers (`cluster.router`). The prompt is all a router knows of a request when it arrives:
+// never its output length.
 //   session_affinity  a session's later turns go where its first turn went (its KV prefix is
-//   there);
-//                a new session goes to the replica with the fewest prompt tokens routed so far,
-//                the lowest index on a tie. The prompt is all a router knows of a request when
-//                it arrives: never its output length. (A router that scores replicas by the
-//                prefix each holds at the time, under a load cap, needs the run's state: not
-//                built.)
+//                there); a new session goes to the replica with the fewest prompt tokens routed
+//                so far, the lowest index on a tie. Decided before the run (route()).
 //   round_robin  request i goes to replica i mod N, whatever its session: the baseline that shows
 //                what affinity keeps (a returning turn elsewhere finds none of its prefix).
+//                Decided before the run.
+//   least_loaded  the replica with the fewest requests in flight at the arrival (handed to it
+//                and not yet completed or rejected), then the fewest routed so far, then the
+//                lowest index: Envoy's and vLLM's production router's least-request policy.
+//                Decided at each arrival from the replicas' state (platforms/cluster_router.h).
+//   prefix_affinity  among the replicas within cluster.load_cap requests in flight of the least
+//                loaded, the one holding the longest prefix of the prompt (whole blocks whose
+//                every layer group is in its HBM or its tier, then the longest in HBM alone),
+//                then as least_loaded: the scoring of llm-d's prefix-cache scorer and Mooncake's
+//                KV-centric conductor, with a load cap instead of their weighted load score.
+//                A session's next turn may go elsewhere when its home is loaded. Decided at each
+//                arrival.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "tlm/common/config.h"
@@ -26,15 +36,24 @@
 
 namespace kvtier {
 
-enum class ClusterRouter { SessionAffinity, RoundRobin };
+enum class ClusterRouter { SessionAffinity, RoundRobin, LeastLoaded, PrefixAffinity };
 inline constexpr EnumName<ClusterRouter> kClusterRouterNames[] = {
     {ClusterRouter::SessionAffinity, "session_affinity"},
-    {ClusterRouter::RoundRobin, "round_robin"}};
+    {ClusterRouter::RoundRobin, "round_robin"},
+    {ClusterRouter::LeastLoaded, "least_loaded"},
+    {ClusterRouter::PrefixAffinity, "prefix_affinity"}};
+// Whether the router decides at each arrival from the replicas' state (else before the run).
+inline bool routes_at_arrival(ClusterRouter r) {
+  return r == ClusterRouter::LeastLoaded || r == ClusterRouter::PrefixAffinity;
+}
 inline const char* name_of(ClusterRouter v) { return name_in(kClusterRouterNames, v); }
 
 struct ClusterConfig {
   uint32_t replicas = 1;
   ClusterRouter router = ClusterRouter::SessionAffinity;
+  // prefix_affinity: a replica is a candidate while it has at most this many more requests in
+  // flight than the least loaded one.
+  uint32_t load_cap = 4;
 };
 void declare_keys(KeyRegistry& r, ClusterConfig& c);
 
@@ -52,6 +71,24 @@ struct RoutedWorkload {
   std::vector<uint64_t> sessions;       // per replica: distinct sessions routed to it
   uint64_t split_sessions = 0;          // sessions whose turns went to more than one replica
 };
+
+// Fills a RoutedWorkload one decision at a time, in arrival order: route() before the run, the
+// arrival router during it (each part's request list is reserved to the input's size first, so
+// a scheduler reading a part while it grows keeps valid references).
+class RoutingBook {
+ public:
+  RoutingBook(const workload::Workload& input, uint32_t replicas, RoutedWorkload& out);
+  // Input request i goes to replica k: appended to its part with the next id.
+  void assign(size_t i, uint32_t k);
+  const RoutedWorkload& routed() const { return out_; }
+
+ private:
+  const workload::Workload& input_;
+  RoutedWorkload& out_;
+  std::vector<std::unordered_set<uint64_t>> seen_;  // per replica, the sessions routed to it
+  std::unordered_set<uint64_t> split_;
+};
+
 RoutedWorkload route(const workload::Workload& w, uint32_t replicas, ClusterRouter router);
 
 }  // namespace kvtier

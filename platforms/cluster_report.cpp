@@ -32,7 +32,8 @@ struct Pooled {
 
 Pooled pool(const RunResult& r) {
   Pooled p;
-  for (const auto& platform : r.replicas) {
+  for (size_t k = 0; k < r.replicas.size(); ++k) {
+    const Platform* platform = served_replica(r, k);
     if (!platform) continue;
     const SchedStats& s = platform->scheduler().stats();
     p.completed += s.requests_completed;
@@ -78,6 +79,15 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
           "inter-token latency, 99th percentile over every replica's tokens");
   run.add("cached_prompt_tokens", p.cached_prompt_tokens, "tokens",
           "prompt tokens served from HBM or a replica's tier, every replica");
+  uint64_t routed_prompt_tokens = 0;
+  for (uint64_t t : r.routing->prompt_tokens) routed_prompt_tokens += t;
+  run.add("prefix_hit_rate",
+          routed_prompt_tokens ? nlohmann::json(static_cast<double>(p.cached_prompt_tokens) /
+                                                routed_prompt_tokens)
+                               : nlohmann::json(),
+          "fraction",
+          "cached_prompt_tokens over the prompt tokens of every request (null: no prompt): the "
+          "share of prompts a router and the caches behind it spared from prefill");
   run.add("prefill_tokens", p.prompt_tokens_computed, "tokens",
           "prompt tokens computed (recomputation after a preemption included), every replica");
   run.add("wall_time_s", r.wall_time_s, "s", "wall time of the whole run, every replica together");
@@ -87,10 +97,28 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
   cluster.add("split_sessions", routing.split_sessions, "sessions",
               "sessions whose turns were served by more than one replica (a later turn finds "
               "none of its prefix there)");
+  if (r.router) {
+    const ArrivalRouterStats& a = r.router->stats();
+    StatGroup decided = cluster.group(
+        "router_decisions", "the decisions of a router that reads the replicas at each arrival");
+    decided.add("decisions", a.decisions, "requests", "requests routed at their arrival");
+    if (r.config.cluster.router == ClusterRouter::PrefixAffinity) {
+      decided.add("load_cap", r.config.cluster.load_cap, "requests", "cluster.load_cap");
+      decided.add("to_cached_prefix", a.to_cached_prefix, "requests",
+                  "requests sent to a replica that held part of the prompt's prefix (whole blocks "
+                  "in its HBM or tier) at the arrival");
+      decided.add("cached_prefix_tokens", a.cached_positions * r.workload->block_tokens, "tokens",
+                  "prompt tokens of those prefixes at the arrival (the admission may find fewer: "
+                  "blocks can leave before it)");
+      decided.add("capped", a.capped, "requests",
+                  "requests for which a replica beyond the load cap held a longer prefix than the "
+                  "one chosen");
+    }
+  }
   StatGroup list = cluster.list("per_replica", "one entry per replica, in replica order");
   for (uint32_t k = 0; k < n; ++k) {
     StatGroup e = list.item();
-    const Platform* platform = r.replicas[k].get();
+    const Platform* platform = served_replica(r, k);
     e.add("replica", k, "index", "its outputs are under replica-K/ (K = this index)");
     e.add("requests", routing.parts[k].requests.size(), "requests", "requests routed to it");
     e.add("sessions", routing.sessions[k], "sessions", "distinct sessions routed to it");
@@ -140,7 +168,7 @@ std::string format_cluster_summary(const RunResult& r) {
   for (uint32_t k = 0; k < r.config.cluster.replicas; ++k) {
     os << std::left << std::setw(9) << k << std::right << std::setw(10)
        << routing.parts[k].requests.size() << std::setw(10) << routing.sessions[k];
-    const Platform* platform = r.replicas[k].get();
+    const Platform* platform = served_replica(r, k);
     if (!platform) {
       os << "  (no request routed here)\n";
       continue;
@@ -155,10 +183,25 @@ std::string format_cluster_summary(const RunResult& r) {
      << std::setw(13) << p.preemptions << std::setw(13) << secs(percentile_or_null(p.ttft, 50))
      << std::setw(13) << secs(percentile_or_null(p.ttft, 99)) << std::setw(13) << secs(p.end_s)
      << "\n\n";
+  uint64_t routed_prompt_tokens = 0;
+  for (uint64_t t : routing.prompt_tokens) routed_prompt_tokens += t;
+  os << "prompt tokens served from cache: " << p.cached_prompt_tokens << " of "
+     << routed_prompt_tokens << " (prefix_hit_rate "
+     << std::setprecision(4)
+     << (routed_prompt_tokens ? static_cast<double>(p.cached_prompt_tokens) / routed_prompt_tokens
+                              : 0.0)
+     << ")";
+  if (r.router && r.config.cluster.router == ClusterRouter::PrefixAffinity)
+    os << "; the router sent " << r.router->stats().to_cached_prefix << " of "
+       << r.router->stats().decisions << " requests to a replica holding part of their prefix ("
+       << r.router->stats().capped << " kept from a longer one by cluster.load_cap "
+       << r.config.cluster.load_cap << ")";
+  os << "\n";
   os << "(latencies of the cluster row are over every replica's requests; each replica's "
         "figures, constraints and verdict are in replica-K/stats.json)\n";
   for (uint32_t k = 0; k < r.config.cluster.replicas; ++k)
-    if (r.replicas[k]) os << "replica " << k << ": " << verdict_of(*r.replicas[k]) << "\n";
+    if (const Platform* platform = served_replica(r, k))
+      os << "replica " << k << ": " << verdict_of(*platform) << "\n";
   return os.str();
 }
 
@@ -166,9 +209,10 @@ void write_cluster_requests(const RunResult& r, std::ostream& os) {
   const RoutedWorkload& routing = *r.routing;
   std::vector<std::string> lines(r.workload->requests.size());
   for (uint32_t k = 0; k < r.config.cluster.replicas; ++k) {
-    if (!r.replicas[k]) continue;
+    const Platform* platform = served_replica(r, k);
+    if (!platform) continue;
     std::ostringstream part;
-    r.replicas[k]->write_requests(part);
+    platform->write_requests(part);
     std::istringstream in(part.str());
     std::string line;
     for (size_t j = 0; std::getline(in, line); ++j) {

@@ -49,6 +49,15 @@ const std::vector<KeyMode>& modes() {
        [](const PlatformConfig&, const std::string&) {
          return std::string("sched.cost_model = two_bandwidth");
        }},
+      // platforms/cluster_router.cpp: only the prefix-aware router reads its load cap.
+      {{"cluster.load_cap"},
+       "cluster.router = prefix_affinity",
+       [](const PlatformConfig& c, const std::string&) {
+         return c.cluster.router == ClusterRouter::PrefixAffinity;
+       },
+       [](const PlatformConfig& c, const std::string&) {
+         return std::string("cluster.router = ") + name_of(c.cluster.router);
+       }},
       // tlm/sched/scheduler.cpp (stream share, oversized prompts), control_plane.cpp (restore).
       {{"sched.stream_share", "sched.oversized_prompt", "host.restore_streamed"},
        "host.decode_residency = streamed",

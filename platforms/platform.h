@@ -71,6 +71,8 @@ class Platform : public sc_core::sc_module {
 
   const HostControlPlane& host() const { return *host_; }
   const Scheduler& scheduler() const { return *sched_; }
+  // A cluster's arrival router feeds this replica's scheduler during the run.
+  Scheduler& scheduler() { return *sched_; }
   // Every component that records into a timeline records into `trace` (null: none). Call before
   // the simulation starts.
   void attach_trace(TraceEventLog* trace);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "platforms/key_modes.h"
+#include "platforms/serving_capacity.h"
 #include "workloads/workload_spec.h"
 
 namespace kvtier {
@@ -92,6 +93,10 @@ RunResult simulate(const RunOptions& options) {
     std::cerr << "kvtier: skipped " << r.workload->skipped_lines
               << " bad line(s) of the trace in all (lenient)\n";
   const uint32_t replicas = r.config.cluster.replicas;
+  // A load no replica count given could serve: the run measures a queue. Said before it starts.
+  if (const std::string w = overload_warning(r.config, offered_load(*r.workload), replicas);
+      !w.empty())
+    std::cerr << "kvtier: warning: " << w << "\n";
   if (replicas > 1) {
     if (!options.allow_cluster)
       throw ConfigError("cluster.replicas = " + std::to_string(replicas) +
@@ -100,13 +105,33 @@ RunResult simulate(const RunOptions& options) {
     if (!options.timeline.empty())
       throw ConfigError("--timeline records one platform, and cluster.replicas = " +
                         std::to_string(replicas) + " has " + std::to_string(replicas));
-    r.routing =
-        std::make_unique<RoutedWorkload>(route(*r.workload, replicas, r.config.cluster.router));
     r.replicas.resize(replicas);
-    for (uint32_t k = 0; k < replicas; ++k)
-      if (!r.routing->parts[k].requests.empty())
-        r.replicas[k] = std::make_unique<Platform>(("replica" + std::to_string(k)).c_str(),
-                                                   r.config, r.routing->parts[k]);
+    auto build = [&](uint32_t k) {
+      r.replicas[k] = std::make_unique<Platform>(("replica" + std::to_string(k)).c_str(), r.config,
+                                                 r.routing->parts[k]);
+    };
+    if (routes_at_arrival(r.config.cluster.router)) {
+      // Every replica is built with an empty request list that the router fills at arrivals.
+      r.routing = std::make_unique<RoutedWorkload>();
+      r.routing->parts.resize(replicas);
+      for (workload::Workload& part : r.routing->parts) {
+        part.source = r.workload->source;
+        part.block_tokens = r.workload->block_tokens;
+        part.tenants = r.workload->tenants;
+      }
+      std::vector<Platform*> platforms;
+      for (uint32_t k = 0; k < replicas; ++k) {
+        build(k);
+        platforms.push_back(r.replicas[k].get());
+      }
+      r.router = std::make_unique<ArrivalRouter>("router", *r.workload, *r.routing,
+                                                 std::move(platforms), r.config.cluster);
+    } else {
+      r.routing =
+          std::make_unique<RoutedWorkload>(route(*r.workload, replicas, r.config.cluster.router));
+      for (uint32_t k = 0; k < replicas; ++k)
+        if (!r.routing->parts[k].requests.empty()) build(k);
+    }
   } else {
     r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
   }
@@ -154,6 +179,11 @@ RunResult simulate(const RunOptions& options) {
                 << " s of simulated time; the timeline holds no events\n";
   }
   return r;
+}
+
+const Platform* served_replica(const RunResult& r, size_t k) {
+  if (k >= r.replicas.size() || !r.replicas[k] || !r.routing) return nullptr;
+  return r.routing->parts[k].requests.empty() ? nullptr : r.replicas[k].get();
 }
 
 void add_run_provenance(StatGroup& provenance, const RunResult& result, const RunOptions& options) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "platforms/cluster.h"
+#include "platforms/cluster_router.h"
 #include "platforms/platform.h"
 #include "platforms/progress.h"
 #include "platforms/platform_config.h"
@@ -54,9 +55,11 @@ struct RunResult {
   std::string workload_spec;           // the spec the run loaded, options included
   std::unique_ptr<Platform> platform;  // one replica (cluster.replicas = 1); else null
   // cluster.replicas > 1: how the workload was routed, and one platform per replica (null for a
-  // replica the router gave no request).
+  // replica a router deciding before the run gave no request; a router deciding at each arrival
+  // has every replica built, and `router` is it).
   std::unique_ptr<RoutedWorkload> routing;
   std::vector<std::unique_ptr<Platform>> replicas;
+  std::unique_ptr<ArrivalRouter> router;
   std::unique_ptr<TraceEventLog> trace;          // with RunOptions::timeline
   std::unique_ptr<std::ofstream> timeline_file;  // the timeline is streamed here while the run goes
   double wall_time_s = 0.0;
@@ -87,6 +90,9 @@ void add_run_provenance(StatGroup& provenance, const RunResult& result, const Ru
 // meaning. format_header is the first part alone, for a command that prints it at the start.
 std::string format_header(const RunResult& result);
 std::string format_summary(const RunResult& result, bool with_header = true);
+
+// Replica k's platform when it served at least one request (null otherwise: no outputs).
+const Platform* served_replica(const RunResult& result, size_t k);
 
 // A cluster run's figures (cluster.replicas > 1): stats.json's top level (requests, tokens,
 // latencies over every replica's requests, the routing, each replica's headline figures and

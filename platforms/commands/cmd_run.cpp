@@ -87,10 +87,11 @@ bool write_cluster_outputs(const RunResult& result, const RunOptions& options,
     return false;
   size_t written = 0;  // a replica the router gave no request has no outputs
   for (size_t k = 0; k < result.replicas.size(); ++k) {
-    if (!result.replicas[k]) continue;
+    const Platform* platform = served_replica(result, k);
+    if (!platform) continue;
     const std::filesystem::path sub = dir / ("replica-" + std::to_string(k));
     std::filesystem::create_directories(sub);
-    if (!write_platform_files(*result.replicas[k], result, options, sub, static_cast<int>(k)))
+    if (!write_platform_files(*platform, result, options, sub, static_cast<int>(k)))
       return false;
     ++written;
   }

@@ -10,6 +10,7 @@
 #include <boost/program_options.hpp>
 
 #include "platforms/cli_common.h"
+#include "platforms/serving_capacity.h"
 #include "platforms/simulate.h"
 #include "workloads/native_format.h"
 #include "workloads/trace_stats.h"
@@ -99,8 +100,8 @@ int cmd_trace_stats(int argc, char** argv) {
     return usage_error(e.what());
   }
   return guarded("trace-stats", [&]() {
-    const RunWorkloadInputs inputs =
-        run_workload_inputs(load_platform(platform, overrides), spec, seed);
+    const PlatformConfig config = load_platform(platform, overrides);
+    const RunWorkloadInputs inputs = run_workload_inputs(config, spec, seed);
     LoadOptions load = inputs.load;
     load.trace.lenient = lenient;
     if (block_tokens > 0) load.block_tokens = static_cast<uint32_t>(block_tokens);
@@ -109,7 +110,28 @@ int cmd_trace_stats(int argc, char** argv) {
       std::cerr << "kvtier trace-stats: skipped " << example << "\n";
     const TraceStats stats = compute_trace_stats(workload, stats_options);
     print_trace_stats(stats, std::cout);
-    json.write(trace_stats_json(stats).dump(2));
+    // How many replicas of the platform the offered load needs (platforms/serving_capacity.h).
+    const OfferedLoad offered = offered_load(workload);
+    std::cout << "\n" << format_sizing(config, offered);
+    nlohmann::json j = trace_stats_json(stats);
+    nlohmann::json& sizing = j["sizing"];
+    sizing["platform"] = config.source;
+    sizing["offered_requests_per_s"] = offered.requests_per_s;
+    sizing["prefix_reuse"] = offered.prefix_reuse;
+    for (const auto& [name, cached] :
+         {std::pair<const char*, double>{"uncached", 0.0}, {"reuse_cached", offered.prefix_reuse}}) {
+      const ServingCapacity c = serving_capacity(config, offered.mean_prompt_tokens,
+                                                 offered.mean_output_tokens, cached);
+      nlohmann::json& e = sizing[name];
+      e["cached_fraction"] = c.cached_fraction;
+      e["decode_set"] = c.decode_set;
+      e["decode_step_s"] = c.decode_step_s;
+      e["prefill_s"] = c.prefill_s;
+      e["replica_requests_per_s"] = c.requests_per_s;
+      e["replicas_needed"] = replicas_needed(offered, c, 1.0);
+      e["replicas_needed_at_80pct"] = replicas_needed(offered, c, 0.8);
+    }
+    json.write(j.dump(2));
     if (!native_path.empty()) {
       std::ofstream out(native_path);
       write_native(workload, out);

@@ -73,33 +73,43 @@ TEST(ClusterRouter, RoundRobinAlternatesAndSplitsSessions) {
 
 namespace {
 
+struct TraceLine {
+  double arrival_s;
+  int session, turn, hashed_as, prompt, output, hashes;  // keys (hashed_as << 32) + 1..hashes
+};
+
+// A native trace of `lines` in a file of its own: returns its spec.
+std::string trace_file(const std::string& tag, const std::vector<TraceLine>& lines) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("kvtier_" + tag + "_" + std::to_string(::getpid()) + ".jsonl"))
+                               .string();
+  std::ofstream f(path);
+  f << "{\"kvtier_workload\":1,\"block_tokens\":16,\"tenants\":1,\"source\":\"test\"}\n";
+  for (const TraceLine& l : lines) {
+    f << "{\"arrival_s\":" << l.arrival_s << ",\"tenant\":0,\"session\":" << l.session
+      << ",\"turn\":" << l.turn << ",\"prompt_tokens\":" << l.prompt
+      << ",\"output_tokens\":" << l.output << ",\"prefix_hashes\":[";
+    for (int i = 0; i < l.hashes; ++i) {
+      char hex[17];
+      std::snprintf(
+          hex, sizeof hex, "%016llx",
+          static_cast<unsigned long long>((static_cast<uint64_t>(l.hashed_as) << 32) + i + 1));
+      f << (i ? "," : "") << '"' << hex << '"';
+    }
+    f << "]}\n";
+  }
+  return "native:" + path;
+}
+
 // Two sessions of two turns on the pinned preset (5 MiB all-layer blocks of 16 tokens): the
 // first turns at 0 and 1 s, the second turns at 60 and 61 s reading their whole first prompt
 // (40 blocks, 640 tokens) and more. Arrival order s1, s2, s2, s1: round robin sends each second
 // turn to the other replica.
 std::string returning_file() {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("kvtier_cluster_" + std::to_string(::getpid()) + ".jsonl"))
-                               .string();
-  std::ofstream f(path);
-  f << "{\"kvtier_workload\":1,\"block_tokens\":16,\"tenants\":1,\"source\":\"test\"}\n";
-  auto line = [&](double t, int session, int turn, int prompt) {
-    f << "{\"arrival_s\":" << t << ",\"tenant\":0,\"session\":" << session << ",\"turn\":" << turn
-      << ",\"prompt_tokens\":" << prompt << ",\"output_tokens\":4,\"prefix_hashes\":[";
-    for (int i = 0; i < prompt / 16 && i < 40; ++i) {
-      char hex[17];
-      std::snprintf(
-          hex, sizeof hex, "%016llx",
-          static_cast<unsigned long long>((static_cast<uint64_t>(session) << 32) + i + 1));
-      f << (i ? "," : "") << '"' << hex << '"';
-    }
-    f << "]}\n";
-  };
-  line(0.0, 1, 0, 640);
-  line(1.0, 2, 0, 640);
-  line(60.0, 2, 1, 700);
-  line(61.0, 1, 1, 700);
-  return "native:" + path;
+  return trace_file("cluster", {{0.0, 1, 0, 1, 640, 4, 40},
+                                {1.0, 2, 0, 2, 640, 4, 40},
+                                {60.0, 2, 1, 2, 700, 4, 40},
+                                {61.0, 1, 1, 1, 700, 4, 40}});
 }
 
 RunResult run_cluster(const std::string& router, RunOptions& o) {
@@ -153,6 +163,101 @@ TEST(Cluster, RoundRobinSendsAReturningTurnWhereItsPrefixIsNot) {
   EXPECT_EQ(s["cluster"]["split_sessions"], 2);
   EXPECT_EQ(s["cached_prompt_tokens"], 0);
   EXPECT_EQ(s["prefill_tokens"], 2 * 640 + 2 * 700);
+}
+
+namespace {
+
+// Routers that read the replicas at each arrival, on the pinned preset (5 MiB all-layer blocks of
+// 16 tokens): r0 (session 1, 640 tokens, 40 blocks, 2,000 output tokens) arrives at 0 s and is
+// still decoding at 5 s; r1 (session 2, 320 tokens, 4 output tokens) at 1 s is done long before
+// 5 s; r2 (session 3, 700 tokens whose first 40 blocks are session 1's: a shared document) at
+// 5 s. By hand: r0 to replica 0 (both idle, the lowest index); r1 to replica 1 (r0 is in flight
+// on 0); at r2's arrival replica 0 has one request in flight and replica 1 none, and only
+// replica 0 holds r2's 40-block prefix (r0's blocks, pinned while it runs).
+std::string shared_prefix_file() {
+  return trace_file("router", {{0.0, 1, 0, 1, 640, 2000, 40},
+                               {1.0, 2, 0, 2, 320, 4, 20},
+                               {5.0, 3, 0, 1, 700, 4, 40}});  // session 3's first 40 blocks: 1's
+}
+
+RunResult run_router(const std::vector<std::string>& extra, RunOptions& o) {
+  o.platform = "h200-cxl2-x16-pinned";
+  o.workload = shared_prefix_file();
+  o.overrides = {"link.protocol=simple", "cluster.replicas=2"};
+  o.overrides.insert(o.overrides.end(), extra.begin(), extra.end());
+  o.allow_cluster = true;
+  return simulate(o);
+}
+
+// The premise of the hand routing: r0 still runs when r2 arrives, r1 has finished.
+void expect_premise(const RunResult& r) {
+  ASSERT_TRUE(served_replica(r, 0));
+  const SchedStats& s0 = served_replica(r, 0)->scheduler().stats();
+  EXPECT_GT(s0.requests[0].finish_s, 5.0);
+  const RoutedWorkload& routed = *r.routing;
+  const size_t k1 = routed.replica_of[1];
+  ASSERT_TRUE(served_replica(r, k1));
+  EXPECT_LT(served_replica(r, k1)->scheduler().stats().requests[0].finish_s, 5.0);
+}
+
+}  // namespace
+
+// least_loaded: r2 goes to replica 1, which has nothing in flight, though replica 0 holds its
+// prefix: nothing of r2 is cached. (Round robin would send r2, the third request, to replica 0.)
+TEST(ClusterArrivalRouter, LeastLoadedSendsARequestWhereFewestAreInFlight) {
+  RunOptions o;
+  const RunResult r = run_router({"cluster.router=least_loaded"}, o);
+  ASSERT_TRUE(r.router);
+  expect_premise(r);
+  EXPECT_EQ(r.routing->replica_of, (std::vector<uint32_t>{0, 1, 1}));
+  const nlohmann::ordered_json s = write_cluster_stats(r, o);
+  EXPECT_EQ(s["requests_completed"], 3);
+  EXPECT_EQ(s["cached_prompt_tokens"], 0);
+  EXPECT_EQ(s["cluster"]["router_decisions"]["decisions"], 3);
+  EXPECT_FALSE(s["cluster"]["router_decisions"].contains("capped"));
+  // Each replica's part was filled during the run, ids renumbered in arrival order.
+  EXPECT_EQ(r.routing->original[1], (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(r.routing->parts[1].requests[1].id, 1u);
+}
+
+// prefix_affinity within the load cap (one more request in flight on replica 0 than on 1, cap
+// 4): r2 goes to replica 0 and reads its 40 shared blocks from HBM, 640 cached prompt tokens.
+TEST(ClusterArrivalRouter, PrefixAffinitySendsARequestWhereItsPrefixIs) {
+  RunOptions o;
+  const RunResult r = run_router({"cluster.router=prefix_affinity", "cluster.load_cap=4"}, o);
+  expect_premise(r);
+  EXPECT_EQ(r.routing->replica_of, (std::vector<uint32_t>{0, 1, 0}));
+  const nlohmann::ordered_json s = write_cluster_stats(r, o);
+  EXPECT_EQ(s["cached_prompt_tokens"], 640);
+  EXPECT_DOUBLE_EQ(s["prefix_hit_rate"].get<double>(), 640.0 / (640 + 320 + 700));
+  const auto& d = s["cluster"]["router_decisions"];
+  EXPECT_EQ(d["to_cached_prefix"], 1);  // r2 only: r0 and r1 found their prefix nowhere
+  EXPECT_EQ(d["cached_prefix_tokens"], 640);
+  EXPECT_EQ(d["capped"], 0);
+  EXPECT_EQ(d["load_cap"], 4);
+}
+
+// The same with cluster.load_cap = 0: only the least loaded replica (1) may take r2; replica 0's
+// longer prefix is passed over and counted, and r2 computes its whole prompt.
+TEST(ClusterArrivalRouter, PrefixAffinityKeepsToTheLoadCap) {
+  RunOptions o;
+  const RunResult r = run_router({"cluster.router=prefix_affinity", "cluster.load_cap=0"}, o);
+  expect_premise(r);
+  EXPECT_EQ(r.routing->replica_of, (std::vector<uint32_t>{0, 1, 1}));
+  const nlohmann::ordered_json s = write_cluster_stats(r, o);
+  EXPECT_EQ(s["cached_prompt_tokens"], 0);
+  EXPECT_EQ(s["cluster"]["router_decisions"]["capped"], 1);
+  EXPECT_EQ(s["cluster"]["router_decisions"]["to_cached_prefix"], 0);
+}
+
+// Session affinity, decided before the run, sends the new session 3 to the replica with fewer
+// prompt tokens routed (replica 1: 320 against 640), where its prefix is not.
+TEST(ClusterArrivalRouter, SessionAffinityCannotSeeASharedPrefix) {
+  RunOptions o;
+  const RunResult r = run_router({"cluster.router=session_affinity"}, o);
+  EXPECT_FALSE(r.router);
+  EXPECT_EQ(r.routing->replica_of, (std::vector<uint32_t>{0, 1, 1}));
+  EXPECT_EQ(write_cluster_stats(r, o)["cached_prompt_tokens"], 0);
 }
 
 // A command that writes one platform's outputs refuses a cluster, naming the key.

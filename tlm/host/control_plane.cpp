@@ -243,6 +243,27 @@ void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool c
   policy_->on_reference(b.id.key, now_s, pol);
 }
 
+HostControlPlane::CachedPrefix HostControlPlane::cached_prefix(const workload::Request& r) const {
+  CachedPrefix c;
+  const uint64_t full = r.prompt_tokens / config_.block_tokens;
+  bool hbm_run = true;
+  for (uint64_t i = 0; i < full; ++i) {
+    const uint64_t pk = i < r.prefix_hashes.size() ? r.prefix_hashes[i]
+                                                   : workload::decode_block_key(r.session, i);
+    bool in_hbm = true, cached = true;
+    for (uint32_t g = 0; g < groups_ && cached; ++g) {
+      const Block* b = blocks_.find(group_key(pk, g));
+      in_hbm = in_hbm && b && b->mech.in_hbm;
+      cached = b && (b->mech.in_hbm || b->mech.tier_valid);
+    }
+    if (!cached) break;
+    hbm_run = hbm_run && in_hbm;
+    c.hbm_positions += hbm_run;
+    ++c.cached_positions;
+  }
+  return c;
+}
+
 AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
                                     const LoadPlan& plan) {
   integrate(now_s);

@@ -217,6 +217,14 @@ class HostControlPlane : public sc_core::sc_module,
   // Payload bytes of one tier copy in `format`.
   uint64_t stored_bytes(kv::Format format) const { return tier_.stored_bytes(format); }
 
+  // The request's longest prompt prefix this cache holds now, in whole blocks of positions, with
+  // no side effect (nothing referenced, created or moved): positions every layer group of which
+  // is in HBM, and positions every layer group of which is in HBM or a valid tier copy (what
+  // admission would serve without recomputing). What a prefix-aware router scores replicas by.
+  struct CachedPrefix {
+    uint64_t hbm_positions = 0, cached_positions = 0;
+  };
+  CachedPrefix cached_prefix(const workload::Request& r) const;
   const HostStats& stats() const { return stats_; }
   KvOccupancy occupancy() const override {
     return {slots_.resident(), slots_.pinned(), tier_used_blocks(), stats_.promoted_bytes,

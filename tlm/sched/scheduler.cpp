@@ -42,22 +42,14 @@ void Scheduler::run() {
   qk.reset();
 
   const auto& reqs = workload_.requests;
-  const size_t n = reqs.size();
-  seqs_.resize(n);
-  stats_.requests.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    seqs_[i].index = i;
-    seqs_[i].target_tokens = reqs[i].prompt_tokens;
-    RequestRecord& rec = stats_.requests[i];
-    rec.id = reqs[i].id;
-    rec.session = reqs[i].session;
-    rec.tenant = reqs[i].tenant;
-    rec.arrival_s = reqs[i].arrival_s;
-    rec.prompt_tokens = reqs[i].prompt_tokens;
-    rec.output_tokens = reqs[i].output_tokens;
-  }
-
-  while (stats_.requests_completed + stats_.requests_rejected < n) {
+  register_requests();
+  size_t n = reqs.size();
+  for (;;) {
+    if (reqs.size() != n) {
+      register_requests();  // a router fed requests since the last pass
+      n = reqs.size();
+    }
+    if (!feed_open_ && stats_.requests_completed + stats_.requests_rejected >= n) break;
     const double now = to_seconds(qk.get_current_time());
     if (config_.max_sim_s > 0 && now > config_.max_sim_s) {
       // sim.max_sim_s: no accepted input may keep a run going without bound. What ran is kept.
@@ -121,9 +113,19 @@ void Scheduler::run() {
       const double lead = prefetch_.prefetch_horizon_steps() * std::max(step_estimate_s_, 1e-6);
       const double predicted = prefetch_.next_prediction_s(lead);
       if (predicted < KvIntentIF::kNever && predicted < t && predicted > now + kEps) {
-        qk.inc(seconds(predicted - now));
-        qk.sync();
+        if (feed_open_) {
+          wait_for_feed(qk, now, predicted);
+          // A request fed before the predicted time is seen first; the prediction stands.
+          if (to_seconds(sc_core::sc_time_stamp()) + kEps < predicted) continue;
+        } else {
+          qk.inc(seconds(predicted - now));
+          qk.sync();
+        }
         intent(predicted, step_estimate_s_);
+        continue;
+      }
+      if (feed_open_) {
+        wait_for_feed(qk, now, t);
         continue;
       }
       if (t == std::numeric_limits<double>::infinity()) {
@@ -158,6 +160,34 @@ void Scheduler::run() {
   stats_.end_s = to_seconds(sc_core::sc_time_stamp());
   kv_.finish(stats_.end_s);
   done_ = true;
+}
+
+void Scheduler::register_requests() {
+  const auto& reqs = workload_.requests;
+  const size_t had = seqs_.size();
+  seqs_.resize(reqs.size());
+  stats_.requests.resize(reqs.size());
+  for (size_t i = had; i < reqs.size(); ++i) {
+    seqs_[i].index = i;
+    seqs_[i].target_tokens = reqs[i].prompt_tokens;
+    RequestRecord& rec = stats_.requests[i];
+    rec.id = reqs[i].id;
+    rec.session = reqs[i].session;
+    rec.tenant = reqs[i].tenant;
+    rec.arrival_s = reqs[i].arrival_s;
+    rec.prompt_tokens = reqs[i].prompt_tokens;
+    rec.output_tokens = reqs[i].output_tokens;
+  }
+}
+
+void Scheduler::wait_for_feed(tlm_utils::tlm_quantumkeeper& qk, double now_s, double t_s) {
+  qk.sync();  // local time caught up: sc_time_stamp() is now_s
+  // The sync itself waited (a delta cycle at least): a request fed, or the feed closed, while it
+  // did has notified already, and is seen here instead of by the wait.
+  if (workload_.requests.size() != seqs_.size() || !feed_open_) return;
+  if (t_s == std::numeric_limits<double>::infinity()) wait(feed_event_);
+  else wait(seconds(std::max(0.0, t_s - now_s)), feed_event_);
+  qk.reset();
 }
 
 // ---- admit ----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <systemc>
+#include <tlm_utils/tlm_quantumkeeper.h>
 #include <utility>
 #include <vector>
 
@@ -110,6 +111,23 @@ class Scheduler : public sc_core::sc_module, private DecodeSetView {
   void declare_step_stats(StatGroup& run) const;
   void declare_serving_stats(StatGroup& serving) const;
   bool done() const { return done_; }
+  // Requests handed over during the run, by a router that decides at each arrival from the
+  // replicas' state then (platforms/cluster_router.h). With the feed open the workload's request
+  // list grows while the scheduler runs (its owner reserves the capacity first, so references
+  // into it stay valid): each request is appended at its arrival time, then fed() wakes an idle
+  // scheduler; the run ends once the feed is closed and every request is settled. Without it
+  // (every other run) the list is fixed before the run.
+  void open_feed() { feed_open_ = true; }
+  void fed() { feed_event_.notify(sc_core::SC_ZERO_TIME); }
+  void close_feed() {
+    feed_open_ = false;
+    feed_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+  // Requests handed to this scheduler that are not yet completed or rejected (waiting, loading or
+  // running, or arrived and not yet seen): what a load-aware router reads.
+  uint64_t in_flight() const {
+    return workload_.requests.size() - stats_.requests_completed - stats_.requests_rejected;
+  }
   // The run stopped because simulated time passed sim.max_sim_s (some requests never finished).
   bool stopped_at_time_limit() const { return stopped_at_time_limit_; }
   // What the boundary can stream per second (B_tier: min of link rate and the tier device);
@@ -199,6 +217,12 @@ class Scheduler : public sc_core::sc_module, private DecodeSetView {
   std::vector<size_t> loading_;
   std::vector<size_t> running_;  // prefill and decode phases, in admission order
   size_t next_arrival_ = 0;
+  bool feed_open_ = false;
+  sc_core::sc_event feed_event_{"feed"};
+  // Seqs and records for requests the list holds that have none yet (all of them at the start).
+  void register_requests();
+  // Feed open: waits (in sync) until `t` or until a request is fed, whichever comes first.
+  void wait_for_feed(tlm_utils::tlm_quantumkeeper& qk, double now_s, double t_s);
   double step_estimate_s_ = 0.0;  // the last step's length: when the next step will start
   bool preempted_last_step_ = false;
   double stream_bytes_per_s_ = 0.0;
