@@ -51,6 +51,62 @@ Pooled pool(const RunResult& r) {
 
 std::string verdict_of(const Platform& p) { return p.constraints()["verdict"].get<std::string>(); }
 
+// The constraints over the fleet: on how many replicas each binds, with the counts summed (a
+// share is of the summed counts, never an average of replicas' shares).
+struct Fleet {
+  uint32_t served = 0, sustain = 0, hiding = 0, capacity = 0, overloaded = 0, qos = 0;
+  uint64_t chunks = 0, chunks_late = 0, steps = 0, capacity_waits = 0, windows = 0,
+           windows_over = 0;
+  double peak_demanded = 0;  // the largest of the replicas', x B_tier
+  std::string verdict() const {
+    auto pct = [](uint64_t a, uint64_t b) {
+      std::ostringstream o;
+      o.setf(std::ios::fixed);
+      o.precision(1);
+      o << (b ? 100.0 * a / b : 0.0);
+      return o.str();
+    };
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(3);
+    os << "SUSTAINABILITY binds on " << sustain << " of " << served << " replicas (" << windows_over
+       << " of " << windows << " windows over B_tier; peak demanded " << peak_demanded
+       << " x B_tier); HIDING fails on " << hiding << " (" << chunks_late << " of " << chunks
+       << " chunks late, " << pct(chunks_late, chunks) << " %); CAPACITY binds on " << capacity
+       << " (" << capacity_waits << " of " << steps << " steps with the queue head waiting for KV, "
+       << pct(capacity_waits, steps) << " %); OVERLOADED " << overloaded << "; QoS below goal on "
+       << qos;
+    return os.str();
+  }
+};
+
+Fleet fleet_of(const RunResult& r) {
+  Fleet f;
+  for (size_t k = 0; k < r.replicas.size(); ++k) {
+    const Platform* platform = served_replica(r, k);
+    if (!platform) continue;
+    const nlohmann::ordered_json c = platform->constraints();
+    const auto& cap = c["capacity"];
+    const auto& su = c["sustainability"];
+    const auto& hi = c["hiding"];
+    ++f.served;
+    f.sustain += su["violations"].get<uint64_t>() > 0;
+    f.hiding += hi["violations"].get<uint64_t>() > 0;
+    f.capacity += cap["preemptions"].get<uint64_t>() || cap["violations"].get<uint64_t>() ||
+                  cap["streamed_steps"].get<uint64_t>();
+    f.overloaded += cap["overloaded"].get<bool>();
+    f.qos += c["qos"]["violations"].get<uint64_t>() > 0;
+    f.chunks += hi["chunks"].get<uint64_t>();
+    f.chunks_late += hi["chunks_late"].get<uint64_t>();
+    f.steps += cap["steps"].get<uint64_t>();
+    f.capacity_waits += cap["capacity_waits"].get<uint64_t>();
+    f.windows += su["windows"].get<uint64_t>();
+    f.windows_over += su["violations"].get<uint64_t>();
+    f.peak_demanded = std::max(f.peak_demanded, su["peak_demanded_utilisation"].get<double>());
+  }
+  return f;
+}
+
 }  // namespace
 
 nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions& options) {
@@ -82,9 +138,9 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
   uint64_t routed_prompt_tokens = 0;
   for (uint64_t t : r.routing->prompt_tokens) routed_prompt_tokens += t;
   run.add("prefix_hit_rate",
-          routed_prompt_tokens ? nlohmann::json(static_cast<double>(p.cached_prompt_tokens) /
-                                                routed_prompt_tokens)
-                               : nlohmann::json(),
+          routed_prompt_tokens
+              ? nlohmann::json(static_cast<double>(p.cached_prompt_tokens) / routed_prompt_tokens)
+              : nlohmann::json(),
           "fraction",
           "cached_prompt_tokens over the prompt tokens of every request (null: no prompt): the "
           "share of prompts a router and the caches behind it spared from prefill");
@@ -115,6 +171,30 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
                   "one chosen");
     }
   }
+  const Fleet f = fleet_of(r);
+  StatGroup fleet = cluster.group(
+      "fleet",
+      "the constraints over every replica that served a request: on how many each binds, "
+      "with their counts summed");
+  fleet.add("replicas_served", f.served, "replicas", "replicas that served at least one request");
+  fleet.add("sustainability_replicas", f.sustain, "replicas",
+            "replicas with a window whose demanded rate exceeded B_tier");
+  fleet.add("sustainability_windows_over", f.windows_over, "windows", "those windows, summed");
+  fleet.add("sustainability_windows", f.windows, "windows", "windows judged, summed");
+  fleet.add("peak_demanded_utilisation", f.peak_demanded, "x",
+            "the largest replica's peak demanded rate over its B_tier");
+  fleet.add("hiding_replicas", f.hiding, "replicas", "replicas with a late chunk or async load");
+  fleet.add("chunks", f.chunks, "count", "HIDING chunks judged, summed");
+  fleet.add("chunks_late", f.chunks_late, "count", "of those, late, summed");
+  fleet.add("capacity_replicas", f.capacity, "replicas",
+            "replicas where CAPACITY binds (waits, preemptions, rejections or streamed steps)");
+  fleet.add("steps", f.steps, "count", "scheduler steps, summed");
+  fleet.add("capacity_waits", f.capacity_waits, "count",
+            "steps whose queue head waited for KV, summed");
+  fleet.add("overloaded_replicas", f.overloaded, "replicas",
+            "replicas offered more requests per second than their serving ceiling");
+  fleet.add("qos_replicas", f.qos, "replicas", "replicas with a tenant below the QoS goal");
+  fleet.add("verdict", f.verdict(), "text", "the fleet's verdict line, from the figures above");
   StatGroup list = cluster.list("per_replica", "one entry per replica, in replica order");
   for (uint32_t k = 0; k < n; ++k) {
     StatGroup e = list.item();
@@ -186,8 +266,7 @@ std::string format_cluster_summary(const RunResult& r) {
   uint64_t routed_prompt_tokens = 0;
   for (uint64_t t : routing.prompt_tokens) routed_prompt_tokens += t;
   os << "prompt tokens served from cache: " << p.cached_prompt_tokens << " of "
-     << routed_prompt_tokens << " (prefix_hit_rate "
-     << std::setprecision(4)
+     << routed_prompt_tokens << " (prefix_hit_rate " << std::setprecision(4)
      << (routed_prompt_tokens ? static_cast<double>(p.cached_prompt_tokens) / routed_prompt_tokens
                               : 0.0)
      << ")";
@@ -199,6 +278,7 @@ std::string format_cluster_summary(const RunResult& r) {
   os << "\n";
   os << "(latencies of the cluster row are over every replica's requests; each replica's "
         "figures, constraints and verdict are in replica-K/stats.json)\n";
+  os << "fleet: " << fleet_of(r).verdict() << "\n";
   for (uint32_t k = 0; k < r.config.cluster.replicas; ++k)
     if (const Platform* platform = served_replica(r, k))
       os << "replica " << k << ": " << verdict_of(*platform) << "\n";

@@ -1,9 +1,12 @@
 #include "platforms/platform.h"
 
+#include "platforms/serving_capacity.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <tuple>
 
 #include "tlm/ctrl/address_map.h"
 #include "tlm/kv/metrics.h"
@@ -320,6 +323,14 @@ ConstraintContext Platform::constraint_context() const {
   x.steps = s.steps;
   x.streamed_steps = s.streamed_steps;
   x.prefetch_slack_s = config_.host.prefetch_slack_us * 1e-6;
+  if (!offered_and_ceiling_) {
+    const OfferedLoad load = offered_load(workload_);
+    offered_and_ceiling_.emplace(
+        load.requests_per_s, serving_capacity(config_, load.mean_prompt_tokens,
+                                              load.mean_output_tokens, load.prefix_reuse)
+                                 .requests_per_s);
+  }
+  std::tie(x.offered_requests_per_s, x.ceiling_requests_per_s) = *offered_and_ceiling_;
   return x;
 }
 

@@ -7,6 +7,7 @@
 //   Controller.mmio_in Controller.tier_out -> tier DRAM Controller.host_out -> Link.device_in ...
 //   Link.host_out -> host bus -> HBM | host memory (completions)
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -82,6 +83,9 @@ class Platform : public sc_core::sc_module {
  private:
   // What the constraint report needs beyond the constraints' own events.
   ConstraintContext constraint_context() const;
+  // The workload's offered rate and this replica's ceiling (computed once, after the run: a
+  // cluster router fills the workload while it runs).
+  mutable std::optional<std::pair<double, double>> offered_and_ceiling_;
   // `hbm_regions`: HBM capacity by region on one GPU, and the KV residency against it.
   void declare_hbm_regions(StatGroup& group) const;
 

@@ -102,9 +102,6 @@ RunResult simulate(const RunOptions& options) {
       throw ConfigError("cluster.replicas = " + std::to_string(replicas) +
                         ": only kvtier run serves several replicas (it writes each replica's "
                         "outputs and the cluster's); run this command with cluster.replicas = 1");
-    if (!options.timeline.empty())
-      throw ConfigError("--timeline records one platform, and cluster.replicas = " +
-                        std::to_string(replicas) + " has " + std::to_string(replicas));
     r.replicas.resize(replicas);
     auto build = [&](uint32_t k) {
       r.replicas[k] = std::make_unique<Platform>(("replica" + std::to_string(k)).c_str(), r.config,
@@ -140,7 +137,14 @@ RunResult simulate(const RunOptions& options) {
     r.timeline_file = std::make_unique<std::ofstream>(options.timeline);
     if (!*r.timeline_file) throw std::runtime_error("cannot write timeline " + options.timeline);
     r.trace->stream_to(*r.timeline_file);
-    r.platform->attach_trace(r.trace.get());
+    if (r.platform) r.platform->attach_trace(r.trace.get());
+    // A cluster: each replica's components are processes of their own ("replica K GPU", ...).
+    for (size_t k = 0; k < r.replicas.size(); ++k) {
+      if (!r.replicas[k]) continue;
+      r.replica_traces.push_back(
+          std::make_unique<TraceEventLog>(*r.trace, "replica " + std::to_string(k) + " "));
+      r.replicas[k]->attach_trace(r.replica_traces.back().get());
+    }
   }
   const auto t1 = std::chrono::steady_clock::now();
   if (options.started) options.started(r);
@@ -172,7 +176,9 @@ RunResult simulate(const RunOptions& options) {
     if (!*r.timeline_file) throw std::runtime_error("cannot write timeline " + options.timeline);
     // A window that misses the run keeps only the tracks' names: say so rather than leave an
     // empty-looking file unexplained.
-    const double end_s = r.platform->scheduler().stats().end_s;
+    double end_s = r.platform ? r.platform->scheduler().stats().end_s : 0.0;
+    for (const auto& p : r.replicas)
+      if (p) end_s = std::max(end_s, p->scheduler().stats().end_s);
     if (options.timeline_start_s > end_s)
       std::cerr << "kvtier: warning: --timeline-window starts at " << options.timeline_start_s
                 << " s, after the run ended at " << end_s

@@ -61,6 +61,7 @@ struct RunResult {
   std::vector<std::unique_ptr<Platform>> replicas;
   std::unique_ptr<ArrivalRouter> router;
   std::unique_ptr<TraceEventLog> trace;          // with RunOptions::timeline
+  std::vector<std::unique_ptr<TraceEventLog>> replica_traces;  // a cluster's, into `trace`
   std::unique_ptr<std::ofstream> timeline_file;  // the timeline is streamed here while the run goes
   double wall_time_s = 0.0;
   double setup_wall_s = 0.0;  // platform and workload loading

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -139,6 +141,20 @@ TEST(Cluster, AffinityServesAReturningTurnFromItsOwnReplicasCache) {
     EXPECT_EQ(s["cluster"]["per_replica"][k]["requests"], 2);
     EXPECT_EQ(s["cluster"]["per_replica"][k]["cached_prompt_tokens"], 640);
   }
+  // The fleet's constraints are the replicas' summed: both served, steps and chunks add up.
+  const auto& fleet = s["cluster"]["fleet"];
+  EXPECT_EQ(fleet["replicas_served"], 2);
+  uint64_t steps = 0, chunks = 0;
+  for (int k = 0; k < 2; ++k) {
+    const nlohmann::ordered_json c = served_replica(r, k)->constraints();
+    steps += c["capacity"]["steps"].get<uint64_t>();
+    chunks += c["hiding"]["chunks"].get<uint64_t>();
+  }
+  EXPECT_EQ(fleet["steps"], steps);
+  EXPECT_EQ(fleet["chunks"], chunks);
+  EXPECT_GT(steps, 0u);
+  EXPECT_EQ(fleet["overloaded_replicas"], 0);
+  EXPECT_NE(fleet["verdict"].get<std::string>().find("of 2 replicas"), std::string::npos);
   // requests.jsonl: the input's order and ids, each with the replica that served it.
   std::ostringstream os;
   write_cluster_requests(r, os);
@@ -258,6 +274,37 @@ TEST(ClusterArrivalRouter, SessionAffinityCannotSeeASharedPrefix) {
   EXPECT_FALSE(r.router);
   EXPECT_EQ(r.routing->replica_of, (std::vector<uint32_t>{0, 1, 1}));
   EXPECT_EQ(write_cluster_stats(r, o)["cached_prompt_tokens"], 0);
+}
+
+// --timeline on a cluster: each replica's components are processes of their own in one file
+// ("replica 0 GPU", "replica 1 GPU", ...), each replica's steps on its own GPU process, and the
+// flow ids unique across replicas.
+TEST(Cluster, TimelineGivesEachReplicaItsOwnProcesses) {
+  RunOptions o;
+  o.timeline = (std::filesystem::temp_directory_path() /
+                ("kvtier_cluster_timeline_" + std::to_string(::getpid()) + ".json"))
+                   .string();
+  const RunResult r = run_cluster("session_affinity", o);
+  const nlohmann::json t = nlohmann::json::parse(std::ifstream(o.timeline));
+  std::map<std::string, int> pid_of;
+  for (const auto& e : t["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "process_name")
+      pid_of[e["args"]["name"].get<std::string>()] = e["pid"].get<int>();
+  ASSERT_TRUE(pid_of.count("replica 0 GPU") && pid_of.count("replica 1 GPU")) << t.dump();
+  EXPECT_TRUE(pid_of.count("replica 0 host") && pid_of.count("replica 1 host"));
+  EXPECT_FALSE(pid_of.count("GPU"));  // no process without its replica
+  std::map<int, uint64_t> steps;      // step slices per GPU process
+  std::set<uint64_t> flow_starts;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "X" && e.contains("name") && e["name"].get<std::string>().rfind("step", 0) == 0)
+      ++steps[e["pid"].get<int>()];
+    if (e["ph"] == "s") EXPECT_TRUE(flow_starts.insert(e["id"].get<uint64_t>()).second);
+  }
+  for (int k = 0; k < 2; ++k)
+    EXPECT_EQ(steps[pid_of["replica " + std::to_string(k) + " GPU"]],
+              served_replica(r, k)->scheduler().stats().steps)
+        << "replica " << k;
+  std::filesystem::remove(o.timeline);
 }
 
 // A command that writes one platform's outputs refuses a cluster, naming the key.

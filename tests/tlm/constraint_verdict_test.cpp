@@ -56,6 +56,29 @@ TEST(ConstraintVerdict, StreamingAloneIsCapacityBinding) {
   EXPECT_TRUE(has(v, "1 steps streaming part of the decode set's KV")) << v;
 }
 
+// An offered rate above the replica's serving ceiling is an overload, said before CAPACITY (the
+// queue it builds is what the waits count); at or below the ceiling nothing is said.
+TEST(ConstraintVerdict, AnOverloadIsNamedBeforeCapacity) {
+  Constraints k = empty_constraints();
+  for (int i = 0; i < 6; ++i) k.capacity.queue_head_waited();
+  ConstraintContext x = context(8);
+  x.offered_requests_per_s = 3.0;
+  x.ceiling_requests_per_s = 0.25;
+  const auto over = constraint_report(k, x);
+  EXPECT_TRUE(over["capacity"]["overloaded"].get<bool>());
+  const std::string v = constraint_verdict(over);
+  EXPECT_TRUE(has(v, "; OVERLOADED: the workload offers 3.000 requests/s against this replica's "
+                     "serving ceiling of 0.250, so its queue grows without bound"))
+      << v;
+  EXPECT_LT(v.find("OVERLOADED"), v.find("CAPACITY binds: 6 of 8 steps")) << v;
+  x.offered_requests_per_s = 0.25;  // at the ceiling: served
+  const auto at = constraint_report(k, x);
+  EXPECT_FALSE(at["capacity"]["overloaded"].get<bool>());
+  EXPECT_FALSE(has(constraint_verdict(at), "OVERLOADED"));
+  x.offered_requests_per_s = 0.0;  // every request at one instant: no rate to judge
+  EXPECT_FALSE(constraint_report(k, x)["capacity"]["overloaded"].get<bool>());
+}
+
 // Nothing waited, nobody was preempted or rejected, nothing streamed: CAPACITY is not named.
 TEST(ConstraintVerdict, CapacityIsSilentWhenItDoesNotBind) {
   Constraints k = empty_constraints();

@@ -26,11 +26,21 @@ class TraceEventLog {
                          double end_s = std::numeric_limits<double>::infinity())
       : start_s_(start_s), end_s_(end_s) {}
 
+  // A log that records into `parent` with every process name prefixed by `prefix`: one per
+  // replica of a cluster, so that each replica's GPU, host, link and device are processes of
+  // their own in one timeline. Ids and the window are the parent's.
+  TraceEventLog(TraceEventLog& parent, std::string prefix)
+      : start_s_(parent.start_s_),
+        end_s_(parent.end_s_),
+        parent_(&parent),
+        prefix_(std::move(prefix)) {}
+
   struct Track {
     int pid = 0, tid = 0;
   };
   // The track `thread` of `process`, created (with its metadata events) on first use.
   Track track(const std::string& process, const std::string& thread) {
+    if (parent_) return parent_->track(prefix_ + process, thread);
     auto [pit, fresh_process] =
         processes_.try_emplace(process, static_cast<int>(processes_.size()) + 1);
     if (fresh_process)
@@ -82,7 +92,7 @@ class TraceEventLog {
   void async_slice(const Track& t, const std::string& category, const std::string& name,
                    double from_s, double to_s, nlohmann::json args = nullptr) {
     if (!overlaps(from_s, to_s)) return;
-    const uint64_t id = ++async_ids_;
+    const uint64_t id = ++root().async_ids_;
     nlohmann::json b = {{"ph", "b"},    {"cat", category}, {"name", name},    {"id", id},
                         {"pid", t.pid}, {"tid", t.tid},    {"ts", us(from_s)}};
     if (!args.is_null()) b["args"] = std::move(args);
@@ -107,7 +117,7 @@ class TraceEventLog {
   // is recorded when it happens; the end only if its start was kept (both inside the window).
   uint64_t flow_start(const Track& t, const std::string& name, double at_s) {
     if (!overlaps(at_s, at_s)) return 0;
-    const uint64_t id = ++flow_ids_;
+    const uint64_t id = ++root().flow_ids_;
     add({{"ph", "s"},
          {"cat", "flow"},
          {"name", name},
@@ -149,8 +159,10 @@ class TraceEventLog {
                                  ? nlohmann::json(nullptr)
                                  : nlohmann::json(end_s_)}};
   }
+  TraceEventLog& root() { return parent_ ? parent_->root() : *this; }
   void add(nlohmann::json e) {
     ++recorded_;
+    if (parent_) return parent_->add(std::move(e));
     if (sink_) emit(e);
     else events_.push_back(std::move(e));
   }
@@ -166,6 +178,8 @@ class TraceEventLog {
   uint64_t async_ids_ = 0, flow_ids_ = 0;
   std::ostream* sink_ = nullptr;
   uint64_t recorded_ = 0, emitted_ = 0;
+  TraceEventLog* parent_ = nullptr;  // a replica's log records into its cluster's
+  std::string prefix_;
 };
 
 }  // namespace kvtier

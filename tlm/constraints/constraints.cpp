@@ -64,6 +64,16 @@ void declare_constraint_report(StatGroup& c, const Constraints& k, const Constra
           "(host.decode_residency = streamed)");
   cap.add("violations", k.capacity.capacity_waits() + k.capacity.rejected(), "count",
           "capacity_waits + requests_rejected");
+  cap.add("offered_requests_per_s", x.offered_requests_per_s, "requests/s",
+          "requests of the workload over the span of their arrivals (0: one instant)");
+  cap.add("serving_ceiling_requests_per_s", x.ceiling_requests_per_s, "requests/s",
+          "what this replica serves at most, from the step cost model at the workload's mean "
+          "prompt and output with its reused prompt blocks cached (platforms/serving_capacity.h)");
+  cap.add("overloaded",
+          x.offered_requests_per_s > 0 && x.offered_requests_per_s > x.ceiling_requests_per_s,
+          "bool",
+          "offered above the ceiling: the queue grows without bound whatever the KV budget, and "
+          "capacity_waits count that queue");
   StatGroup bw = c.group("hbm_bandwidth",
                          "HBM bandwidth (spec §M.4.3): attention's KV re-reads from HBM against "
                          "step time (tlm/constraints/hbm_bandwidth.h)");
@@ -324,6 +334,14 @@ std::string constraint_verdict(const nlohmann::ordered_json& c) {
     link = "aggregate demand within B_tier in every window (" + rates + ") and every chunk in time";
   std::vector<std::string> also;
   const auto& cap = c["capacity"];
+  // An overload first: the queue it builds is what CAPACITY's waits then count.
+  if (cap["overloaded"].get<bool>())
+    also.push_back("OVERLOADED: the workload offers " +
+                   fixed(cap["offered_requests_per_s"].get<double>(), 3) +
+                   " requests/s against this replica's serving ceiling of " +
+                   fixed(cap["serving_ceiling_requests_per_s"].get<double>(), 3) +
+                   ", so its queue grows without bound and the latencies measure that queue "
+                   "(cluster.replicas; kvtier trace-stats sizes it)");
   if (cap["preemptions"].get<uint64_t>() || cap["violations"].get<uint64_t>() ||
       cap["streamed_steps"].get<uint64_t>())
     also.push_back("CAPACITY binds: " + std::to_string(cap["capacity_waits"].get<uint64_t>()) +

@@ -37,6 +37,11 @@ struct ConstraintContext {
   uint64_t steps = 0;             // scheduler steps run: what the CAPACITY waits are a share of
   uint64_t streamed_steps = 0;    // ... of those, steps that streamed decode-set KV from the tier
   double prefetch_slack_s = 0.0;  // HIDING: host.prefetch_slack_us
+  // What the workload offered (requests over the span of their arrivals) against this
+  // replica's serving ceiling with its reused prompt blocks cached
+  // (platforms/serving_capacity.h): above it the queue grows without bound, whatever the KV
+  // budget. 0: not known (nothing offered over time).
+  double offered_requests_per_s = 0.0, ceiling_requests_per_s = 0.0;
 };
 
 // One object per constraint, each with `definition` and `violations`, then `verdict`.
