@@ -196,8 +196,9 @@ std::string shared_prefix_file() {
                                {5.0, 3, 0, 1, 700, 4, 40}});  // session 3's first 40 blocks: 1's
 }
 
-RunResult run_router(const std::vector<std::string>& extra, RunOptions& o) {
-  o.platform = "h200-cxl2-x16-pinned";
+RunResult run_router(const std::vector<std::string>& extra, RunOptions& o,
+                     const std::string& platform = "h200-cxl2-x16-pinned") {
+  o.platform = platform;
   o.workload = shared_prefix_file();
   o.overrides = {"link.protocol=simple", "cluster.replicas=2"};
   o.overrides.insert(o.overrides.end(), extra.begin(), extra.end());
@@ -251,6 +252,20 @@ TEST(ClusterArrivalRouter, PrefixAffinitySendsARequestWhereItsPrefixIs) {
   EXPECT_EQ(d["cached_prefix_tokens"], 640);
   EXPECT_EQ(d["capped"], 0);
   EXPECT_EQ(d["load_cap"], 4);
+}
+
+// The same on the default platform's geometry (four layer groups of 1.25 MiB blocks, streamed
+// residency): a position counts as cached only when all four of its groups are, and r0's 40
+// positions are (it runs, pinning them), so r2 goes to replica 0 and finds 640 tokens there.
+TEST(ClusterArrivalRouter, PrefixAffinityCountsEveryLayerGroupOnTheDefaultGeometry) {
+  RunOptions o;
+  const RunResult r = run_router({"cluster.router=prefix_affinity", "cluster.load_cap=4"}, o, "");
+  ASSERT_EQ(r.config.host.layer_groups, 4u);
+  expect_premise(r);
+  EXPECT_EQ(r.routing->replica_of, (std::vector<uint32_t>{0, 1, 0}));
+  const nlohmann::ordered_json s = write_cluster_stats(r, o);
+  EXPECT_EQ(s["cached_prompt_tokens"], 640);
+  EXPECT_EQ(s["cluster"]["router_decisions"]["cached_prefix_tokens"], 640);
 }
 
 // The same with cluster.load_cap = 0: only the least loaded replica (1) may take r2; replica 0's
