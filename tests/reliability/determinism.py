@@ -6,6 +6,11 @@
       stats.json (kept with --keep) must be bit-identical, wall time aside.
   determinism.py builds KVTIER_A KVTIER_B TRACE
       the same runs with two builds (release and asan): stats.json bit-identical, wall aside.
+  determinism.py cluster KVTIER TRACE
+      a cluster run whose routers read the replicas at each arrival (least_loaded and
+      prefix_affinity, three replicas, the trace's first 150 requests), twice in two processes:
+      every JSON file written (the cluster's and each replica's) and requests.jsonl
+      bit-identical, wall time aside.
   determinism.py soak KVTIER TRACE LIMIT COPIES [--no-rss-bound]
       the first LIMIT requests of the Mooncake trace (0: all) written COPIES times back to back
       into one native workload (each copy shifted past the previous one, its sessions
@@ -103,6 +108,25 @@ def check_builds(kvtier_a, kvtier_b, trace):
         print(f"builds: {len(cases)} runs bit-identical between {kvtier_a} and {kvtier_b} (wall time aside)")
 
 
+def check_cluster(kvtier, trace):
+    with tempfile.TemporaryDirectory() as tmp:
+        n = 0
+        for router in ("least_loaded", "prefix_affinity"):
+            outs = []
+            for k in range(2):
+                out = Path(tmp) / f"{router}-{k}"
+                run([kvtier, "run", "--quiet", "--workload", f"mooncake:{trace},limit=150",
+                     "--set", "cluster.replicas=3", "--set", f"cluster.router={router}",
+                     "--out", out])
+                outs.append(out)
+            n += compare_trees(outs[0], outs[1], f"cluster.router={router}, two processes")
+            for f in sorted(p.relative_to(outs[0]) for p in outs[0].rglob("requests.jsonl")):
+                if (outs[0] / f).read_bytes() != (outs[1] / f).read_bytes():
+                    fail(f"cluster.router={router}: {f} differs between two processes")
+        print(f"cluster: {n} JSON files and every requests.jsonl identical between two processes "
+              "for least_loaded and prefix_affinity (wall time aside)")
+
+
 def rss_kib(pid):
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -191,6 +215,8 @@ if __name__ == "__main__":
         check_jobs(sys.argv[2], sys.argv[3])
     elif mode == "builds":
         check_builds(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif mode == "cluster":
+        check_cluster(sys.argv[2], sys.argv[3])
     elif mode == "soak":
         check_soak(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), "--no-rss-bound" not in sys.argv[6:])
     else:
