@@ -139,7 +139,8 @@ int cmd_experiment(int argc, char** argv) {
     out.table.print(std::cout);
     std::cout << "\nmeasurement that would support it:\n"
               << out.support_measurement << "measurement that would refute it:\n"
-              << out.refute_measurement << "verdict: " << out.verdict << "\n";
+              << out.refute_measurement << "verdict: " << out.verdict << "\n"
+              << describe_flip(out.flip) << "\n";
     if (json.wanted()) {
       nlohmann::ordered_json j;
       j["experiment"] = o.experiment;
@@ -152,6 +153,7 @@ int cmd_experiment(int argc, char** argv) {
       j["refute_measurement"] = out.refute_measurement;
       j["supported"] = out.supported;
       j["verdict"] = out.verdict;
+      j["flip"] = flip_json(out.flip);
       json.write(j.dump(2));
       if (o.json != "-") std::cout << "wrote " << o.json << "\n";
     }

@@ -2,6 +2,7 @@
 // The parts of `kvtier experiment` (platforms/commands/cmd_experiment.cpp): its options, the
 // simulations of one experiment run as child processes, the printed table and the outcome each
 // claim (experiment_claims_*.cpp) returns.
+#include "platforms/flip_point.h"
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -70,6 +71,9 @@ struct Outcome {
   bool supported = false;
   std::string verdict;
   nlohmann::ordered_json extra;
+  // The verdict judged at each value of the swept axis alone, and where it flips
+  // (platforms/flip_point.h).
+  FlipPoint flip;
 };
 // A trace workload with one more option; std::invalid_argument for a synthetic workload.
 std::string with_option(const std::string& workload, const std::string& option);

@@ -15,6 +15,8 @@ namespace fs = std::filesystem;
 Outcome c1(const Options& o, const fs::path& work) {
   std::vector<Run> runs;
   const auto loads = option_list("loads", o.loads);
+  Outcome out;
+  out.flip.axis = "load (workload rate_scale)";
   for (const std::string& load : loads) {
     option_positive("loads", load);
     const std::string w = load == "1" ? o.workload : with_option(o.workload, "rate_scale=" + load);
@@ -34,7 +36,6 @@ Outcome c1(const Options& o, const fs::path& work) {
     }
   }
   run_all(runs, o, work);
-  Outcome out;
   out.claim = "C1. Device-local decisions remove host round-trips from the promotion path";
   out.table.columns = {"dma",           "load",          "promotions",  "p50_ms",
                        "p99_ms",        "queue_ms",      "transfer_ms", "stall/token_ms",
@@ -79,6 +80,8 @@ Outcome c1(const Options& o, const fs::path& work) {
     const bool lower_latency =
         num(dev, "promotion_latency_p99_s") < num(host, "promotion_latency_p99_s");
     all_support &= lower_latency && diff > o.stall_difference;
+    out.flip.points.push_back(
+        {option_positive("loads", loads[i / 2]), lower_latency && diff > o.stall_difference});
     support << "  load " << loads[i / 2] << ": promotion latency p50/p99 device "
             << fmt(num(dev, "promotion_latency_p50_s") * 1e3) << "/"
             << fmt(num(dev, "promotion_latency_p99_s") * 1e3) << " ms vs host-issued "
@@ -129,6 +132,7 @@ Outcome c2(const Options& o, const fs::path& work) {
   run_all(runs, o, work);
   Outcome out;
   out.claim = "C2. Metadata lookup at memory latency matters";
+  out.flip.axis = "SRAM index entries (ctrl.index_sets x ctrl.index_ways, or the cache's)";
   out.table.columns = {"org",        "sram_entries",     "promotions",    "lookup_share",
                        "lookup_us",  "queue_ms",         "transfer_ms",   "sram_hit_rate",
                        "dram_reads", "dropped_no_space", "stall/token_ms"};
@@ -153,6 +157,11 @@ Outcome c2(const Options& o, const fs::path& work) {
     const double hit_rate = cached && hits + misses > 0 ? hits / (hits + misses) : 1.0;
     const uint64_t dropped = s["blocks"]["dropped_index_full"].get<uint64_t>();
     if (timed && cached) worst_cached = std::max(worst_cached, share), any_cached = true;
+    // The claim at this size alone: the cached organisation's lookup share (unmeasured when it
+    // promoted nothing).
+    if (cached)
+      out.flip.points.push_back({static_cast<double>(std::stoull(sizes[i / 2])),
+                                 timed ? std::optional<bool>(share >= o.material) : std::nullopt});
     if (timed && !cached) best_full = std::min(best_full, share), any_full = true;
     out.rows.push_back({{"org", cached ? "cached" : "full"},
                         {"sram_entries", std::stoull(sizes[i / 2])},

@@ -35,6 +35,21 @@ def experiment(kvtier, trace, name, *extra):
         return p.stdout, table
 
 
+def check_flip(name, t, axis_word, values):
+    """The JSON's flip point against its own points, recomputed here: the first value in
+    ascending order whose verdict differs from the smallest measured value's; null without one."""
+    f = t["flip"]
+    expect(axis_word in f["axis"], f"{name}: flip axis '{f['axis']}' does not name {axis_word}")
+    pts = f["points"]
+    expect([p["value"] for p in pts] == sorted(values), f"{name}: flip points {pts} are not {values}")
+    expect(f["range"] == [min(values), max(values)], f"{name}: flip range {f['range']}")
+    measured = [p for p in pts if p["supported"] is not None]
+    flip = next((p["value"] for p in measured if p["supported"] != measured[0]["supported"]), None) \
+        if measured else None
+    expect(f["value"] == flip, f"{name}: flip value {f['value']}, recomputed {flip}")
+    expect((f["supported_below_value"] is None) == (flip is None), f"{name}: supported_below_value")
+
+
 def check_c1(kvtier, trace):
     out, t = experiment(kvtier, trace, "c1", "--loads", "1,2")
     expect(len(t["rows"]) == 4, "c1: two loads x two DMA modes")
@@ -43,6 +58,8 @@ def check_c1(kvtier, trace):
     expect(all(r["promotions"] > 0 for r in t["rows"]), "c1: every run promotes")
     expect(all(h["promotion_latency_p50_s"] > 0 for h in host), "c1: host path has latency")
     expect(dev[0]["promotions"] == host[0]["promotions"], "c1: same promotions in both modes")
+    check_flip("c1", t, "load", [1, 2])
+    expect("flip: " in out, "c1: the flip line is printed")
 
 
 def check_c2(kvtier, trace):
@@ -57,6 +74,16 @@ def check_c2(kvtier, trace):
     # share is unmeasured (null), not 0.
     expect(full[0]["promotions"] == 0 and full[0]["lookup_share"] is None,
            f"c2: a run without promotions has no lookup share: {full[0]}")
+    check_flip("c2", t, "entries", [256, 65536])
+    # The flip both ways, from this run's own shares: a --material between the small cache's
+    # share and the large one's makes the claim hold at 256 entries only (flip at 65536); one
+    # above both makes it fail everywhere (no flip).
+    small, large = cached[0]["lookup_share"], cached[1]["lookup_share"]
+    expect(small > large, f"c2: a smaller cache misses more ({small} vs {large})")
+    for material, value, below in [((small + large) / 2, 65536, True), (small * 2, None, None)]:
+        _, m = experiment(kvtier, trace, "c2", "--index-sizes", "256,65536", "--material", repr(material))
+        expect(m["flip"]["value"] == value and m["flip"]["supported_below_value"] == below,
+               f"c2 --material {material}: flip {m['flip']}, expected value {value}")
 
 
 def check_c3(kvtier, trace):
@@ -66,6 +93,7 @@ def check_c3(kvtier, trace):
         expect(r["core_utilisation"] > 0, "c3: CPU time is accounted")
         if r["dma"] == "host":
             expect(r["copy_issue_s"] > 0 and r["descriptor_s"] == 0, "c3: host mode pays per-copy calls only")
+    check_flip("c3", t, "tenants", [1, 8])
 
 
 def check_c4(kvtier, trace):
@@ -74,6 +102,7 @@ def check_c4(kvtier, trace):
     expect("+34.15" in out and "+24.85" in out, "c4: the spec's figures are printed beside ours")
     for r in t["rows"]:
         expect(0 <= r["hit_rate"] <= 1 and 0 <= r["hit_rate_persistent"] <= 1, "c4: hit rates are fractions")
+    check_flip("c4", t, "budget", [8, 32])
 
 
 def check_prefetch_deadline(kvtier, trace):

@@ -1,0 +1,47 @@
+// Where an experiment's verdict flips along its axis (platforms/flip_point.h), on points given by
+// hand: the first value in ascending order whose verdict differs from the smallest measured
+// value's, none when every measured value agrees, unmeasured points skipped.
+#include <gtest/gtest.h>
+
+#include "platforms/flip_point.h"
+
+using namespace kvtier;
+
+// Budgets 8, 16, 32, 64 GiB given out of order: refuted at 8 and 16, supported from 32 on.
+TEST(FlipPoint, FirstValueWhoseVerdictDiffersInAscendingOrder) {
+  FlipPoint f{"budget", {{32, true}, {8, false}, {64, true}, {16, false}}};
+  ASSERT_TRUE(f.value());
+  EXPECT_EQ(*f.value(), 32);
+  EXPECT_EQ(f.first_verdict(), false);
+  const auto j = flip_json(f);
+  EXPECT_EQ(j["range"], nlohmann::ordered_json::array({8, 64}));
+  EXPECT_EQ(j["value"], 32);
+  EXPECT_EQ(j["supported_below_value"], false);
+  EXPECT_EQ(j["points"][0]["value"], 8);
+  EXPECT_EQ(j["points"][3]["supported"], true);
+  EXPECT_EQ(describe_flip(f), "flip: along budget 8 to 64, refuted below 32, supported at 32");
+}
+
+// The same verdict at every value: no flip in range (null), which the line says as such.
+TEST(FlipPoint, NoneWhenEveryMeasuredValueAgrees) {
+  FlipPoint f{"tenants", {{1, true}, {4, true}, {16, std::nullopt}, {64, true}}};
+  EXPECT_FALSE(f.value());
+  const auto j = flip_json(f);
+  EXPECT_TRUE(j["value"].is_null());
+  EXPECT_TRUE(j["supported_below_value"].is_null());
+  EXPECT_TRUE(j["points"][2]["supported"].is_null());  // 16: not measured
+  EXPECT_EQ(describe_flip(f),
+            "flip: none along tenants 1 to 64 (supported at every measured value)");
+}
+
+// An unmeasured smallest value does not set the reference verdict; nothing measured, nothing
+// flips; nothing swept, no range.
+TEST(FlipPoint, UnmeasuredPointsAreSkipped) {
+  FlipPoint f{"entries", {{256, std::nullopt}, {1024, true}, {4096, false}}};
+  EXPECT_EQ(f.first_verdict(), true);
+  EXPECT_EQ(*f.value(), 4096);
+  FlipPoint none{"entries", {{256, std::nullopt}}};
+  EXPECT_FALSE(none.value());
+  EXPECT_EQ(describe_flip(none), "flip: nothing measured along entries 256 to 256");
+  EXPECT_TRUE(flip_json(FlipPoint{"x", {}})["range"].is_null());
+}
