@@ -195,30 +195,41 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
             "replicas offered more requests per second than their serving ceiling");
   fleet.add("qos_replicas", f.qos, "replicas", "replicas with a tenant below the QoS goal");
   fleet.add("verdict", f.verdict(), "text", "the fleet's verdict line, from the figures above");
-  StatGroup list = cluster.list("per_replica", "one entry per replica, in replica order");
-  for (uint32_t k = 0; k < n; ++k) {
-    StatGroup e = list.item();
-    const Platform* platform = served_replica(r, k);
-    e.add("replica", k, "index", "its outputs are under replica-K/ (K = this index)");
-    e.add("requests", routing.parts[k].requests.size(), "requests", "requests routed to it");
-    e.add("sessions", routing.sessions[k], "sessions", "distinct sessions routed to it");
-    e.add("prompt_tokens", routing.prompt_tokens[k], "tokens", "prompt tokens routed to it");
-    if (!platform) {
-      e.add("verdict", "no request was routed to this replica", "text",
+  // One entry per replica, under cluster.per_replica and (the same) under the top level's
+  // `replicas`.
+  auto per_replica = [&](StatGroup list) {
+    for (uint32_t k = 0; k < n; ++k) {
+      StatGroup e = list.item();
+      const Platform* platform = served_replica(r, k);
+      e.add("replica", k, "index", "its outputs are under replica-K/ (K = this index)");
+      e.add("requests", routing.parts[k].requests.size(), "requests", "requests routed to it");
+      e.add("sessions", routing.sessions[k], "sessions", "distinct sessions routed to it");
+      e.add("prompt_tokens", routing.prompt_tokens[k], "tokens", "prompt tokens routed to it");
+      if (!platform) {
+        e.add("verdict", "no request was routed to this replica", "text",
+              "its constraint verdict (replica-K/stats.json's constraints)");
+        continue;
+      }
+      const SchedStats& s = platform->scheduler().stats();
+      e.add("requests_completed", s.requests_completed, "requests", "requests it completed");
+      e.add("preemptions", s.preemptions, "preemptions", "requests it preempted");
+      e.add("sim_time_s", s.end_s, "s", "its last token");
+      e.add("ttft_p50_s", percentile_or_null(s.ttft_s, 50), "s", "its TTFT median");
+      e.add("ttft_p99_s", percentile_or_null(s.ttft_s, 99), "s", "its TTFT 99th percentile");
+      e.add("cached_prompt_tokens", s.cached_prompt_tokens, "tokens",
+            "prompt tokens it served from HBM or its tier");
+      e.add("prefix_hit_rate",
+            routing.prompt_tokens[k] ? nlohmann::json(static_cast<double>(s.cached_prompt_tokens) /
+                                                      routing.prompt_tokens[k])
+                                     : nlohmann::json(),
+            "fraction", "cached_prompt_tokens over the prompt tokens routed to it");
+      e.add("verdict", verdict_of(*platform), "text",
             "its constraint verdict (replica-K/stats.json's constraints)");
-      continue;
     }
-    const SchedStats& s = platform->scheduler().stats();
-    e.add("requests_completed", s.requests_completed, "requests", "requests it completed");
-    e.add("preemptions", s.preemptions, "preemptions", "requests it preempted");
-    e.add("sim_time_s", s.end_s, "s", "its last token");
-    e.add("ttft_p50_s", percentile_or_null(s.ttft_s, 50), "s", "its TTFT median");
-    e.add("ttft_p99_s", percentile_or_null(s.ttft_s, 99), "s", "its TTFT 99th percentile");
-    e.add("cached_prompt_tokens", s.cached_prompt_tokens, "tokens",
-          "prompt tokens it served from HBM or its tier");
-    e.add("verdict", verdict_of(*platform), "text",
-          "its constraint verdict (replica-K/stats.json's constraints)");
-  }
+  };
+  per_replica(cluster.list("per_replica", "one entry per replica, in replica order"));
+  per_replica(run.list("replicas", "one entry per replica, in replica order (the same as "
+                                   "cluster.per_replica)"));
   StatGroup provenance = run.group("provenance", kProvenanceMeaning);
   provenance.add("platform", r.config.source, "text", "the platform file every replica runs");
   provenance.add("seed", options.seed, "integer", "random seed of the run (--seed)");

@@ -140,7 +140,9 @@ TEST(Cluster, AffinityServesAReturningTurnFromItsOwnReplicasCache) {
   for (int k = 0; k < 2; ++k) {
     EXPECT_EQ(s["cluster"]["per_replica"][k]["requests"], 2);
     EXPECT_EQ(s["cluster"]["per_replica"][k]["cached_prompt_tokens"], 640);
+    EXPECT_DOUBLE_EQ(s["replicas"][k]["prefix_hit_rate"].get<double>(), 640.0 / (640 + 700));
   }
+  EXPECT_EQ(s["replicas"], s["cluster"]["per_replica"]);  // the top level's copy
   // The fleet's constraints are the replicas' summed: both served, steps and chunks add up.
   const auto& fleet = s["cluster"]["fleet"];
   EXPECT_EQ(fleet["replicas_served"], 2);
