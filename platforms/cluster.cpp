@@ -11,31 +11,36 @@ void declare_keys(KeyRegistry& r, ClusterConfig& c) {
            "serving replicas, each a whole platform (GPU, HBM budget, scheduler, host control "
            "plane, link, device, private tier); kvtier run writes each one's outputs under "
            "replica-K/ and the cluster's figures in stats.json");
-  r.choice_enum("cluster.router", &c.router, kClusterRouterNames,
-                "which replica serves a request: session_affinity (a session's later turns where its "
-                "first went; a new session to the replica with the fewest prompt tokens routed) "
-                "or round_robin (request i to replica i mod N), decided before the run; "
-                "least_loaded (fewest requests in flight at the arrival) or prefix_affinity "
-                "(longest cached prefix of the prompt among replicas within cluster.load_cap of "
-                "the least loaded), decided at each arrival from the replicas' state");
+  r.choice_enum(
+      "cluster.router", &c.router, kClusterRouterNames,
+      "which replica serves a request: session_affinity (a session's later turns where its "
+      "first went; a new session to the replica with the fewest prompt tokens routed) "
+      "or round_robin (request i to replica i mod N), decided before the run; "
+      "least_loaded (fewest requests in flight at the arrival) or prefix_affinity "
+      "(longest cached prefix of the prompt among replicas within cluster.load_cap of "
+      "the least loaded), decided at each arrival from the replicas' state");
   r.number("cluster.load_cap", &c.load_cap, 0, 1000000,
            "prefix_affinity: a replica is a candidate while it has at most this many more "
            "requests in flight than the least loaded one (0: only the least loaded; a large "
            "value: prefix alone)");
 }
 
+workload::Workload empty_part_of(const workload::Workload& input) {
+  workload::Workload part;
+  part.source = input.source;
+  part.block_tokens = input.block_tokens;
+  part.tenants = input.tenants;
+  return part;
+}
+
 RoutingBook::RoutingBook(const workload::Workload& input, uint32_t replicas, RoutedWorkload& out)
     : input_(input), out_(out), seen_(replicas) {
-  out_.parts.resize(replicas);
+  // Parts made before (the arrival router's, which the replicas already read) stay as they are.
+  out_.parts.resize(replicas, empty_part_of(input));
   out_.original.resize(replicas);
   out_.prompt_tokens.assign(replicas, 0);
   out_.sessions.assign(replicas, 0);
   out_.replica_of.resize(input.requests.size());
-  for (workload::Workload& part : out_.parts) {
-    part.source = input.source;
-    part.block_tokens = input.block_tokens;
-    part.tenants = input.tenants;
-  }
 }
 
 void RoutingBook::assign(size_t i, uint32_t k) {

@@ -72,6 +72,10 @@ struct RoutedWorkload {
   uint64_t split_sessions = 0;          // sessions whose turns went to more than one replica
 };
 
+// A replica's part of `input` before any request is routed to it: the input's source, block
+// geometry and tenants, no request.
+workload::Workload empty_part_of(const workload::Workload& input);
+
 // Fills a RoutedWorkload one decision at a time, in arrival order: route() before the run, the
 // arrival router during it (each part's request list is reserved to the input's size first, so
 // a scheduler reading a part while it grows keeps valid references).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 #include "platforms/simulate.h"
 #include "tlm/kv/metrics.h"
@@ -49,8 +50,6 @@ Pooled pool(const RunResult& r) {
   return p;
 }
 
-std::string verdict_of(const Platform& p) { return p.constraints()["verdict"].get<std::string>(); }
-
 // The constraints over the fleet: on how many replicas each binds, with the counts summed (a
 // share is of the summed counts, never an average of replicas' shares).
 struct Fleet {
@@ -58,6 +57,9 @@ struct Fleet {
   uint64_t chunks = 0, chunks_late = 0, steps = 0, capacity_waits = 0, windows = 0,
            windows_over = 0;
   double peak_demanded = 0;  // the largest of the replicas', x B_tier
+  // Each replica's own verdict line, in replica order (empty: it served no request). Read
+  // here with the rest, so each replica's constraints are judged once per report.
+  std::vector<std::string> replica_verdicts;
   std::string verdict() const {
     auto pct = [](uint64_t a, uint64_t b) {
       std::ostringstream o;
@@ -82,10 +84,12 @@ struct Fleet {
 
 Fleet fleet_of(const RunResult& r) {
   Fleet f;
+  f.replica_verdicts.resize(r.replicas.size());
   for (size_t k = 0; k < r.replicas.size(); ++k) {
     const Platform* platform = served_replica(r, k);
     if (!platform) continue;
     const nlohmann::ordered_json c = platform->constraints();
+    f.replica_verdicts[k] = c["verdict"].get<std::string>();
     const auto& cap = c["capacity"];
     const auto& su = c["sustainability"];
     const auto& hi = c["hiding"];
@@ -223,13 +227,14 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
                                                       routing.prompt_tokens[k])
                                      : nlohmann::json(),
             "fraction", "cached_prompt_tokens over the prompt tokens routed to it");
-      e.add("verdict", verdict_of(*platform), "text",
+      e.add("verdict", f.replica_verdicts[k], "text",
             "its constraint verdict (replica-K/stats.json's constraints)");
     }
   };
   per_replica(cluster.list("per_replica", "one entry per replica, in replica order"));
-  per_replica(run.list("replicas", "one entry per replica, in replica order (the same as "
-                                   "cluster.per_replica)"));
+  per_replica(run.list("replicas",
+                       "one entry per replica, in replica order (the same as "
+                       "cluster.per_replica)"));
   StatGroup provenance = run.group("provenance", kProvenanceMeaning);
   provenance.add("platform", r.config.source, "text", "the platform file every replica runs");
   provenance.add("seed", options.seed, "integer", "random seed of the run (--seed)");
@@ -289,10 +294,10 @@ std::string format_cluster_summary(const RunResult& r) {
   os << "\n";
   os << "(latencies of the cluster row are over every replica's requests; each replica's "
         "figures, constraints and verdict are in replica-K/stats.json)\n";
-  os << "fleet: " << fleet_of(r).verdict() << "\n";
+  const Fleet fleet = fleet_of(r);
+  os << "fleet: " << fleet.verdict() << "\n";
   for (uint32_t k = 0; k < r.config.cluster.replicas; ++k)
-    if (const Platform* platform = served_replica(r, k))
-      os << "replica " << k << ": " << verdict_of(*platform) << "\n";
+    if (served_replica(r, k)) os << "replica " << k << ": " << fleet.replica_verdicts[k] << "\n";
   return os.str();
 }
 

@@ -1,25 +1,19 @@
 #include "platforms/serving_capacity.h"
 
 #include <algorithm>
+#include <vector>
 #include <cmath>
 #include <sstream>
-#include <unordered_set>
 
 #include "platforms/platform.h"
 #include "tlm/sched/decode_cost_model.h"
+#include "tlm/common/text.h"
 
 namespace kvtier {
 
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os.setf(std::ios::fixed);
-  os.precision(digits);
-  os << v;
-  return os.str();
-}
 }  // namespace
 
 ServingCapacity serving_capacity(const PlatformConfig& config, double mean_prompt_tokens,
@@ -65,16 +59,19 @@ OfferedLoad offered_load(const workload::Workload& w) {
   OfferedLoad o;
   if (w.requests.empty()) return o;
   double prompt = 0, output = 0;
-  uint64_t blocks = 0, reused = 0;
-  std::unordered_set<uint64_t> seen;
+  std::vector<uint64_t> keys;  // every prefix block named, repeats included
   for (const workload::Request& r : w.requests) {
     prompt += r.prompt_tokens;
     output += r.output_tokens;
-    for (uint64_t key : r.prefix_hashes) {
-      ++blocks;
-      reused += !seen.insert(key).second;
-    }
+    keys.insert(keys.end(), r.prefix_hashes.begin(), r.prefix_hashes.end());
   }
+  // A block named again is reused: the names less the distinct ones (a sort, not a hash set:
+  // a full trace names millions).
+  const uint64_t blocks = keys.size();
+  std::sort(keys.begin(), keys.end());
+  const uint64_t distinct =
+      static_cast<uint64_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+  const uint64_t reused = blocks - distinct;
   const double n = static_cast<double>(w.requests.size());
   o.mean_prompt_tokens = prompt / n;
   o.mean_output_tokens = output / n;

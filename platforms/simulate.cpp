@@ -110,12 +110,7 @@ RunResult simulate(const RunOptions& options) {
     if (routes_at_arrival(r.config.cluster.router)) {
       // Every replica is built with an empty request list that the router fills at arrivals.
       r.routing = std::make_unique<RoutedWorkload>();
-      r.routing->parts.resize(replicas);
-      for (workload::Workload& part : r.routing->parts) {
-        part.source = r.workload->source;
-        part.block_tokens = r.workload->block_tokens;
-        part.tenants = r.workload->tenants;
-      }
+      r.routing->parts.assign(replicas, empty_part_of(*r.workload));
       std::vector<Platform*> platforms;
       for (uint32_t k = 0; k < replicas; ++k) {
         build(k);

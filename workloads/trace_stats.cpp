@@ -1,4 +1,5 @@
 #include "workloads/trace_stats.h"
+#include "tlm/common/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,12 +34,6 @@ struct Touch {
   uint32_t request;  // index of the request that touches the block
   bool reference;    // a prompt reference (true) or a block the request's decode completes
 };
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
 
 std::string describe(const Distribution& d, int digits) {
   if (d.count == 0) return "n/a (no values)";

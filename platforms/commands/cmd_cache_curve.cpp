@@ -24,6 +24,7 @@
 #include "workloads/trace_input.h"
 #include "workloads/trace_options.h"
 #include "workloads/workload_spec.h"
+#include "tlm/common/text.h"
 
 namespace kvtier {
 namespace {
@@ -56,12 +57,6 @@ const char* const kSemantics =
 int usage_error(const std::string& what) {
   std::cerr << "kvtier cache-curve: " << what << " (kvtier cache-curve --help lists the options)\n";
   return 2;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "platforms/cli_options.h"
+#include "tlm/common/text.h"
 
 namespace kvtier::link_study {
 
@@ -84,12 +85,6 @@ References references_for(const LinkConfig& c) {
         284.9,
         "284.9 ns (M: CXL ASIC, lmbench lat_mem_rd, CXL-DMSim paper data, arXiv 2411.02282)"};
   return r;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
 }
 
 std::string mix_name(double rf) {

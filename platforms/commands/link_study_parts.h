@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "platforms/platform_config.h"
+#include "tlm/common/text.h"
 #include "tlm/link/link_study.h"
 
 #include <nlohmann/json.hpp>
@@ -38,7 +39,6 @@ struct References {
 };
 References references_for(const LinkConfig& c);
 
-std::string fixed(double v, int digits);
 // "read-only", "write-only", "2:1 read:write" or "reads N %".
 std::string mix_name(double rf);
 

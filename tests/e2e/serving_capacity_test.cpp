@@ -71,6 +71,34 @@ TEST(ServingCapacity, DecodeSetAndServiceTimeFollowTheStepCostModel) {
   EXPECT_EQ(serving_capacity(small, 4000, 8000, 0.0).decode_set, 1u);
 }
 
+// The estimate on a second geometry: the pinned preset's all-layer blocks (one layer group) of 32
+// tokens, where the default has four groups of 16-token blocks. The KV budget holds the same
+// tokens either way, to within one block: budget / (KV bytes per token on one GPU). At a mean
+// context of 8,000 tokens the decode set is that over 8,000 on both, and the decode step and
+// prefill, which read tokens, not blocks, give both the same ceiling.
+TEST(ServingCapacity, ASecondGeometryHoldsTheSameTokensAndServesTheSame) {
+  const PlatformConfig one = load_platform("", {});
+  const PlatformConfig two = load_platform("h200-cxl2-x16-pinned", {"host.block_tokens=32"});
+  ASSERT_EQ(layer_groups(one, one.model_shape), 4u);
+  ASSERT_EQ(layer_groups(two, two.model_shape), 1u);
+  ASSERT_EQ(one.hbm.kv_budget_gib, two.hbm.kv_budget_gib);
+  const double bytes_per_token =
+      static_cast<double>(one.model_shape.kv_bytes_per_token(one.model.kv_dtype_bytes)) /
+      one.model.tensor_parallel;
+  const double tokens = one.hbm.kv_budget_gib * 1024 * 1024 * 1024 / bytes_per_token;
+  for (const PlatformConfig* config : {&one, &two}) {
+    const ServingCapacity c = serving_capacity(*config, 4000, 8000, 0.0);
+    const uint64_t by_hand =
+        std::min<uint64_t>(static_cast<uint64_t>(tokens / 8000), config->sched.max_decode_set);
+    EXPECT_EQ(c.decode_set, by_hand) << config->source;
+  }
+  const ServingCapacity a = serving_capacity(one, 4000, 8000, 0.5);
+  const ServingCapacity b = serving_capacity(two, 4000, 8000, 0.5);
+  EXPECT_DOUBLE_EQ(a.decode_step_s, b.decode_step_s);
+  EXPECT_DOUBLE_EQ(a.prefill_s, b.prefill_s);
+  EXPECT_DOUBLE_EQ(a.requests_per_s, b.requests_per_s);
+}
+
 // Sizing goes one way and then the other: a rate under one replica's ceiling needs one and is no
 // overload; the same requests arriving 50 times as fast need more, and run warns.
 TEST(ServingCapacity, ReplicasNeededAndOverloadWarningFlipWithTheRate) {

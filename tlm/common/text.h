@@ -1,5 +1,6 @@
 #pragma once
-// Small text helpers shared by the parsers of options, --set arguments and platform keys.
+// Small text helpers shared by the parsers of options, --set arguments and platform keys, and
+// by the reports that print numbers.
 #include <cmath>
 #include <cstdint>
 #include <iomanip>
@@ -23,6 +24,14 @@ inline std::string format_number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
     os << static_cast<long long>(v);
   else os << std::setprecision(12) << v;
+  return os.str();
+}
+
+// `v` with exactly `digits` digits after the point, as a table prints it (fixed(0.5, 3) is
+// "0.500").
+inline std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
   return os.str();
 }
 

@@ -1,6 +1,7 @@
 #include "tlm/constraints/constraints.h"
 
 #include "tlm/kv/metrics.h"
+#include "tlm/common/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,13 +11,7 @@
 
 namespace kvtier {
 
-namespace {
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
-}  // namespace
+namespace {}  // namespace
 
 nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintContext& x) {
   nlohmann::ordered_json c, about;

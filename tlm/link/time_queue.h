@@ -21,6 +21,8 @@
 // and the bound helpers, which rely on order, are not used on them.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <systemc>
 #include <vector>
 
@@ -30,13 +32,17 @@ namespace kvtier {
 
 using Ticks = sc_core::sc_time::value_type;  // simulation-time resolution units
 inline Ticks ticks(const sc_core::sc_time& t) { return t.value(); }
-// SystemC's from_value is out of line, and every link message converts a few times. Below 2^52
-// ticks (75 simulated minutes at 1 ps) one tick times v gives v exactly (v + 0.5 is a double,
-// and SystemC's multiply truncates it back); later times take from_value itself.
-// tests/tlm/sim_time_test.cpp checks both sides of the bound.
+// SystemC's from_value is out of line, its multiply goes through a volatile double, and every
+// link message converts a few times. An sc_time is its tick count and nothing else (SystemC
+// keeps a single value_type member, checked below), so the count is copied into one made by
+// the inline default constructor. tests/tlm/sim_time_test.cpp compares it with from_value.
 inline sc_core::sc_time from_ticks(Ticks v) {
-  return v < (Ticks{1} << 52) ? detail::one_tick() * static_cast<double>(v)
-                              : sc_core::sc_time::from_value(v);
+  static_assert(
+      sizeof(sc_core::sc_time) == sizeof(Ticks) && std::is_standard_layout<sc_core::sc_time>::value,
+      "sc_time holds exactly its tick count");
+  sc_core::sc_time t;
+  std::memcpy(static_cast<void*>(&t), &v, sizeof v);
+  return t;
 }
 
 // x / d for the divisors time runs use, most of them powers of two (1, 2, 64 B of TLP bytes
