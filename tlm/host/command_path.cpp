@@ -52,7 +52,7 @@ void DescriptorRing::flush(double at_s) {
     post = cpu_.reserve(post, cpu_per_descriptor) + cpu_per_descriptor;
     stats_.cpu_descriptor_s += to_seconds(cpu_per_descriptor);
     c.issued_s = to_seconds(post);
-    in_flight_[c.d.tag] = c;
+    in_flight_.put(c);
     if (c.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) deferred_[c.key] = c.d.tag;
     uint8_t bytes[cmdset::kDescriptorBytes];
     cmdset::encode(c.d, bytes);
@@ -68,16 +68,46 @@ void DescriptorRing::flush(double at_s) {
   total_cpu(stats_);
 }
 
+void InFlightCommands::put(const Command& c) {
+  const uint16_t tag = c.d.tag;
+  for (;;) {
+    const size_t slot = tag & (slots_.size() - 1);
+    if (!used_[slot] || slots_[slot].d.tag == tag || slots_.size() > UINT16_MAX) {
+      slots_[slot] = c;
+      used_[slot] = 1;
+      return;
+    }
+    // The window of tags in flight outgrew the table: double it and place them again.
+    std::vector<Command> slots(2 * slots_.size());
+    std::vector<uint8_t> used(2 * slots_.size(), 0);
+    for (size_t i = 0; i < slots_.size(); ++i)
+      if (used_[i]) {
+        const size_t j = slots_[i].d.tag & (slots.size() - 1);
+        slots[j] = slots_[i];
+        used[j] = 1;
+      }
+    slots_.swap(slots);
+    used_.swap(used);
+  }
+}
+
+bool InFlightCommands::take(uint16_t tag, Command& out) {
+  const size_t slot = tag & (slots_.size() - 1);
+  if (!used_[slot] || slots_[slot].d.tag != tag) return false;
+  out = slots_[slot];
+  used_[slot] = 0;
+  return true;
+}
+
 void DescriptorRing::on_completion(const cmdset::Completion& c, double arrival_s) {
-  auto it = in_flight_.find(c.tag);
-  if (it == in_flight_.end()) {
+  Command p;
+  if (!in_flight_.take(c.tag, p)) {
     SC_REPORT_ERROR("kvtier/host", ("completion for unknown tag " + std::to_string(c.tag)).c_str());
     return;
   }
-  const Command p = it->second;
-  in_flight_.erase(it);
-  if (auto d = deferred_.find(p.key); d != deferred_.end() && d->second == c.tag)
-    deferred_.erase(d);
+  if (!deferred_.empty())
+    if (auto d = deferred_.find(p.key); d != deferred_.end() && d->second == c.tag)
+      deferred_.erase(d);
   stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
   total_cpu(stats_);
   switch (p.op) {

@@ -67,6 +67,23 @@ class CommandPath {
   std::vector<Command> queue_;
 };
 
+// The commands in flight, by tag. Tags are handed out in sequence, so the tags in flight are a
+// window of consecutive ones: a command sits in slot tag mod size, and the table doubles when
+// the window outgrows it, up to one slot per 16-bit tag, where a new command replaces one whose
+// tag came round again, as a map keyed by tag would. No allocation per command (a map node per
+// descriptor was one).
+class InFlightCommands {
+ public:
+  void put(const Command& c);  // under c.d.tag
+  // Takes the command tagged `tag` out into `out`; false when none is in flight.
+  bool take(uint16_t tag, Command& out);
+  size_t slots() const { return slots_.size(); }
+
+ private:
+  std::vector<Command> slots_ = std::vector<Command>(256);
+  std::vector<uint8_t> used_ = std::vector<uint8_t>(256, 0);
+};
+
 class DescriptorRing : public CommandPath {
  public:
   DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config, uint32_t ring_entries,
@@ -93,7 +110,7 @@ class DescriptorRing : public CommandPath {
   Timeline& cpu_;
   HostStats& stats_;
   CommandOutcomes& outcomes_;
-  std::unordered_map<uint16_t, Command> in_flight_;
+  InFlightCommands in_flight_;
   std::unordered_map<uint64_t, uint16_t>
       deferred_;  // block -> tag of its deferrable command in flight
   Waiter waiter_;
