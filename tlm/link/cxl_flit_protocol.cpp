@@ -345,22 +345,22 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
   RunPlan p;
   p.dir = &tx == dirs_[0].get() ? 0 : 1;
   p.tlp = run.tlp;
-  p.n = n;
-  p.b = b;
-  p.B = B;
-  p.F = F;
-  p.unit = unit;
-  p.lat = lat;
-  p.rd = rd;
-  p.E = E;
-  p.S = S;
-  p.off = off;
-  p.f1 = f1;
+  p.tlps = n;
+  p.tlp_bytes = b;
+  p.stream_bytes_per_flit = B;
+  p.flit_bytes = F;
+  p.flit_ticks = unit;
+  p.port_latency = lat;
+  p.credit_round_trip = rd;
+  p.earliest = E;
+  p.first_new_flit = S;
+  p.joined_flit_used = off;
+  p.joins = f1;
   p.joined = joined;
-  p.k_new = joined ? std::min(k1, n) : 0;
-  p.C = C;
-  p.tail_start = tx.io.start;
-  p.tail_end = tx.io.end;
+  p.tlps_in_joined_flit = joined ? std::min(k1, n) : 0;
+  p.credits = C;
+  p.joined_flit_start = tx.io.start;
+  p.joined_flit_end = tx.io.end;
   if (may_defer && can_defer(tx, p)) {
     // The commit waits: the next message may continue this run (deferred_, try_continue).
     DeferredRun& slot = deferred_[p.dir];
@@ -378,9 +378,14 @@ bool CxlFlitProtocol::send_tlp_run(DirectionState& tx, DirectionState& back, con
 
 void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p,
                                      LinkTransfer& t, bool& first) {
-  const uint64_t n = p.n, b = p.b, B = p.B, f1 = p.f1, off = p.off, C = p.C, k_new = p.k_new;
-  const uint32_t F = p.F;
-  const Ticks unit = p.unit, lat = p.lat, rd = p.rd, E = p.E, S = p.S;
+  // The plan in the symbols of the derivation below: n TLPs of b bytes, B stream bytes per
+  // flit of F bytes, C credits, the joined flit's `off` bytes (f1 = 1 when it joins one), S the
+  // first new flit's start, one flit `unit` of wire time, rd the credit round trip.
+  const uint64_t n = p.tlps, b = p.tlp_bytes, B = p.stream_bytes_per_flit, f1 = p.joins,
+                 off = p.joined_flit_used, C = p.credits, k_new = p.tlps_in_joined_flit;
+  const uint32_t F = p.flit_bytes;
+  const Ticks unit = p.flit_ticks, lat = p.port_latency, rd = p.credit_round_trip, E = p.earliest,
+              S = p.first_new_flit;
   const bool joined = p.joined;
   CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(p.tlp.kind))];
   const uint64_t end_byte = p.end_byte();
@@ -518,7 +523,8 @@ void CxlFlitProtocol::commit_tlp_run(DirectionState& tx, DirectionState& back, c
 // (first_owed_due); the pushes then still reach the owed queue in the order the reference makes
 // them.
 bool CxlFlitProtocol::can_defer(const DirectionState& tx, const RunPlan& p) const {
-  return fast_ && config_.bit_error_rate == 0.0 && p.n > p.C + 1 && tx.wire.slots_never_wait(p.F);
+  return fast_ && config_.bit_error_rate == 0.0 && p.tlps > p.credits + 1 &&
+         tx.wire.slots_never_wait(p.flit_bytes);
 }
 
 // The run's TLPs [k0, k0 + n), described as a message of their own issued at E: the flits it
@@ -528,19 +534,19 @@ void CxlFlitProtocol::describe(const RunPlan& p, uint64_t k0, uint64_t n, Ticks 
                                Ticks held_latest, LinkTransfer& t, bool& first) const {
   // No gap falls inside one message: its TLPs share the DLLP bytes before its first.
   const uint64_t first_byte = p.first_byte(k0);
-  const uint64_t g0 = div_by(first_byte, p.B);
-  const uint64_t e = div_by(first_byte + n * p.b - 1, p.B);
-  const bool joins = k0 == 0 ? p.joined : mod_by(first_byte, p.B) != 0;
+  const uint64_t g0 = div_by(first_byte, p.stream_bytes_per_flit);
+  const uint64_t e = div_by(first_byte + n * p.tlp_bytes - 1, p.stream_bytes_per_flit);
+  const bool joins = k0 == 0 ? p.joined : mod_by(first_byte, p.stream_bytes_per_flit) != 0;
   const uint64_t opened = e + 1 - g0 - (joins ? 1 : 0);
   // TLP k's credit is back rd after the end of the flit its last byte is in.
-  Ticks latest_credit = p.tlp_end(k0 + n - 1 - p.C) + p.rd;
+  Ticks latest_credit = p.tlp_end(k0 + n - 1 - p.credits) + p.credit_round_trip;
   if (k0 == 0) latest_credit = std::max(latest_credit, held_latest);
   if (latest_credit > E) t.credit_wait = std::max(t.credit_wait, from_ticks(latest_credit - E));
   if (first) t.first_bit = from_ticks(p.flit_start(g0));
   first = false;
   t.last_bit = std::max(t.last_bit, from_ticks(p.flit_end(e)));
   t.units += opened;
-  t.wire_bytes += static_cast<uint64_t>(p.F) * opened;
+  t.wire_bytes += static_cast<uint64_t>(p.flit_bytes) * opened;
 }
 
 bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_time& earliest,
@@ -550,22 +556,24 @@ bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_tim
   const TlpRuns runs = tlp_runs_for(msg, config_);
   if (runs.size != 1) return false;
   const TlpRun& run = runs.run[0];
-  if (run.tlp.kind != p.tlp.kind || framing_.bytes(run.tlp) != p.b || run.count <= p.C + 1)
+  if (run.tlp.kind != p.tlp.kind || framing_.bytes(run.tlp) != p.tlp_bytes ||
+      run.count <= p.credits + 1)
     return false;
   DirectionState& tx = *dirs_[p.dir];
   const Ticks E = ticks(earliest);
   if (!tx.owed_credits.empty() && tx.owed_credits.front() <= E) return false;
-  const uint64_t g0 = div_by(p.end_byte(), p.B);  // the flit the next stream byte goes in
+  const uint64_t g0 =
+      div_by(p.end_byte(), p.stream_bytes_per_flit);  // the flit the next stream byte goes in
   if (E > p.flit_start(g0)) return false;
   // The owed DLLPs settle_owed would send now stream in first.
   if (const uint64_t due = tx.owed_dllps.count_at_most(E); due > 0) {
     const uint64_t before = p.gaps.empty() ? 0 : p.gaps.back().bytes;
-    p.gaps.push_back({p.n, before + due * kDllpBytes});
+    p.gaps.push_back({p.tlps, before + due * kDllpBytes});
     tx.owed_dllps.pop_front(due);
   }
   bool first = true;
-  describe(p, p.n, run.count, E, 0, t, first);
-  p.n += run.count;
+  describe(p, p.tlps, run.count, E, 0, t, first);
+  p.tlps += run.count;
   ++tx.continued_messages;
   return true;
 }
@@ -585,8 +593,8 @@ Ticks CxlFlitProtocol::first_owed_due(const RunPlan& p) const {
   const uint64_t r0 = dirs_[p.dir]->tlps_received;
   const uint64_t k = std::min(first_owing_tlp(r0, config_.tlps_per_ack),
                               first_owing_tlp(r0, config_.tlps_per_update_fc));
-  if (k >= p.n) return kNoDue;
-  return p.tlp_end(k) + p.lat;
+  if (k >= p.tlps) return kNoDue;
+  return p.tlp_end(k) + p.port_latency;
 }
 
 // What send_tlp and append_io do for each TLP of the run, with the CXL.io flit being filled,

@@ -193,27 +193,36 @@ class CxlFlitProtocol : public LinkProtocol {
   struct RunPlan {
     size_t dir = 0;  // index into dirs_
     Tlp tlp;
-    uint64_t n = 0;                   // TLPs
-    uint64_t b = 0, B = 0;            // bytes per TLP; TLP bytes per CXL.io flit
-    uint32_t F = 0;                   // flit bytes
-    Ticks unit = 0, lat = 0, rd = 0;  // flit time, port latency, credit round trip
-    Ticks E = 0, S = 0;               // earliest; first new flit's start
-    uint64_t off = 0, f1 = 0;         // stream bytes already in the joined flit; 1 if it joins one
+    uint64_t tlps = 0;                   // TLPs in the run (grows as messages continue it)
+    uint64_t tlp_bytes = 0;              // bytes of one TLP, framing included
+    uint64_t stream_bytes_per_flit = 0;  // TLP-stream bytes a CXL.io flit carries
+    uint32_t flit_bytes = 0;
+    Ticks flit_ticks = 0;           // one flit's wire time
+    Ticks port_latency = 0;         // last bit checked to delivered, one way
+    Ticks credit_round_trip = 0;    // a TLP's flit end to its credit back at the sender
+    Ticks earliest = 0;             // the first message's earliest
+    Ticks first_new_flit = 0;       // start of the first flit the run opens
+    uint64_t joined_flit_used = 0;  // stream bytes already in the flit it joins (0: none)
+    uint64_t joins = 0;             // 1 when its first TLP joins the CXL.io flit being filled
     bool joined = false;
-    uint64_t k_new = 0;                  // TLPs that end in the joined flit
-    uint64_t C = 0;                      // credits of the flow class
-    Ticks tail_start = 0, tail_end = 0;  // the CXL.io flit being filled before the run
+    uint64_t tlps_in_joined_flit = 0;                  // TLPs that end in the joined flit
+    uint64_t credits = 0;                              // credits of the flow class
+    Ticks joined_flit_start = 0, joined_flit_end = 0;  // the CXL.io flit being filled before it
     // Owed DLLPs a continuing message found due (try_continue) stream in just before its first
     // TLP: from TLP `k` on, every TLP sits `bytes` further into the stream (cumulative).
     struct Gap {
       uint64_t k = 0, bytes = 0;
     };
     std::vector<Gap> gaps;  // ascending k; empty but for a deferred run
-    // Start and end of the run's flit g (0: the joined flit, when f1 = 1).
-    Ticks flit_start(uint64_t g) const { return g == 0 && f1 ? tail_start : S + (g - f1) * unit; }
-    Ticks flit_end(uint64_t g) const { return g == 0 && f1 ? tail_end : S + (g + 1 - f1) * unit; }
-    // DLLP bytes before TLP k; TLP k's first and last stream bytes (off included); the bytes
-    // of the run so far.
+    // Start and end of the run's flit g (0: the joined flit, when it joins one).
+    Ticks flit_start(uint64_t g) const {
+      return g == 0 && joins ? joined_flit_start : first_new_flit + (g - joins) * flit_ticks;
+    }
+    Ticks flit_end(uint64_t g) const {
+      return g == 0 && joins ? joined_flit_end : first_new_flit + (g + 1 - joins) * flit_ticks;
+    }
+    // DLLP bytes before TLP k; TLP k's first and last stream bytes (the joined flit's included);
+    // the bytes of the run so far.
     uint64_t gap_before(uint64_t k) const {
       if (gaps.empty() || k < gaps.front().k) return 0;
       if (k >= gaps.back().k) return gaps.back().bytes;  // the newest message's TLPs, usually
@@ -221,12 +230,18 @@ class CxlFlitProtocol : public LinkProtocol {
                                           [](uint64_t v, const Gap& g) { return v < g.k; });
       return (after - 1)->bytes;
     }
-    uint64_t first_byte(uint64_t k) const { return off + k * b + gap_before(k); }
-    uint64_t last_byte(uint64_t k) const { return first_byte(k) + b - 1; }
-    uint64_t end_byte() const { return off + n * b + (gaps.empty() ? 0 : gaps.back().bytes); }
-    // The end of the flit TLP k's last byte is in (the joined flit's for the first k_new).
+    uint64_t first_byte(uint64_t k) const {
+      return joined_flit_used + k * tlp_bytes + gap_before(k);
+    }
+    uint64_t last_byte(uint64_t k) const { return first_byte(k) + tlp_bytes - 1; }
+    uint64_t end_byte() const {
+      return joined_flit_used + tlps * tlp_bytes + (gaps.empty() ? 0 : gaps.back().bytes);
+    }
+    // The end of the flit TLP k's last byte is in (the joined flit's for the first
+    // tlps_in_joined_flit).
     Ticks tlp_end(uint64_t k) const {
-      return k < k_new ? tail_end : flit_end(div_by(last_byte(k), B));
+      return k < tlps_in_joined_flit ? joined_flit_end
+                                     : flit_end(div_by(last_byte(k), stream_bytes_per_flit));
     }
   };
   void commit_tlp_run(DirectionState& tx, DirectionState& back, const RunPlan& p, LinkTransfer& t,
