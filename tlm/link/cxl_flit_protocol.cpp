@@ -652,17 +652,10 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     }
     key.busy = busy_before > o ? busy_before - o : 0;
     key.earliest = E > o ? E - o : 0;
-    // The run before of this direction and class is the likeliest match (a DMA transfer's
-    // bursts repeat one situation): compared first, before hashing.
-    DirectionState::StreamMemo& memo = tx.stream_memo[static_cast<size_t>(cls)];
+    // Situations recur, but seldom twice in a row: on the bundled excerpt the run before of
+    // the same direction and class matched 4 of 48 M look-ups, so the table alone is asked.
     const StreamLayout* found = nullptr;
-    if (memo.layout && key == memo.key) {
-      found = memo.layout.get();
-    } else if (auto hit = stream_cache_.find(key); hit != stream_cache_.end()) {
-      found = hit->second.get();
-      memo.key = key;
-      memo.layout = hit->second;
-    }
+    if (auto hit = stream_cache_.find(key); hit != stream_cache_.end()) found = hit->second.get();
     if (found) {
       const StreamLayout& l = *found;
       const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
@@ -780,9 +773,6 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   if (keyed) {
     if (stream_cache_.size() >= kStreamCacheEntries) stream_cache_.clear();
     stream_cache_.emplace(key, layout);
-    DirectionState::StreamMemo& memo = tx.stream_memo[static_cast<size_t>(cls)];
-    memo.key = key;
-    memo.layout = layout;
   }
   commit_stream(tx, back, *layout, o, n, E, t, first);
   source.credit_returns = TimeRun::patterned(o + rd, 0, layout->last_bits, n);

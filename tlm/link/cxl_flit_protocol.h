@@ -125,15 +125,6 @@ class CxlFlitProtocol : public LinkProtocol {
     TimeQueue owed_dllps;        // CXL.io DLLPs to send on this direction, when each is due
     TimeQueue owed_credits;      // CXL.mem credit returns to send on this direction
     std::array<StreamSource, static_cast<size_t>(FlowClass::Count)> stream_sources;
-    // Per flow class, the stream_cache_ entry this direction found or made last: a DMA
-    // transfer's bursts repeat one situation per class (a read's requests one way, its data the
-    // other), so the run before of the same direction and class is compared before hashing. An
-    // entry outliving a clear of the cache stays right (a layout is a function of its key).
-    struct StreamMemo {
-      StreamKey key;
-      std::shared_ptr<const StreamLayout> layout;
-    };
-    std::array<StreamMemo, static_cast<size_t>(FlowClass::Count)> stream_memo;
     uint64_t continued_messages = 0;  // appended to a deferred run (try_continue)
   };
   struct IoAppend {
