@@ -1,7 +1,7 @@
 #include "tlm/constraints/constraints.h"
 
-#include "tlm/kv/metrics.h"
 #include "tlm/common/text.h"
+#include "tlm/kv/metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,6 @@
 #include <vector>
 
 namespace kvtier {
-
-namespace {}  // namespace
 
 nlohmann::ordered_json constraint_report(const Constraints& k, const ConstraintContext& x) {
   nlohmann::ordered_json c, about;

@@ -562,8 +562,8 @@ bool CxlFlitProtocol::try_continue(const LinkMessage& msg, const sc_core::sc_tim
   DirectionState& tx = *dirs_[p.dir];
   const Ticks E = ticks(earliest);
   if (!tx.owed_credits.empty() && tx.owed_credits.front() <= E) return false;
-  const uint64_t g0 =
-      div_by(p.end_byte(), p.stream_bytes_per_flit);  // the flit the next stream byte goes in
+  // The flit the next stream byte goes in.
+  const uint64_t g0 = div_by(p.end_byte(), p.stream_bytes_per_flit);
   if (E > p.flit_start(g0)) return false;
   // The owed DLLPs settle_owed would send now stream in first.
   if (const uint64_t due = tx.owed_dllps.count_at_most(E); due > 0) {
@@ -653,7 +653,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     key.busy = busy_before > o ? busy_before - o : 0;
     key.earliest = E > o ? E - o : 0;
     // Situations recur, but seldom twice in a row: on the bundled excerpt the run before of
-    // the same direction and class matched 4 of 48 M look-ups, so the table alone is asked.
+    // the same direction and class matched 4 of 50 M look-ups, so the table alone is asked.
     const StreamLayout* found = nullptr;
     if (auto hit = stream_cache_.find(key); hit != stream_cache_.end()) found = hit->second.get();
     if (found) {
