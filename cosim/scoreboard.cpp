@@ -1,6 +1,7 @@
 #include "cosim/scoreboard.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <iomanip>
 #include <sstream>
@@ -464,6 +465,16 @@ std::string format_result(const CosimResult& r) {
   };
   os << "descriptors " << r.descriptors << " in " << r.doorbells << " doorbells; compared "
      << r.compared << "; final index entries compared " << r.index_entries << "\n";
+  // By command, so that a reader sees what the stream exercised (UPDATE_POLICY: the policy plane).
+  std::array<uint64_t, 16> by_opcode{};
+  for (const cmdset::Descriptor& d : r.stream)
+    if (static_cast<size_t>(d.opcode) < by_opcode.size())
+      ++by_opcode[static_cast<size_t>(d.opcode)];
+  os << "  by command:";
+  for (size_t op = 0; op < by_opcode.size(); ++op)
+    if (by_opcode[op])
+      os << " " << cmdset::to_string(static_cast<cmdset::Opcode>(op)) << " " << by_opcode[op];
+  os << "\n";
   if (r.mismatch) os << r.mismatch_report;
   else
     os << "mismatches: 0 (status, flags, bursts, DMA transactions, completion order, final "

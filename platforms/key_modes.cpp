@@ -113,6 +113,12 @@ const std::vector<KeyMode>& modes() {
        "host.dma = device",
        [](const PlatformConfig& c, const std::string&) { return c.host.dma == HostDma::Device; },
        [](const PlatformConfig&, const std::string&) { return std::string("host.dma = host"); }},
+      // tlm/host/control_plane.cpp: policy words live in the device's index; the host's own
+      // copies keep none.
+      {{"host.policy_sync"},
+       "host.dma = device",
+       [](const PlatformConfig& c, const std::string&) { return c.host.dma == HostDma::Device; },
+       [](const PlatformConfig&, const std::string&) { return std::string("host.dma = host"); }},
       // tlm/link/link.cpp: only a device's DMA passes the root complex limit.
       {{"link.root_complex_dma_gbps"},
        "host.dma = device",

@@ -80,6 +80,7 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   });
   host_->report_demand_to(constraints_->sustainability);
   host_->keep_reference_string(config.sim.offline_bound);
+  host_->set_policy_entry_bits(config.ctrl.policy_bits);
   host_->set_completion_waiter(
       {[this](uint16_t tag, double at_s) { ctrl_->wait_for(tag, seconds(at_s)); },
        [this]() { ctrl_->wait_for_all(); }});
@@ -289,6 +290,19 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
        "promotion latency, 99th percentile, the same promotions (C1)"},
       {"host_cpu_kv_per_token_s", ratio(h.host_cpu_kv_s, tokens), "s/token",
        "host CPU time attributable to KV movement per generated token (C3)"},
+      {"policy_updates", h.policy_updates, "count",
+       "UPDATE_POLICY descriptors the host posted to keep the device's policy words current "
+       "(host.policy_sync; policy_plane.*)"},
+      {"policy_update_bytes_per_step",
+       ratio(static_cast<double>(h.policy_updates * cmdset::kDescriptorBytes),
+             static_cast<double>(s.steps)),
+       "bytes/step", "their descriptor bytes per scheduler step"},
+      {"policy_update_latency_p99_s",
+       h.policy_update_latency.count() ? nlohmann::json(h.policy_update_latency.percentile(99))
+                                       : nlohmann::json(nullptr),
+       "s",
+       "an update's time from posted to written into the device's ring, 99th percentile, beside "
+       "the run's bulk traffic (null: none posted)"},
       {"wall_time_s", wall_time_s, "s", "host wall-clock time of the simulation"},
   };
 }
@@ -315,8 +329,8 @@ ConstraintContext Platform::constraint_context() const {
   const LinkClassStats& pw = ls.per_class[static_cast<size_t>(TxnClass::PayloadWrite)];
   const double payload_efficiency =
       pw.wire_bytes ? static_cast<double>(pw.payload_bytes) / pw.wire_bytes : 1.0;
-  x.b_tier_bytes_per_s = std::min(config_.link.bytes_per_s() * payload_efficiency,
-                                  boundary_cap_bytes_per_s(config_));
+  x.b_tier_bytes_per_s =
+      std::min(config_.link.bytes_per_s() * payload_efficiency, boundary_cap_bytes_per_s(config_));
   x.tokens = static_cast<double>(s.tokens_generated);
   x.stall_token_s = s.stall_token_s;
   x.stalled_steps = s.stalled_steps;
@@ -325,10 +339,10 @@ ConstraintContext Platform::constraint_context() const {
   x.prefetch_slack_s = config_.host.prefetch_slack_us * 1e-6;
   if (!offered_and_ceiling_) {
     const OfferedLoad load = offered_load(workload_);
-    offered_and_ceiling_.emplace(
-        load.requests_per_s, serving_capacity(config_, load.mean_prompt_tokens,
-                                              load.mean_output_tokens, load.prefix_reuse)
-                                 .requests_per_s);
+    offered_and_ceiling_.emplace(load.requests_per_s,
+                                 serving_capacity(config_, load.mean_prompt_tokens,
+                                                  load.mean_output_tokens, load.prefix_reuse)
+                                     .requests_per_s);
   }
   std::tie(x.offered_requests_per_s, x.ceiling_requests_per_s) = *offered_and_ceiling_;
   return x;
@@ -419,6 +433,12 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
       run.group("prefetch", "the control plane's prefetcher and the engine's transfer order");
   host_->declare_prefetch_stats(prefetch);
   ctrl_->declare_transfer_order_stats(prefetch, config_.ctrl);
+  StatGroup policy_plane =
+      run.group("policy_plane",
+                "the host's intent kept current in the device index's policy words "
+                "(host.policy_sync; spec §M.2.2, §M.2.4): UPDATE_POLICY traffic, what it cost on "
+                "the link and in the SRAM, and look-ups that read a stale word");
+  declare_policy_plane(policy_plane);
   StatGroup host_cpu =
       run.group("host_cpu", "host CPU time spent on KV movement, by activity (C3)");
   host_->declare_cpu_stats(host_cpu, sched_->stats().end_s);
@@ -445,6 +465,77 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
   provenance.add("seed", seed, "integer", "random seed of the run (--seed)");
   provenance.add("link_protocol", link_->protocol().name(), "text",
                  "the link protocol model that ran (link.protocol)");
+}
+
+void Platform::declare_policy_plane(StatGroup& g) const {
+  const HostStats& h = host_->stats();
+  const ControllerStats& cs = ctrl_->stats();
+  const LinkStats& ls = link_->stats();
+  const LinkClassStats& up = ls.per_class[static_cast<size_t>(TxnClass::UpdatePolicy)];
+  const uint64_t steps = sched_->stats().steps;
+  const uint64_t bytes = h.policy_updates * cmdset::kDescriptorBytes;
+  auto share = [](double num, double den) -> nlohmann::json {
+    if (den <= 0.0) return nullptr;
+    return num / den;
+  };
+  g.add("policy_sync", name_of(config_.host.policy_sync), "text",
+        "when the host sends a block's policy word to its index entry (host.policy_sync)");
+  g.add("entry_policy_bits", config_.ctrl.policy_bits, "bits",
+        "policy state an index entry keeps (ctrl.policy_bits; the word is 8 bits: intent and "
+        "reuse level, docs/model.md)");
+  g.add("updates", h.policy_updates, "count", "UPDATE_POLICY descriptors the host posted");
+  g.add("updates_unchanged", h.policy_updates_forced, "count",
+        "... of those, per_step's rewrites of a word the entry held already");
+  g.add("words_carried_by_demotions", h.policy_words_carried, "count",
+        "DEMOTE descriptors that wrote the host's word into the entry they created");
+  g.add("words_carried_by_promotions", h.policy_words_promoted, "count",
+        "PROMOTE descriptors whose word changed the entry's (a promotion carries its owner's "
+        "word: no update of its own)");
+  g.add("update_bytes", bytes, "bytes", "descriptor bytes of the updates (64 B each)");
+  g.add("update_bytes_per_step", share(static_cast<double>(bytes), static_cast<double>(steps)),
+        "bytes/step", "update bytes per scheduler step (null: no step ran)");
+  g.add("update_wire_bytes", up.wire_bytes, "bytes",
+        "bytes on the wire the updates caused (link_classes.update_policy.wire_bytes)");
+  g.add("update_share_of_descriptors",
+        share(static_cast<double>(h.policy_updates), static_cast<double>(h.descriptors)),
+        "fraction", "updates over every descriptor the host posted (ring slots they took)");
+  g.add("update_share_of_downstream_link_time", share(up.serialisation_s, ls.busy_s[0]), "fraction",
+        "the updates' wire time over the host -> device direction's wire time");
+  const uint64_t n = h.policy_update_latency.count();
+  g.add("update_link_latency_p50_s",
+        n ? nlohmann::json(h.policy_update_latency.percentile(50)) : nlohmann::json(nullptr), "s",
+        "an update's time from posted by the host to written into the ring, median, to the "
+        "nanosecond (null: none posted); the bulk traffic beside it is the run's own");
+  g.add("update_link_latency_p99_s",
+        n ? nlohmann::json(h.policy_update_latency.percentile(99)) : nlohmann::json(nullptr), "s",
+        "the same, 99th percentile");
+  const bool tlm_engine = config_.ctrl.impl == DataPlaneImpl::Tlm;
+  const char* rtl_null = " (null: ctrl.impl = rtl, counted by the TLM engine only)";
+  g.add("set_hazard_cycles", tlm_engine ? nlohmann::json(cs.set_hazard_cycles) : nullptr, "cycles",
+        std::string("controller cycles look-ups were issued later because a command of the same "
+                    "index set was in the look-up pipeline (its read-modify-write)") +
+            rtl_null);
+  g.add("policy_hazard_cycles", tlm_engine ? nlohmann::json(cs.policy_hazard_cycles) : nullptr,
+        "cycles", std::string("... of those, caused by an UPDATE_POLICY in flight") + rtl_null);
+  const uint64_t stale = h.stale_at_post + h.stale_by_race;
+  const double promotions = static_cast<double>(h.promotions);
+  g.add("stale_policy_reads", stale, "count",
+        "promotions the device acted on with a policy word other than the host's at its "
+        "look-up: the entry's, not the host's, when the promotion was posted and carried the "
+        "entry's own (policy_sync = none: stale_at_post), or the host's changed after the "
+        "posting and before the look-up, its update queued behind the promotion "
+        "(stale_by_race)");
+  g.add("stale_at_post", h.stale_at_post, "count", "... of those, stale when posted");
+  g.add("stale_by_race", h.stale_by_race, "count",
+        "... of those, made stale while the promotion waited for its look-up");
+  g.add("stale_policy_read_share", share(static_cast<double>(stale), promotions), "fraction",
+        "stale_policy_reads over promotions (null: none)");
+  g.add("engine_words_changed_by_promotions",
+        tlm_engine ? nlohmann::json(cs.promotion_policy_writes) : nullptr, "count",
+        std::string("promotions whose word changed the entry's, counted by the engine: "
+                    "words_carried_by_promotions seen from the device (equal when the host's "
+                    "belief of every entry's word is the entry's)") +
+            rtl_null);
 }
 
 void Platform::declare_hbm_regions(StatGroup& g) const {

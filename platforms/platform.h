@@ -88,6 +88,8 @@ class Platform : public sc_core::sc_module {
   mutable std::optional<std::pair<double, double>> offered_and_ceiling_;
   // `hbm_regions`: HBM capacity by region on one GPU, and the KV residency against it.
   void declare_hbm_regions(StatGroup& group) const;
+  // `policy_plane`: UPDATE_POLICY traffic and what keeping the device's policy words cost.
+  void declare_policy_plane(StatGroup& group) const;
 
   const PlatformConfig config_;
   const workload::Workload& workload_;

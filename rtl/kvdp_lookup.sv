@@ -262,6 +262,9 @@ module kvdp_lookup
           wr_en = 1'b1;
           wr_entry.hbm_valid = 1'b1;
           wr_entry.hbm_slot = req.hbm_addr[HbmSlotLsb +: HbmSlotBits];
+          // The promotion carries its owner's policy word (the host's intent for the block it
+          // asks for); another tenant's shared read leaves the entry's.
+          if (own) wr_entry.policy = req.policy[PolicyBits-1:0];
           xfer_wanted = 1'b1;
         end
       end

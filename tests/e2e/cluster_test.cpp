@@ -315,7 +315,9 @@ TEST(Cluster, TimelineGivesEachReplicaItsOwnProcesses) {
   for (const auto& e : t["traceEvents"]) {
     if (e["ph"] == "X" && e.contains("name") && e["name"].get<std::string>().rfind("step", 0) == 0)
       ++steps[e["pid"].get<int>()];
-    if (e["ph"] == "s") EXPECT_TRUE(flow_starts.insert(e["id"].get<uint64_t>()).second);
+    if (e["ph"] == "s") {
+      EXPECT_TRUE(flow_starts.insert(e["id"].get<uint64_t>()).second);
+    }
   }
   for (int k = 0; k < 2; ++k)
     EXPECT_EQ(steps[pid_of["replica " + std::to_string(k) + " GPU"]],

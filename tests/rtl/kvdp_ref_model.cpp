@@ -99,6 +99,7 @@ RefOutcome RefIndex::apply(const Descriptor& d) {
       } else {
         hit->hbm_valid = true;
         hit->hbm_slot = field(d.hbm_addr, g_.hbm_slot_lsb, g_.hbm_slot_bits);
+        if (own) hit->policy = low_bits(d.policy, g_.policy_bits);  // the owner's intent
         // PROMOTE moves the tier copy as stored, not the descriptor's length.
         transfer(DmaDir::TierToHbm, tier_byte_address(*hit), d.hbm_addr, hit->length);
       }

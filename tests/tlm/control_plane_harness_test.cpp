@@ -77,15 +77,21 @@ workload::Request request(uint64_t id, uint64_t session, uint64_t first_key) {
   return r;
 }
 
-// Four-slot budget: A fills it, B pushes A to the tier, A comes back and pushes B out.
+// Four-slot budget: A fills it, B pushes A to the tier, A comes back and pushes B out. With
+// `steps` > 0 (the policy plane's tests) A then decodes that many steps, each ending at a step
+// boundary (step_grown), and finishes at t0 + 1.
 struct Scenario : sc_core::sc_module {
   FakeDevice device{"device"};
   std::unique_ptr<HostControlPlane> host;
   AdmitResult back;
   double t0 = 1.0;
+  uint32_t steps = 0;
 
-  Scenario(sc_core::sc_module_name n, const HostConfig& c) : sc_module(n) {
+  // `bits`: ctrl.policy_bits of the device's entries.
+  Scenario(sc_core::sc_module_name n, const HostConfig& c, uint32_t steps_ = 0, uint32_t bits = 16)
+      : sc_module(n), steps(steps_) {
     host = std::make_unique<HostControlPlane>("host", c, 1024, kBlock, 4, 1, kKvBase, 100, 1e-9);
+    host->set_policy_entry_bits(bits);
     host->mmio_out.bind(device.mmio);
     device.completions.bind(host->completion_in);
     host->set_host_copy_time(
@@ -99,18 +105,36 @@ struct Scenario : sc_core::sc_module {
     a2.id = 2;
     host->admit(a, 0.0, LoadPlan{});
     host->grow(a.id, 64, 0.0);
+    host->step_grown(0.0);
     host->release(a.id, a, 0.0);
     host->admit(b, 0.0, LoadPlan{});
     host->grow(b.id, 64, 0.0);  // evicts A's four idle blocks: four demotions
+    host->step_grown(0.0);
     host->release(b.id, b, 0.0);
     sc_core::wait(sc_core::sc_time(t0, sc_core::SC_SEC));
     back = host->admit(a2, t0, LoadPlan{t0, 0.01, true});  // A's blocks from the tier; B's demoted
+    if (steps == 0) return;
+    host->grow(a2.id, 64, t0);
+    for (uint32_t k = 0; k < steps; ++k) host->step_grown(t0 + 0.01 * k);
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_SEC));
+    host->release(a2.id, a2, t0 + 1.0);
+    host->step_grown(t0 + 1.0);
+  }
+  // The commands the device saw with opcode `op`, in ring order.
+  std::vector<cmdset::Descriptor> of(Opcode op) const {
+    std::vector<cmdset::Descriptor> out;
+    for (const cmdset::Descriptor& d : device.seen)
+      if (d.opcode == op) out.push_back(d);
+    return out;
   }
 };
 
+// These tests count the data path's commands: the policy plane's UPDATE_POLICY descriptors are
+// left out (host.policy_sync = none) and counted by the tests of their own below.
 HostConfig config(HostDma dma) {
   HostConfig c;
   c.dma = dma;
+  c.policy_sync = PolicySync::None;
   return c;
 }
 
@@ -287,6 +311,116 @@ TEST(ControlPlaneHarness, NoBlockIsFreedWhenFreeDeadBlocksIsOff) {
   Expiry s("s", c, /*returns=*/false, /*last_turn=*/true);
   sc_core::sc_start();
   EXPECT_EQ(s.frees_at_11, 0u);
+}
+
+// The policy plane (host.policy_sync) on the four-slot scenario, by hand. LRU keeps no reuse
+// score, so a word is its intent alone: 0 unwanted, 1 may return, 3 read every step.
+//   t = 0  A (blocks 100-103) runs and finishes; B pushes A's four to the tier: their DEMOTEs
+//          write word 0 (an evicted block's policy state is gone: nothing says it returns).
+//   t = 1  A returns: its four blocks are read again (word 3). B's four DEMOTEs make room (word
+//          0), then A's four PROMOTEs carry 3 into the entries: no update of their own.
+//          `steps` decode steps follow (step_grown), A's blocks unchanged.
+//   t = 2  A finishes: its blocks go idle, its session may return (word 1): four updates at the
+//          next step boundary.
+// on_change: 4 updates; per_step: also A's four every step (unchanged); none: no update, and
+// each of A's PROMOTEs carries the entry's 0 where the host's is 3 (stale when posted).
+HostConfig syncing(PolicySync sync) {
+  HostConfig c = config(HostDma::Device);
+  c.policy_sync = sync;
+  return c;
+}
+
+TEST(ControlPlaneHarness, OnChangeSendsEachSequencesIntentOncePerChange) {
+  Scenario s("s", syncing(PolicySync::OnChange), 3);
+  sc_core::sc_start();
+  const HostControlPlane& h = *s.host;
+  const auto updates = s.of(Opcode::UPDATE_POLICY);
+  ASSERT_EQ(updates.size(), 4u);
+  EXPECT_EQ(h.stats().policy_updates, 4u);
+  EXPECT_EQ(h.stats().policy_updates_forced, 0u);
+  // Ring order: A's DEMOTEs, B's DEMOTEs, A's PROMOTEs carrying 3, A's updates to 1.
+  ASSERT_EQ(s.device.seen.size(), 4u + 4u + 4u + 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(s.device.seen[i].opcode, Opcode::DEMOTE);
+    EXPECT_EQ(s.device.seen[i].policy, 0u);
+    EXPECT_EQ(s.device.seen[4 + i].opcode, Opcode::DEMOTE);
+    EXPECT_EQ(s.device.seen[4 + i].key, 200 + i);
+    EXPECT_EQ(s.device.seen[8 + i].opcode, Opcode::PROMOTE);
+    EXPECT_EQ(s.device.seen[8 + i].policy, 3u);  // read every step
+    EXPECT_EQ(s.device.seen[12 + i].opcode, Opcode::UPDATE_POLICY);
+    EXPECT_EQ(s.device.seen[12 + i].key, 100 + i);
+    EXPECT_EQ(s.device.seen[12 + i].policy, 1u);  // idle, the session may return
+    EXPECT_EQ(s.device.seen[12 + i].tenant, 0u);  // the owner's: the device refuses another's
+  }
+  EXPECT_EQ(h.stats().policy_words_promoted, 4u);
+  EXPECT_EQ(h.stats().policy_words_carried, 8u);  // A's and B's DEMOTEs
+  EXPECT_EQ(h.stats().stale_at_post, 0u);
+  EXPECT_EQ(h.stats().policy_update_latency.count(), 4u);
+  EXPECT_EQ(h.verify_accounting(), "");
+}
+
+TEST(ControlPlaneHarness, PerStepAlsoRewritesTheDecodeSetsWordsEveryStep) {
+  Scenario s("s", syncing(PolicySync::PerStep), 3);
+  sc_core::sc_start();
+  const HostControlPlane& h = *s.host;
+  // The 4 changes as on_change, and A's four blocks (each with a tier copy) at each of 3 steps.
+  EXPECT_EQ(s.of(Opcode::UPDATE_POLICY).size(), 4u + 3u * 4u);
+  EXPECT_EQ(h.stats().policy_updates, 16u);
+  EXPECT_EQ(h.stats().policy_updates_forced, 12u);
+  EXPECT_EQ(h.stats().stale_at_post, 0u);
+}
+
+TEST(ControlPlaneHarness, WithoutUpdatesEveryPromotionCarriesTheWordItsDemotionWrote) {
+  Scenario s("s", syncing(PolicySync::None), 3);
+  sc_core::sc_start();
+  const HostControlPlane& h = *s.host;
+  EXPECT_TRUE(s.of(Opcode::UPDATE_POLICY).empty());
+  EXPECT_EQ(h.stats().policy_updates, 0u);
+  const auto promotes = s.of(Opcode::PROMOTE);
+  ASSERT_EQ(promotes.size(), 4u);
+  for (const cmdset::Descriptor& d : promotes) EXPECT_EQ(d.policy, 0u);  // the entry's own
+  EXPECT_EQ(h.stats().stale_at_post, 4u);                                // against the host's 3
+  EXPECT_EQ(h.stats().policy_words_promoted, 0u);
+}
+
+TEST(ControlPlaneHarness, AnEntryWithoutPolicyBitsNeedsNoUpdate) {
+  Scenario s("s", syncing(PolicySync::OnChange), 3, /*bits=*/0);
+  sc_core::sc_start();
+  EXPECT_TRUE(s.of(Opcode::UPDATE_POLICY).empty());
+  EXPECT_EQ(s.host->stats().stale_at_post, 0u);
+  EXPECT_EQ(s.host->stats().policy_words_carried, 0u);
+}
+
+TEST(ControlPlaneHarness, ANarrowEntryKeepsTheLowBitsOfTheWord) {
+  // One bit: intent 3 is stored as 1 (the PROMOTEs carry it), intent 1 as 1 too, so A's
+  // release changes nothing.
+  Scenario s("s", syncing(PolicySync::OnChange), 3, /*bits=*/1);
+  sc_core::sc_start();
+  EXPECT_TRUE(s.of(Opcode::UPDATE_POLICY).empty());
+  for (const cmdset::Descriptor& d : s.of(Opcode::PROMOTE)) EXPECT_EQ(d.policy, 1u);
+  EXPECT_EQ(s.host->stats().policy_words_promoted, 4u);
+}
+
+TEST(PolicyWord, IntentInTheLowBitsAndTheReuseLevelAbove) {
+  EXPECT_EQ(policy_word(BlockIntent::ReadEveryStep, 0.0, 16), 3u);
+  // A reuse score of 1 (one LFU reference): 1 + floor(4 log2 2) = 5, at bits 2-7.
+  EXPECT_EQ(policy_word(BlockIntent::MayReturn, 1.0, 16), 1u | 5u << 2);
+  EXPECT_EQ(reuse_level(3.0), 9u);  // 1 + floor(4 log2 4)
+  EXPECT_EQ(reuse_level(1e30), 63u);
+  EXPECT_EQ(reuse_level(-1.0), 0u);
+  EXPECT_EQ(policy_word(BlockIntent::MayReturn, 1.0, 4), (1u | 5u << 2) & 0xfu);
+  EXPECT_EQ(policy_word(BlockIntent::ReadEveryStep, 1.0, 0), 0u);
+}
+
+TEST(NanosecondHistogram, NearestRankPercentilesToTheNanosecond) {
+  NanosecondHistogram h;
+  EXPECT_EQ(h.percentile(50), 0.0);
+  for (int ns = 1; ns <= 100; ++ns) h.add(ns * 1e-9 + 0.4e-9);  // rounded down: 1 .. 100 ns
+  h.add(2e-3);                                                  // beyond the bins: kept exactly
+  EXPECT_EQ(h.count(), 101u);
+  EXPECT_NEAR(h.percentile(50), 51e-9, 1e-15);   // rank ceil(50.5) = 51
+  EXPECT_NEAR(h.percentile(99), 100e-9, 1e-15);  // rank 100
+  EXPECT_NEAR(h.percentile(100), 2e-3, 1e-12);
 }
 
 KVTIER_SC_TEST_MAIN()

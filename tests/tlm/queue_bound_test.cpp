@@ -85,6 +85,19 @@ struct Bench {
     host.out->b_transport(t, delay);
     ASSERT_EQ(t.get_response_status(), tlm::TLM_OK_RESPONSE);
   }
+  // Descriptors into the ring from slot 0 on (tags in order), then one doorbell at time 0.
+  void ring(std::vector<cmdset::Descriptor> ds) {
+    for (uint32_t k = 0; k < ds.size(); ++k) {
+      ds[k].tag = static_cast<uint16_t>(k);
+      uint8_t bytes[cmdset::kDescriptorBytes];
+      cmdset::encode(ds[k], bytes);
+      write(addr::kRingBase + k * uint64_t{cmdset::kDescriptorBytes}, bytes,
+            cmdset::kDescriptorBytes);
+    }
+    uint8_t db[cmdset::kDoorbellBytes];
+    cmdset::encode(cmdset::Doorbell{static_cast<uint32_t>(ds.size())}, db);
+    write(addr::kDoorbell, db, cmdset::kDoorbellBytes);
+  }
   // 30 DEMOTEs of distinct blocks in distinct index sets, one doorbell at time 0.
   void ring_demotes() {
     for (uint32_t k = 0; k < kCommands; ++k) {
@@ -146,6 +159,71 @@ TEST(ControllerQueues, ThirtyDemotesWaitForTransferQueueRoom) {
     held_cycles += static_cast<double>(accepted(k) - (accepted(k - 1) + 1));
   EXPECT_EQ(held_cycles, 994 + 4 * 995 + 13);  // the four slot waits of 995 cycles, 13 of one
   EXPECT_NEAR(b.ctrl.stats().queue_held_s, held_cycles * 1e-9, 1e-15);
+}
+
+// The set hazard (the RTL's rule: a look-up does not issue while a command of the same index set
+// is in the 2-cycle pipeline, whose read-modify-write it would miss) with an UPDATE_POLICY in the
+// stream, deep queues so that nothing else holds a descriptor back. By hand: descriptor k is in
+// the intake FIFO at k + 1. DEMOTE of key 5 issues at 1. UPDATE_POLICY of key 5 (same set) waits
+// for it: 1 + 2 + 1 = 4 (2 hazard cycles, a DEMOTE's). PROMOTE of key 5 (or of key 6, another
+// set): the look-up pipeline takes one per cycle, so 5 at the earliest; key 5 waits for the
+// update: 4 + 2 + 1 = 7 (2 cycles, the update's); key 6 goes at 5. A second PROMOTE of key 5
+// waits for the first: 7 + 2 + 1 = 10 (2 cycles, a PROMOTE's). A PROMOTE writes the word it
+// carries into the entry its tenant owns (tools/cmdset/kvdp_cmdset.tbl).
+std::vector<cmdset::Descriptor> hazard_stream(uint64_t promoted_key, uint64_t promote_word) {
+  auto desc = [](cmdset::Opcode op, uint64_t key, uint64_t policy) {
+    cmdset::Descriptor d;
+    d.opcode = op;
+    d.key = key;
+    d.tenant = 1;
+    d.hbm_addr = key * kBurst;
+    d.tier_addr = key * kBurst;
+    d.length = kBurst;
+    d.policy = policy;
+    return d;
+  };
+  return {desc(cmdset::Opcode::DEMOTE, 5, 0x00), desc(cmdset::Opcode::UPDATE_POLICY, 5, 0x2d),
+          desc(cmdset::Opcode::PROMOTE, promoted_key, 0x2d),
+          desc(cmdset::Opcode::PROMOTE, promoted_key, promote_word)};
+}
+
+CtrlConfig deep_queues() {
+  CtrlConfig c = hand_config();
+  c.desc_queue_depth = c.xfer_queue_depth = c.cpl_queue_depth = 64;
+  return c;
+}
+
+TEST(ControllerQueues, AnUpdateRacingALookUpOfItsSetCostsTheHazardCycles) {
+  Bench b(deep_queues());
+  b.ring(hazard_stream(5, 0x11));
+  ASSERT_EQ(b.hbm.completions.size(), 4u);
+  const uint64_t accepted[] = {1, 4, 7, 10};
+  for (uint32_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(b.hbm.completions[k].status, cmdset::Status::OK) << "descriptor " << k;
+    EXPECT_EQ(b.hbm.completions[k].ts_accepted, accepted[k]) << "descriptor " << k;
+  }
+  const ControllerStats& s = b.ctrl.stats();
+  EXPECT_EQ(s.set_hazard_cycles, 6u);
+  EXPECT_EQ(s.policy_hazard_cycles, 2u);
+  // The update moved no byte and replaced the word in place: the first PROMOTE, carrying the
+  // update's word, changed nothing; the second, carrying another, replaced it.
+  EXPECT_EQ(b.hbm.completions[1].bursts, 0u);
+  EXPECT_EQ(s.promotion_policy_writes, 1u);
+  const auto slot = b.ctrl.index().find(5);
+  ASSERT_TRUE(slot.has_value());
+  EXPECT_EQ(b.ctrl.index().at(*slot).policy, 0x11u);
+}
+
+TEST(ControllerQueues, AnUpdateOfAnotherSetCostsNoHazard) {
+  Bench b(deep_queues());
+  b.ring(hazard_stream(6, 0x2d));  // PROMOTEs of key 6: another set, and no entry (MISS)
+  ASSERT_EQ(b.hbm.completions.size(), 4u);
+  EXPECT_EQ(b.hbm.completions[2].ts_accepted, 5u);
+  EXPECT_EQ(b.hbm.completions[2].status, cmdset::Status::MISS);
+  const ControllerStats& s = b.ctrl.stats();
+  EXPECT_EQ(s.set_hazard_cycles, 2u + 2u);  // the update behind the DEMOTE; PROMOTE 6 behind 6
+  EXPECT_EQ(s.policy_hazard_cycles, 0u);
+  EXPECT_EQ(s.promotion_policy_writes, 0u);  // a miss writes no word
 }
 
 TEST(ControllerQueues, DeepQueuesHoldNothingAndMoveTheSameTransfers) {

@@ -37,6 +37,8 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
       entry_bits_(config.key_tag_bits + config.tenant_bits + config.tier_addr_bits +
                   config.hbm_slot_bits + config.length_bits + config.policy_bits +
                   config.mechanism_bits),
+      policy_mask_(config.policy_bits >= 64 ? ~uint64_t{0}
+                                            : (uint64_t{1} << config.policy_bits) - 1),
       index_(config.index_sets, config.index_ways, config.key_tag_bits),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       issued_(config.desc_queue_depth),
@@ -308,6 +310,9 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d,
   const size_t in_pipeline =
       static_cast<size_t>(std::min<uint64_t>(issued_count_, pipeline_.size()));
   sc_core::sc_time a = unbounded;
+  // What the set hazard alone added (a read-modify-write of the same set in the pipeline), and
+  // the part of it an UPDATE_POLICY in flight caused (the policy plane's cost, spec §M.2.4).
+  sc_core::sc_time by_hazard = sc_core::SC_ZERO_TIME, by_update = sc_core::SC_ZERO_TIME;
   for (bool raised = true; raised;) {
     raised = false;
     auto raise = [&](const sc_core::sc_time& t) {
@@ -320,7 +325,12 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d,
     for (size_t i = 0; i < in_pipeline; ++i) {
       const InPipeline& p = pipeline_[i];
       if (p.issued + latency < a) continue;  // committed before a
-      if (p.set == set) raise(p.issued + latency + cycle_);
+      if (p.set == set) {
+        const sc_core::sc_time before = a;
+        raise(p.issued + latency + cycle_);
+        by_hazard += a - before;
+        if (p.policy_update) by_update += a - before;
+      }
       if (!p.transfer) {
         const sc_core::sc_time out = p.issued + latency + cycle_;
         if (without_transfer++ == 0 || out < first_out) first_out = out;
@@ -334,6 +344,8 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d,
     if (const auto started = transfer_leaves_.ago(config_.xfer_queue_depth - without_transfer))
       raise(*started + cycle_);
   }
+  stats_.set_hazard_cycles += to_cycles(by_hazard);
+  stats_.policy_hazard_cycles += to_cycles(by_update);
   if (a > unbounded) {
     ++stats_.queue_held_descriptors;
     stats_.queue_held_s += to_seconds(a - unbounded);
@@ -395,6 +407,12 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
       else if (!read_visible) c.status = Status::DENIED;
       else {
         move(Opcode::PROMOTE, e->tier_addr, d.hbm_addr, e->length, e->format);
+        // The promotion carries its owner's policy word: the host's intent travels with the
+        // request (a shared read by another tenant leaves the entry's word).
+        if (!foreign) {
+          if ((e->policy ^ d.policy) & policy_mask_) ++stats_.promotion_policy_writes;
+          e->policy = d.policy;
+        }
         e->hbm_resident = true;
         e->hbm_addr = d.hbm_addr;
         stats_.bytes_to_hbm += e->length;
@@ -481,8 +499,8 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
   }
   const size_t status_index = static_cast<size_t>(c.status);
   if (status_index < stats_.per_status.size()) ++stats_.per_status[status_index];
-  pipeline_[static_cast<size_t>(issued_count_++ % pipeline_.size())] =
-      InPipeline{w.accepted, index_.set_of(d.key), w.move && w.length > 0};
+  pipeline_[static_cast<size_t>(issued_count_++ % pipeline_.size())] = InPipeline{
+      w.accepted, index_.set_of(d.key), w.move && w.length > 0, d.opcode == Opcode::UPDATE_POLICY};
   issued_.push(w.accepted);
   return w;
 }

@@ -89,6 +89,13 @@ struct ControllerStats {
   // (a queue downstream was full), and the time they waited in all.
   uint64_t queue_held_descriptors = 0;
   double queue_held_s = 0.0;
+  // The policy plane (host.policy_sync): cycles look-ups were issued later because a command of
+  // the same index set was still in the look-up pipeline (its read-modify-write: the set
+  // hazard), the part of them an UPDATE_POLICY in flight caused, and promotions whose policy
+  // word changed the entry's (a PROMOTE carries its owner's word).
+  uint64_t set_hazard_cycles = 0;
+  uint64_t policy_hazard_cycles = 0;
+  uint64_t promotion_policy_writes = 0;
 };
 
 class DataPlaneController : public sc_core::sc_module {
@@ -200,6 +207,7 @@ class DataPlaneController : public sc_core::sc_module {
   const CtrlConfig config_;
   const sc_core::sc_time cycle_;
   const uint32_t entry_bits_;
+  const uint64_t policy_mask_;  // the bits of a policy word an entry keeps (ctrl.policy_bits)
   BlockIndex index_;
   std::vector<uint8_t> ring_;
   uint32_t head_ = 0;  // next ring slot to execute
@@ -211,6 +219,7 @@ class DataPlaneController : public sc_core::sc_module {
     sc_core::sc_time issued;
     uint32_t set = 0;
     bool transfer = false;
+    bool policy_update = false;  // an UPDATE_POLICY (its hazard is the policy plane's cost)
   };
   RecentTimes issued_;  // issue (ts_accepted) of the last desc_queue_depth descriptors
   std::vector<InPipeline> pipeline_;  // the last index_read_cycles issued, ring by issue count

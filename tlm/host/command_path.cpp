@@ -1,5 +1,6 @@
 #include "tlm/host/command_path.h"
 
+#include <algorithm>
 #include <string>
 
 #include "tlm/ctrl/address_map.h"
@@ -56,9 +57,14 @@ void DescriptorRing::flush(double at_s) {
     if (c.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)) deferred_[c.key] = c.d.tag;
     uint8_t bytes[cmdset::kDescriptorBytes];
     cmdset::encode(c.d, bytes);
-    transact(mmio_, tlm::TLM_WRITE_COMMAND,
-             addr::kRingBase + uint64_t(ring_tail_) * cmdset::kDescriptorBytes, bytes,
-             cmdset::kDescriptorBytes, TxnClass::DescriptorWrite, post);
+    // A policy update is a descriptor like any other, counted on the link as its own class.
+    const bool update = c.op == Opcode::UPDATE_POLICY;
+    const sc_core::sc_time written =
+        transact(mmio_, tlm::TLM_WRITE_COMMAND,
+                 addr::kRingBase + uint64_t(ring_tail_) * cmdset::kDescriptorBytes, bytes,
+                 cmdset::kDescriptorBytes,
+                 update ? TxnClass::UpdatePolicy : TxnClass::DescriptorWrite, post);
+    if (update) stats_.policy_update_latency.add(to_seconds(written - std::max(post, sim_now())));
     ring_tail_ = (ring_tail_ + 1) % ring_entries_;
     ++stats_.descriptors;
     // Leave one ring slot empty so a full ring is distinguishable from an empty one.
@@ -113,10 +119,10 @@ void DescriptorRing::on_completion(const cmdset::Completion& c, double arrival_s
   switch (p.op) {
     case Opcode::PROMOTE: {
       if (c.status != Status::OK) return outcomes_.failed(p, c.status);
-      outcomes_.promoted(p, arrival_s);
       // Claim C2: where a promotion's time goes.
       const double accepted = c.ts_accepted * cycle_s_, looked_up = c.ts_lookup_done * cycle_s_,
                    moved = c.ts_transfer_done * cycle_s_;
+      outcomes_.promoted(p, arrival_s, looked_up);
       stats_.promotion_queue_s += accepted - p.issued_s;
       stats_.promotion_lookup_s += looked_up - accepted;
       stats_.promotion_transfer_s += moved - looked_up;
@@ -176,7 +182,7 @@ void HostCopyEngine::flush(double at_s) {
     if (c.op == Opcode::PROMOTE) {
       stats_.promotion_queue_s += to_seconds(start) - c.issued_s;
       stats_.promotion_transfer_s += done - to_seconds(start);
-      outcomes_.promoted(c, known);
+      outcomes_.promoted(c, known, c.issued_s);
     } else {
       outcomes_.demoted(c, known);
     }

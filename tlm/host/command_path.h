@@ -36,13 +36,17 @@ struct Command {
   // The issuer's record of the block, so that its outcome reaches the block without a look-up
   // of the key (UINT32_MAX: none; the outcome then looks the key up).
   uint32_t record = UINT32_MAX;
+  // A PROMOTE's: the policy word the host held for the block when it was posted (what the
+  // descriptor carries unless host.policy_sync = none, when it carries the entry's own).
+  uint8_t host_word = 0;
 };
 
 // What a command path tells the control plane about its commands.
 class CommandOutcomes {
  public:
   virtual ~CommandOutcomes() = default;
-  virtual void promoted(const Command& c, double usable_s) = 0;
+  // `looked_up_s`: when the device looked the block up (a host copy: when it was issued).
+  virtual void promoted(const Command& c, double usable_s, double looked_up_s) = 0;
   virtual void demoted(const Command& c, double done_s) = 0;
   virtual void demotion_refused(const Command& c) = 0;  // NO_SPACE: the index set is full
   virtual void recompressed(const Command& c) = 0;
@@ -54,6 +58,8 @@ class CommandPath {
   virtual ~CommandPath() = default;
   void enqueue(const Command& c) { queue_.push_back(c); }
   bool idle() const { return queue_.empty(); }
+  // The commands queued for the next flush, to fill in what is known only when it posts them.
+  std::vector<Command>& queued() { return queue_; }
   // Posts the queued commands from `at_s` on; every outcome is reported before it returns, but
   // a deferrable one's (see above).
   virtual void flush(double at_s) = 0;

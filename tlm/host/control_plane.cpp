@@ -150,6 +150,7 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
     b.mech.in_hbm = true;
     b.mech.in_flight = true;
     b.prefetched_unused = true;
+    note_policy(b);
     prefetcher_.issued();
     cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
     d.deadline_ns = static_cast<uint64_t>(std::llround(chosen[i].deadline_s * 1e9));
@@ -179,11 +180,11 @@ std::string HostControlPlane::verify_accounting() const {
   return why;
 }
 
-
 void HostControlPlane::pin(Block& b) {
   if (b.mech.pins++ == 0) {
     slots_.pin();
     policy_->pinned_held(b.id.key, b.policy_slot);
+    note_policy(b);
   }
 }
 
@@ -191,11 +192,14 @@ void HostControlPlane::unpin(Block& b, double now_s) {
   if (b.streamed_by) {
     // A streamed block is pinned without holding a slot: it goes back to being a tier copy.
     b.streamed_by = 0;
-    if (--b.mech.pins == 0 && !b.mech.in_hbm && b.mech.tier_valid)
-      b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
+    if (--b.mech.pins == 0) {
+      note_policy(b);
+      if (!b.mech.in_hbm && b.mech.tier_valid) b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
+    }
     return;
   }
   if (--b.mech.pins == 0) {
+    note_policy(b);
     slots_.unpin();
     if (b.mech.in_hbm) policy_->idle_held(b.id.key, b.record, b.policy_slot, now_s);
   }
@@ -241,6 +245,7 @@ void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool c
   if (counted) ++pol.uses;
   pol.continues = continues;
   policy_->on_reference(b.id.key, now_s, pol);
+  note_policy(b);
 }
 
 HostControlPlane::CachedPrefix HostControlPlane::cached_prefix(const workload::Request& r) const {
@@ -248,8 +253,8 @@ HostControlPlane::CachedPrefix HostControlPlane::cached_prefix(const workload::R
   const uint64_t full = r.prompt_tokens / config_.block_tokens;
   bool hbm_run = true;
   for (uint64_t i = 0; i < full; ++i) {
-    const uint64_t pk = i < r.prefix_hashes.size() ? r.prefix_hashes[i]
-                                                   : workload::decode_block_key(r.session, i);
+    const uint64_t pk =
+        i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
     bool in_hbm = true, cached = true;
     for (uint32_t g = 0; g < groups_ && cached; ++g) {
       const Block* b = blocks_.find(group_key(pk, g));
@@ -298,7 +303,8 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
   // A position is served from cache only when every layer group of it is in HBM or the tier;
   // otherwise prefill recomputes the position (all its layers) and grow() gives it slots.
   auto position_key = [&](uint64_t i) {
-    return i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
+    return i < r.prefix_hashes.size() ? r.prefix_hashes[i]
+                                      : workload::decode_block_key(r.session, i);
   };
   BookLookAhead ahead(blocks_, full * groups_, [&](uint64_t j) {
     return group_key(position_key(j / groups_), static_cast<uint32_t>(j % groups_));
@@ -339,6 +345,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
         if (b.prefetched_unused) {
           // A prefetched block read for the first time: its transfer is judged against this use.
           b.prefetched_unused = false;
+          note_policy(b);
           prefetcher_.used(now_s, b.mech.ready_s);
           res.transfers.push_back(
               {g, b.mech.ready_s, deadline_of(g), 0, stored_bytes(b.mech.format)});
@@ -406,17 +413,17 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
       issued.push_back(b);
     }
   if (issued.size() > slots_.free() + policy_->evictable())
-    SC_REPORT_FATAL("kvtier/host",
-                    ("admission of request " + std::to_string(r.id) + " promotes " +
-                     std::to_string(issued.size()) + " blocks but only " +
-                     std::to_string(slots_.free() + policy_->evictable()) +
-                     " slots can be had (promote room " + std::to_string(plan.promote_room) +
-                     "; first: pins " + std::to_string(issued[0]->mech.pins) + " in_flight " +
-                     std::to_string(issued[0]->mech.in_flight) + " streamed_by " +
-                     std::to_string(issued[0]->streamed_by) + " free " +
-                     std::to_string(slots_.free()) + " evictable " +
-                     std::to_string(policy_->evictable()) + ")")
-                        .c_str());
+    SC_REPORT_FATAL(
+        "kvtier/host",
+        ("admission of request " + std::to_string(r.id) + " promotes " +
+         std::to_string(issued.size()) + " blocks but only " +
+         std::to_string(slots_.free() + policy_->evictable()) + " slots can be had (promote room " +
+         std::to_string(plan.promote_room) + "; first: pins " +
+         std::to_string(issued[0]->mech.pins) + " in_flight " +
+         std::to_string(issued[0]->mech.in_flight) + " streamed_by " +
+         std::to_string(issued[0]->streamed_by) + " free " + std::to_string(slots_.free()) +
+         " evictable " + std::to_string(policy_->evictable()) + ")")
+            .c_str());
   const double room_ready_s = make_room(issued.size(), now_s);
   for (Block* b : issued) {
     b->hbm_slot = slots_.take();
@@ -496,11 +503,10 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
   make_room(slots, now_s);
   // The prompt blocks prefill computes in this step are looked up in order: hinted ahead.
   const uint64_t prompt_end = std::min(want, full);
-  BookLookAhead ahead(blocks_, prompt_end > have ? (prompt_end - have) * groups_ : 0,
-                      [&](uint64_t j) {
-                        return group_key(run.prompt_pk[have + j / groups_],
-                                         static_cast<uint32_t>(j % groups_));
-                      });
+  BookLookAhead ahead(
+      blocks_, prompt_end > have ? (prompt_end - have) * groups_ : 0, [&](uint64_t j) {
+        return group_key(run.prompt_pk[have + j / groups_], static_cast<uint32_t>(j % groups_));
+      });
   for (uint64_t p = have; p < want; ++p) {
     if (p < full) {
       if (run.prompt_cached[p]) continue;
@@ -657,6 +663,7 @@ bool HostControlPlane::spill(uint64_t id, double now_s) {
     }
     integrate(now_s);
     policy_store_.evicted(b);
+    note_policy(b);
     b.mech.in_hbm = false;
     slots_.give_back(b.hbm_slot);
     slots_.unpin();
@@ -913,20 +920,19 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
           ("no evictable block although the admission check passed (need " + std::to_string(slots) +
            " free slots, have " + std::to_string(slots_.free()) + "; resident " +
            std::to_string(slots_.resident()) + ", pinned " + std::to_string(slots_.pinned()) +
-           ", staging " +
-           std::to_string(staging_.size()) + ")")
+           ", staging " + std::to_string(staging_.size()) + ")")
               .c_str());
     Block& b = by_record ? blocks_.by_record(static_cast<uint32_t>(*victim)) : blocks_.at(*victim);
     policy_->removed_held(b.id.key, b.policy_slot);
     policy_store_.evicted(b);
     b.mech.in_hbm = false;
     b.prefetched_unused = false;  // fetched and never used
+    note_policy(b);               // idle, and its reuse score gone unless persistent
     slots_.give_back(b.hbm_slot);
     // The tier is finite too: when it is full, the copy of the block that left HBM longest
     // ago is freed to make room (never a pinned or in-flight one).
     if (!b.mech.tier_valid && tier_.full()) reclaim_tier_slot(now_s);
-    if (b.mech.tier_valid || !tier_.full())
-      b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
+    if (b.mech.tier_valid || !tier_.full()) b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
     if (b.mech.tier_valid) {
       // Write-once: the tier copy is still valid, so eviction moves nothing (spec §M.1).
       enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
@@ -996,8 +1002,16 @@ HostControlPlane::Block& HostControlPlane::block_of(const Command& c) {
   return blocks_.at(c.key);
 }
 
-void HostControlPlane::promoted(const Command& p, double ready_s) {
+void HostControlPlane::promoted(const Command& p, double ready_s, double looked_up_s) {
   Block& b = block_of(p);
+  if (tracking_policy() && looked_up_s > p.issued_s) {
+    auto [it, fresh] = lookups_ahead_.try_emplace(b.record);
+    // A promotion that carried the host's word is current at its look-up unless the host
+    // changes it before then.
+    it->second = {looked_up_s, b.id.key, p.host_word,
+                  static_cast<uint8_t>(p.d.policy) == p.host_word};
+    lookups_ahead_order_.emplace_back(looked_up_s, b.record);
+  }
   if (trace_ && b.prefetched_unused &&
       (p.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)))
     trace_->async_slice(prefetch_track_, "promotion", "prefetch", p.requested_s, ready_s,
@@ -1033,7 +1047,139 @@ void HostControlPlane::demoted(const Command& c, double done_s) {
   last_demotion_done_s_ = std::max(last_demotion_done_s_, done_s);
 }
 
-void HostControlPlane::flush(double at_s) { path_->flush(at_s); }
+void HostControlPlane::flush(double at_s) {
+  if (tracking_policy()) sync_policy_words(at_s);
+  path_->flush(at_s);
+}
+
+BlockIntent HostControlPlane::intent_of(const Block& b) const {
+  if (b.prefetched_unused) return BlockIntent::WantedSoon;
+  if (b.mech.pins > 0) return BlockIntent::ReadEveryStep;  // pinned in HBM, or streamed
+  return b.has_policy && b.policy.continues ? BlockIntent::MayReturn : BlockIntent::Unwanted;
+}
+
+// Which word a command carries is settled when it is posted, not when it was queued: the
+// intent may change in between (a block promoted for an admission is pinned after its PROMOTE
+// was queued). A DEMOTE writes the host's word into the entry it creates; a PROMOTE writes it
+// into the entry it reads (the command set's rule: the intent travels with the request), so a
+// block moved by the batch needs no update of its own. Under host.policy_sync = none a PROMOTE
+// carries the entry's own word instead, and the device acts on it: counted stale when the
+// host's differs. A block's update goes just ahead of the batch's first command about it (a
+// DISCARD, say), the others after the batch: no transfer of the batch waits for them.
+void HostControlPlane::sync_policy_words(double at_s) {
+  // Look-ups done by now cannot be raced any more.
+  while (!lookups_ahead_order_.empty() && lookups_ahead_order_.front().first <= at_s) {
+    const auto [when, record] = lookups_ahead_order_.front();
+    lookups_ahead_order_.pop_front();
+    if (auto it = lookups_ahead_.find(record);
+        it != lookups_ahead_.end() && it->second.looked_up_s == when)
+      lookups_ahead_.erase(it);
+  }
+  std::vector<Command>& batch = path_->queued();
+  auto block_of_command = [&](const Command& c) -> Block* {
+    Block* b = c.record == UINT32_MAX ? blocks_.find(c.key) : blocks_.find_record(c.record);
+    return b && b->id.key == c.key ? b : nullptr;
+  };
+  const bool sync = syncing_policy();
+  for (Command& c : batch) {
+    if (c.op != Opcode::PROMOTE && c.op != Opcode::DEMOTE) continue;
+    Block* b = block_of_command(c);
+    if (!b) continue;
+    const uint8_t word = word_of(*b);
+    if (c.op == Opcode::DEMOTE) {
+      c.d.policy = word;
+      ++stats_.policy_words_carried;
+    } else {
+      c.host_word = word;
+      c.d.policy = sync ? word : b->sent_word;
+      if (c.d.policy != word) ++stats_.stale_at_post;
+      if (c.d.policy != b->sent_word) ++stats_.policy_words_promoted;
+    }
+    b->sent_word = static_cast<uint8_t>(c.d.policy);
+    b->policy_marks |= kPolicyCarried;
+  }
+  std::vector<Command> updates;
+  std::vector<NotedBlock> kept;  // noted blocks a coming PROMOTE will carry
+  auto consider = [&](const NotedBlock& n, bool forced) {
+    Block* b = blocks_.find_record(n.record);
+    if (!b || b->id.key != n.key) return;  // forgotten since (its FREE ended the entry)
+    if (!forced) b->policy_marks &= static_cast<uint8_t>(~kPolicyNoted);
+    const uint8_t word = word_of(*b);
+    if (!forced && !lookups_ahead_.empty())
+      if (auto it = lookups_ahead_.find(n.record); it != lookups_ahead_.end()) {
+        const LookupAhead& a = it->second;
+        if (a.key == n.key && a.looked_up_s > at_s && a.current && word != a.word) {
+          ++stats_.stale_by_race;  // the look-up comes after the change, before its update
+          lookups_ahead_.erase(it);
+        }
+      }
+    if (!sync || !b->mech.tier_valid || (b->policy_marks & (kPolicyCarried | kPolicyPosted)))
+      return;
+    if (word == b->sent_word && !forced) return;
+    if (!forced && b->mech.pins > 0 && !b->mech.in_hbm) {
+      // Read by a request and not in HBM: a PROMOTE of it is coming (the admission that pinned
+      // it, or its step's streamed read) and will carry the word. Kept noted until then.
+      b->policy_marks |= kPolicyNoted;
+      kept.push_back(n);
+      return;
+    }
+    cmdset::Descriptor d = descriptor(Opcode::UPDATE_POLICY, *b);
+    d.policy = word;
+    const double now_s = slots_.integrated_to_s();
+    updates.push_back(Command{d, b->id.key, Opcode::UPDATE_POLICY, now_s, now_s, b->record});
+    stats_.policy_updates_forced += word == b->sent_word;
+    b->sent_word = word;
+    b->policy_marks |= kPolicyPosted;
+  };
+  for (const NotedBlock& n : noted_) consider(n, false);
+  for (const NotedBlock& n : forced_) consider(n, true);
+  noted_.swap(kept);
+  forced_.clear();
+  if (!updates.empty()) {
+    // Each update before the first command about its block (its mark is cleared there), the
+    // rest after the batch.
+    std::unordered_map<uint32_t, size_t> update_of;
+    update_of.reserve(updates.size());
+    for (size_t i = 0; i < updates.size(); ++i) update_of.emplace(updates[i].record, i);
+    std::vector<Command> merged;
+    merged.reserve(batch.size() + updates.size());
+    for (const Command& c : batch) {
+      Block* b = block_of_command(c);
+      if (b && (b->policy_marks & kPolicyPosted)) {
+        merged.push_back(updates[update_of.at(b->record)]);
+        b->policy_marks &= static_cast<uint8_t>(~kPolicyPosted);
+      }
+      merged.push_back(c);
+    }
+    for (const Command& u : updates)
+      if (Block* b = blocks_.find_record(u.record); b->policy_marks & kPolicyPosted) {
+        merged.push_back(u);
+        b->policy_marks &= static_cast<uint8_t>(~kPolicyPosted);
+      }
+    batch.swap(merged);
+  }
+  for (const Command& c : batch)
+    if (c.op == Opcode::DEMOTE || c.op == Opcode::PROMOTE)
+      if (Block* b = block_of_command(c)) b->policy_marks &= static_cast<uint8_t>(~kPolicyCarried);
+  stats_.policy_updates += updates.size();
+}
+
+void HostControlPlane::step_grown(double now_s) {
+  if (!syncing_policy()) return;  // none: the noted blocks are looked at with the next batch
+  if (config_.policy_sync == PolicySync::PerStep) {
+    // The decode set's words, every step, in request order.
+    std::vector<uint64_t> ids;
+    ids.reserve(running_.size());
+    for (const auto& [id, run] : running_) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    for (uint64_t id : ids)
+      for (Block* b : running_.at(id).held)
+        if (b->mech.tier_valid) forced_.push_back({b->record, b->id.key});
+  }
+  // Commands queued for a later post (a step's staging discards) keep their time: the updates
+  // go with them then.
+  if (path_->idle() && (!noted_.empty() || !forced_.empty())) flush(now_s);
+}
 
 void HostControlPlane::completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   if (!ring_ || !trans.is_write() || trans.get_data_length() != cmdset::kCompletionBytes) {

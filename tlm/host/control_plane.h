@@ -31,6 +31,7 @@
 #include "tlm/host/hbm_slots.h"
 #include "tlm/host/tier_store.h"
 #include "tlm/host/kv_cache_if.h"
+#include "tlm/host/policy_sync.h"
 #include "tlm/host/prefetcher.h"
 #include "tlm/host/session_expiry.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
@@ -44,7 +45,7 @@ namespace kvtier {
 struct ControllerStats;
 
 // The control plane's counters; the prefetch counters are the prefetcher's (tlm/host/prefetcher.h).
-struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats {
+struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, PolicySyncStats {
   uint64_t references = 0;  // block references by admitted requests' prompts
   uint64_t hbm_hits = 0;    // found resident in HBM
   uint64_t tier_hits = 0;   // found in the tier and promoted
@@ -284,6 +285,18 @@ class HostControlPlane : public sc_core::sc_module,
     if (!optimal_) optimal_ = kv::offline_optimal(references_, budget_);
     return &*optimal_;
   }
+  // Every running request's KV has grown for this step: the policy words that changed go to the
+  // device now (host.policy_sync; with per_step, every word the decode set reads).
+  void step_grown(double now_s) override;
+  // Bits of policy state a device index entry holds (ctrl.policy_bits; 0: none, nothing to keep
+  // current). Set by the platform before the run.
+  void set_policy_entry_bits(uint32_t bits) { policy_entry_bits_ = bits; }
+  // The policy word the host would write for block `key` now (null: no such block).
+  std::optional<uint8_t> policy_word_of(uint64_t key) const {
+    const Block* b = blocks_.find(key);
+    if (!b) return std::nullopt;
+    return word_of(*b);
+  }
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) override {
     drop_streamed_ahead(now_s);
@@ -302,7 +315,12 @@ class HostControlPlane : public sc_core::sc_module,
     uint16_t owner_tenant = 0;       // tenant that created it: owns its device index entry
     bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
     bool streamed_ahead = false;  // in staging since the step before (stream_ahead), not yet read
-    uint32_t record = 0;          // its record in blocks_ (by_record), for the policy's victim
+    // The policy word its device index entry holds as far as the host knows (written by its
+    // DEMOTE, then by UPDATE_POLICY), and the policy plane's marks (kPolicyNoted, ...). Two
+    // bytes the record's alignment left free.
+    uint8_t sent_word = 0;
+    uint8_t policy_marks = 0;
+    uint32_t record = 0;  // its record in blocks_ (by_record), for the policy's victim
     uint32_t policy_slot = ReplacementPolicy::kNoSlot;  // the policy's word (held hooks)
     uint64_t tier_epoch = 0;   // which entry of the tier's reclaim order is current (TierStore)
     uint64_t streamed_by = 0;  // 1 + id of the running request that streams it (0: none)
@@ -396,6 +414,49 @@ class HostControlPlane : public sc_core::sc_module,
   uint64_t group_key(uint64_t position_key, uint32_t group) const;
 
   void integrate(double now_s) { slots_.integrate(now_s); }
+  // ---- The policy plane (host.policy_sync; tlm/host/policy_sync.h) ----
+  static constexpr uint8_t kPolicyNoted = 1;    // in noted_: its word may have changed
+  static constexpr uint8_t kPolicyPosted = 2;   // an update of it is in the batch being built
+  static constexpr uint8_t kPolicyCarried = 4;  // its PROMOTE or DEMOTE in that batch carries it
+  BlockIntent intent_of(const Block& b) const;
+  uint8_t word_of(const Block& b) const {
+    return policy_word(intent_of(b), b.has_policy ? b.policy.reuse_score : 0.0, policy_entry_bits_);
+  }
+  // The block's intent or reuse score may have changed: its word is compared at the next flush.
+  // The words are followed whenever the device keeps one (a stale read is counted with
+  // host.policy_sync = none too), and sent unless the policy is none.
+  bool tracking_policy() const { return ring_ && policy_entry_bits_ > 0; }
+  bool syncing_policy() const {
+    return tracking_policy() && config_.policy_sync != PolicySync::None;
+  }
+  void note_policy(Block& b) {
+    if ((b.policy_marks & kPolicyNoted) || !tracking_policy()) return;
+    b.policy_marks |= kPolicyNoted;
+    noted_.push_back({b.record, b.id.key});
+  }
+  // Before a batch is posted: the words its DEMOTEs and PROMOTEs write, and an UPDATE_POLICY for
+  // every other noted block whose entry holds another word than the host's (with per_step also
+  // for the blocks forced_ names).
+  // `at_s`: when the batch is posted.
+  void sync_policy_words(double at_s);
+  struct NotedBlock {
+    uint32_t record = 0;
+    uint64_t key = 0;
+  };
+  std::vector<NotedBlock> noted_, forced_;
+  // Promotions whose look-up lies ahead of the host's time when their completion came back
+  // (the descriptor waits in the ring): a change of the block's word before the look-up is
+  // written behind the promotion, so the look-up reads the word the promotion was posted
+  // with. By look-up time (the engine looks commands up in ring order); at most one per block.
+  struct LookupAhead {
+    double looked_up_s = 0.0;
+    uint64_t key = 0;
+    uint8_t word = 0;     // the host's word when the promotion was posted
+    bool current = true;  // ... and the promotion carried it (else counted stale already)
+  };
+  std::unordered_map<uint32_t, LookupAhead> lookups_ahead_;      // by block record
+  std::deque<std::pair<double, uint32_t>> lookups_ahead_order_;  // (look-up time, record)
+  uint32_t policy_entry_bits_ = 16;
   void pin(Block& b);
   void unpin(Block& b, double now_s);
   // Evicts idle blocks until `slots` are free; returns when the freed slots are usable.
@@ -408,7 +469,7 @@ class HostControlPlane : public sc_core::sc_module,
   // by the key (throws std::out_of_range when the block is gone).
   Block& block_of(const Command& c);
   // What the command path reports (CommandOutcomes).
-  void promoted(const Command& c, double usable_s) override;
+  void promoted(const Command& c, double usable_s, double looked_up_s) override;
   void demoted(const Command& c, double done_s) override;
   void demotion_refused(const Command& c) override;
   void recompressed(const Command& c) override;

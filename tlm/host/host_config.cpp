@@ -73,6 +73,12 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
   r.flag("host.prefetch_next_turn", &c.prefetch_next_turn,
          "prefetch a finished request's context for its session's next turn, predicted from "
          "inter-turn gaps seen so far");
+  r.choice_enum(
+      "host.policy_sync", &c.policy_sync, kPolicySyncNames,
+      "how the host's intent for a block reaches its device index entry's policy word "
+      "(UPDATE_POLICY descriptors): none (the word the DEMOTE wrote stays), on_change (an "
+      "update when the word the host would write changed, one per block per doorbell "
+      "batch) or per_step (also every step for each block the decode set reads)");
 }
 
 void validate_host_config(const HostConfig& c, const std::string& src) {

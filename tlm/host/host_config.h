@@ -43,6 +43,17 @@ enum class EmaClock { Second, Reference };
 inline constexpr EnumName<EmaClock> kEmaClockNames[] = {{EmaClock::Second, "second"},
                                                         {EmaClock::Reference, "reference"}};
 inline const char* name_of(EmaClock v) { return name_in(kEmaClockNames, v); }
+// How the host's intent for a block reaches the policy word of its device index entry (spec
+// §M.2.2: policy state is updated in place, without moving the payload; §M.3.1: intent flows
+// down). none: the word a DEMOTE wrote stays; on_change: an UPDATE_POLICY descriptor whenever the
+// word the host would write differs from the one the device holds, at most one per block per
+// doorbell batch; per_step: also every step for every block the decode set reads that has an
+// entry, whether it changed or not (docs/model.md, "Policy updates").
+enum class PolicySync { None, OnChange, PerStep };
+inline constexpr EnumName<PolicySync> kPolicySyncNames[] = {{PolicySync::None, "none"},
+                                                            {PolicySync::OnChange, "on_change"},
+                                                            {PolicySync::PerStep, "per_step"}};
+inline const char* name_of(PolicySync v) { return name_in(kPolicySyncNames, v); }
 
 struct HostConfig {
   std::string policy = "lru";
@@ -90,6 +101,7 @@ struct HostConfig {
   // Prefetch of a session's next turn, predicted online from the inter-turn gaps seen so far in
   // the run (never from the workload's own future arrivals). Needs prefetch_horizon_steps > 0.
   bool prefetch_next_turn = true;
+  PolicySync policy_sync = PolicySync::OnChange;
 };
 
 // Declares every [host] key of `c` (name, default = its current value, range, description).

@@ -129,6 +129,8 @@ class KvCacheIF {
                                  uint64_t prompt_tokens, uint64_t* computed) const = 0;
   // Takes those slots; the caller has made sure growth_slots() <= available_slots().
   virtual void grow(uint64_t id, uint64_t kv_tokens, double now_s) = 0;
+  // Every running request has grown for the step that starts at `now_s`: per-step work goes now.
+  virtual void step_grown(double /*now_s*/) {}
 
   // ---- Leaving ----
   // The request leaves the decode set before it finished (its KV is swapped or recomputed later).

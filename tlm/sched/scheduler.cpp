@@ -413,6 +413,7 @@ bool Scheduler::plan(double now, Plan& p) {
   // KV grows on demand: the slots this step writes are taken now.
   for (size_t i : p.decode) kv_.grow(view(seqs_[i]).id, seqs_[i].kv_tokens + 1, now);
   for (const Chunk& c : p.prefill) kv_.grow(view(seqs_[c.seq]).id, c.to, now);
+  kv_.step_grown(now);
   return true;
 }
 
