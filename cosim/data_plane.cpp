@@ -140,21 +140,27 @@ void DataPlane::declare_index_organisation_stats(StatGroup& g, const CtrlConfig&
   const ControllerStats& ix = stats();
   g.add("org", name_of(config.index_org), "text",
         "index organisation (ctrl.index_org): the whole index in SRAM, or an SRAM cache of a table "
-        "in tier DRAM");
-  g.add("cache_entries", config.index_org == IndexOrg::Cached ? config.index_cache_entries : 0u,
+        "in tier DRAM (cached) or in host DRAM behind the link (host)");
+  g.add("cache_entries", config.index_org != IndexOrg::Full ? config.index_cache_entries : 0u,
         "count",
-        "entries the SRAM cache holds with the cached organisation (ctrl.index_cache_entries); 0 "
-        "otherwise");
+        "entries the SRAM cache holds with the cached or host organisation "
+        "(ctrl.index_cache_entries); 0 otherwise");
   g.add("cache_hits", ix.index_cache_hits, "count",
-        "lookups the SRAM cache answered (cached organisation)");
+        "lookups the SRAM cache answered (cached or host organisation)");
   g.add("cache_misses", ix.index_cache_misses, "count",
-        "lookups that read the entry from the tier DRAM table");
+        "lookups that read the entry from the table (tier DRAM, or host DRAM across the link)");
   g.add("dram_read_bytes", ix.index_dram_read_bytes, "bytes",
         "tier DRAM bytes read by index cache misses");
   g.add("dram_write_bytes", ix.index_dram_write_bytes, "bytes",
         "tier DRAM bytes written through to the table when an entry was inserted or dropped");
+  g.add("host_read_bytes", ix.index_host_read_bytes, "bytes",
+        "host organisation: table bytes the misses read from host DRAM across the link "
+        "(link_classes.index_read)");
+  g.add("host_write_bytes", ix.index_host_write_bytes, "bytes",
+        "host organisation: table bytes written through to host DRAM across the link "
+        "(link_classes.index_write)");
   g.add("miss_time_s", ix.index_miss_s, "s",
-        "lookup time the misses added on the command path (DRAM reads)");
+        "lookup time the misses added on the command path (table reads)");
 }
 
 }  // namespace kvtier

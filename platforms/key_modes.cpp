@@ -185,14 +185,31 @@ const std::vector<KeyMode>& modes() {
        [](const PlatformConfig&, const std::string&) {
          return std::string("kvtier run sends no CXL.mem message");
        }},
-      // tlm/ctrl/controller.cpp: the SRAM cache of the cached index organisation.
-      {{"ctrl.index_cache_entries", "ctrl.index_entry_bytes", "ctrl.index_dram_read_ns"},
+      // tlm/ctrl/controller.cpp: the SRAM cache of the cached and host index organisations,
+      // and where each keeps its table.
+      {{"ctrl.index_cache_entries", "ctrl.index_entry_bytes"},
+       "ctrl.index_org = cached or host",
+       [](const PlatformConfig& c, const std::string&) {
+         return c.ctrl.index_org != IndexOrg::Full;
+       },
+       [](const PlatformConfig&, const std::string&) {
+         return std::string("ctrl.index_org = full");
+       }},
+      {{"ctrl.index_dram_read_ns"},
        "ctrl.index_org = cached",
        [](const PlatformConfig& c, const std::string&) {
          return c.ctrl.index_org == IndexOrg::Cached;
        },
-       [](const PlatformConfig&, const std::string&) {
-         return std::string("ctrl.index_org = full");
+       [](const PlatformConfig& c, const std::string&) {
+         return std::string("ctrl.index_org = ") + name_of(c.ctrl.index_org);
+       }},
+      {{"ctrl.index_host_dram_ns"},
+       "ctrl.index_org = host",
+       [](const PlatformConfig& c, const std::string&) {
+         return c.ctrl.index_org == IndexOrg::Host;
+       },
+       [](const PlatformConfig& c, const std::string&) {
+         return std::string("ctrl.index_org = ") + name_of(c.ctrl.index_org);
        }},
       // controller.cpp: compression only for fp8 / int4 copies (tier format or recompression).
       {{"ctrl.compress_gbps"},

@@ -126,6 +126,17 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   }
   host_bus_->add_window(addr::kHostMemBase, addr::kHostMemSize);
   connect(host_bus_->out, host_->completion_in, "host_bus.out -> host.completion_in");
+  if (config.ctrl.index_org == IndexOrg::Host) {
+    // The block index's table in host DRAM: its own latency (ctrl.index_host_dram_ns: local
+    // DDR 131.5 ns, CALIBRATION.md, M, CXL-DMSim) at the bandwidth of eight DDR5-4800 channels
+    // (a server socket's, V); a 64 B row never nears it: the link's time is what a read costs.
+    host_dram_ = std::make_unique<MemoryTarget>(
+        "host_dram", 8 * 38.4e9, sc_core::sc_time(config.ctrl.index_host_dram_ns, sc_core::SC_NS),
+        addr::kHostIndexSize);
+    host_bus_->add_window(addr::kHostIndexBase, addr::kHostIndexSize,
+                          direct_bursts ? host_dram_.get() : nullptr);
+    connect(host_bus_->out, host_dram_->in, "host_bus.out -> host_dram.in");
+  }
 }
 
 uint64_t Platform::boundary_transactions() const {

@@ -100,6 +100,7 @@ class Platform : public sc_core::sc_module {
   std::unique_ptr<MemoryTarget> hbm_;
   std::unique_ptr<HbmContention> hbm_contention_;
   std::unique_ptr<MemoryTarget> tier_;
+  std::unique_ptr<MemoryTarget> host_dram_;  // the index's table (ctrl.index_org = host) only
   std::unique_ptr<Link> link_;
   std::unique_ptr<DataPlane> ctrl_;  // ctrl.impl: the TLM model or the RTL engine
   std::unique_ptr<AddressRouter> host_bus_;

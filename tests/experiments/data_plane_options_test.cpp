@@ -46,6 +46,9 @@ struct Bench : sc_core::sc_module {
   MemoryTarget tier{"tier", 76.8e9, sc_core::sc_time(110, sc_core::SC_NS), 1ull << 38};
   MemoryTarget hbm{"hbm", 4000e9, sc_core::sc_time(500, sc_core::SC_NS), 141'000'000'000ull};
   HostMemory host_mem{"host_mem"};
+  // The index's table in host DRAM (ctrl.index_org = host): 100 ns, bandwidth that never binds.
+  MemoryTarget host_dram{"host_dram", 1e15, sc_core::sc_time(100, sc_core::SC_NS),
+                         addr::kHostIndexSize};
   AddressRouter bus{"bus"};
   uint32_t tail = 0;
 
@@ -67,6 +70,8 @@ struct Bench : sc_core::sc_module {
     bus.out.bind(hbm.in);
     bus.add_window(addr::kHostMemBase, addr::kHostMemSize);
     bus.out.bind(host_mem.in);
+    bus.add_window(addr::kHostIndexBase, addr::kHostIndexSize);
+    bus.out.bind(host_dram.in);
     if (start) sc_core::sc_start(sc_core::SC_ZERO_TIME);  // ends elaboration
   }
   // Writes the descriptors into the ring and rings one doorbell for all of them at `at`.
@@ -305,6 +310,46 @@ TEST(CachedIndex, AMissAddsOneTierDramReadToTheLookup) {
   EXPECT_EQ(b.ctrl.stats().index_cache_hits, 1u);
   EXPECT_EQ(b.ctrl.stats().index_cache_misses, 3u);
   EXPECT_EQ(b.ctrl.stats().index_dram_read_bytes, 3u * cc.index_entry_bytes);
+}
+
+// The table in host DRAM behind the link: a miss is a 64 B device read across the simple link
+// (a header-only request of 24 wire bytes up, 75 ns, host DRAM's 100 ns, 64 B of data plus 24
+// bytes of overhead down, 75 ns), so it costs 250 ns plus 112 bytes of wire time; an insert
+// writes the row back (64 B up, off the lookup's path).
+TEST(HostIndex, AMissReadsTheRowAcrossTheLinkFromHostDram) {
+  CtrlConfig cc = one_engine();
+  cc.index_org = IndexOrg::Host;
+  cc.index_cache_entries = 1;
+  cc.clock_mhz = 1000;
+  cc.index_read_cycles = 2;
+  Bench b("bench", cc);
+  b.post({demote(1, 1)}, sc_core::SC_ZERO_TIME);                 // miss, then an insert
+  b.post({promote(1, 2)}, sc_core::sc_time(1, sc_core::SC_MS));  // hit
+  b.post({promote(2, 3)}, sc_core::sc_time(2, sc_core::SC_MS));  // miss (and no entry: MISS)
+  const double wire_ns = 112.0 / Bench::link_config().bytes_per_s() * 1e9;
+  const uint64_t read_cycles = static_cast<uint64_t>(75.0 + 100.0 + 75.0 + wire_ns);
+  auto lookup = [&](uint16_t tag) {
+    return b.by_tag(tag).ts_lookup_done - b.by_tag(tag).ts_accepted;
+  };
+  EXPECT_EQ(read_cycles, 251u);  // 250 ns and 1.78 ns of wire at 63 GB/s
+  // The descriptor is accepted at a fraction of a cycle (it crossed the link too): the stamps,
+  // whole cycles, differ by the read's time rounded either way.
+  for (uint16_t tag : {1, 3}) {
+    EXPECT_GE(lookup(tag), 2u + read_cycles) << "tag " << tag;
+    EXPECT_LE(lookup(tag), 2u + read_cycles + 1) << "tag " << tag;
+  }
+  EXPECT_EQ(lookup(2), 2u);
+  EXPECT_EQ(b.by_tag(3).status, cmdset::Status::MISS);
+  const ControllerStats& s = b.ctrl.stats();
+  EXPECT_EQ(s.index_host_read_bytes, 2u * cc.index_entry_bytes);
+  EXPECT_EQ(s.index_host_write_bytes, 1u * cc.index_entry_bytes);  // the DEMOTE's insert
+  EXPECT_EQ(s.index_dram_read_bytes, 0u);
+  const LinkStats& ls = b.link.stats();
+  EXPECT_EQ(ls.per_class[static_cast<size_t>(TxnClass::IndexRead)].messages, 2u);
+  EXPECT_EQ(ls.per_class[static_cast<size_t>(TxnClass::IndexRead)].payload_bytes, 128u);
+  EXPECT_EQ(ls.per_class[static_cast<size_t>(TxnClass::IndexWrite)].messages, 1u);
+  EXPECT_EQ(b.host_dram.stats().read_bytes, 128u);
+  EXPECT_EQ(b.host_dram.stats().write_bytes, 64u);
 }
 
 TEST(CachedIndex, FullOrganisationNeverReadsDram) {

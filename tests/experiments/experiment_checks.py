@@ -65,20 +65,32 @@ def check_c1(kvtier, trace):
 def check_c2(kvtier, trace):
     out, t = experiment(kvtier, trace, "c2", "--index-sizes", "256,65536")
     cached = [r for r in t["rows"] if r["org"] == "cached"]
+    host = [r for r in t["rows"] if r["org"] == "host"]
     full = [r for r in t["rows"] if r["org"] == "full"]
-    expect(len(cached) == 2 and len(full) == 2, "c2: both organisations at both sizes")
-    expect(all(r["index_dram_read_bytes"] == 0 for r in full), "c2: a full index never reads DRAM")
-    expect(cached[0]["index_dram_read_bytes"] > 0, "c2: a small cache misses")
+    expect(len(cached) == 2 and len(host) == 2 and len(full) == 2,
+           "c2: the three organisations at both sizes")
+    expect(all(r["index_dram_read_bytes"] == 0 == r["index_host_read_bytes"] for r in full),
+           "c2: a full index never reads a table")
+    expect(cached[0]["index_dram_read_bytes"] > 0 and cached[0]["index_host_read_bytes"] == 0,
+           "c2: a small cache misses, into tier DRAM")
+    expect(host[0]["index_host_read_bytes"] > 0 and host[0]["index_dram_read_bytes"] == 0,
+           "c2: a small cache of the host table misses, across the link")
     expect(cached[0]["lookup_share"] > full[1]["lookup_share"], "c2: misses lengthen the lookup")
+    # A miss across the link takes longer than one into the device's own DRAM.
+    expect(host[0]["promotion_latency_lookup_s"] > cached[0]["promotion_latency_lookup_s"],
+           f"c2: a host-DRAM miss is slower ({host[0]['promotion_latency_lookup_s']} vs "
+           f"{cached[0]['promotion_latency_lookup_s']})")
     # 256 entries of a full index keep too few tier copies to promote any at 200 requests: its
     # share is unmeasured (null), not 0.
     expect(full[0]["promotions"] == 0 and full[0]["lookup_share"] is None,
            f"c2: a run without promotions has no lookup share: {full[0]}")
     check_flip("c2", t, "entries", [256, 65536])
-    # The flip both ways, from this run's own shares: a --material between the small cache's
-    # share and the large one's makes the claim hold at 256 entries only (flip at 65536); one
-    # above both makes it fail everywhere (no flip).
-    small, large = cached[0]["lookup_share"], cached[1]["lookup_share"]
+    # The claim at one size needs both tables' shares material: the flip both ways, from this
+    # run's own shares. A --material between the smaller of the two at 256 entries and the larger
+    # of the two at 65536 makes it hold at 256 only (flip at 65536); one above both fails
+    # everywhere (no flip).
+    small = min(cached[0]["lookup_share"], host[0]["lookup_share"])
+    large = min(cached[1]["lookup_share"], host[1]["lookup_share"])
     expect(small > large, f"c2: a smaller cache misses more ({small} vs {large})")
     for material, value, below in [((small + large) / 2, 65536, True), (small * 2, None, None)]:
         _, m = experiment(kvtier, trace, "c2", "--index-sizes", "256,65536", "--material", repr(material))

@@ -14,5 +14,9 @@ inline constexpr uint64_t kHostMemBase = 1ull << 48;
 inline constexpr uint64_t kHostMemSize = 1ull << 32;
 inline constexpr uint64_t kCompletionRing =
     kHostMemBase;  // completion ring at the start of host memory
+// The block index's table in host DRAM (ctrl.index_org = host): one row per entry, after the
+// host memory the completions use.
+inline constexpr uint64_t kHostIndexBase = kHostMemBase + kHostMemSize;
+inline constexpr uint64_t kHostIndexSize = 1ull << 40;
 
 }  // namespace kvtier::addr

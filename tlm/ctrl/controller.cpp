@@ -48,7 +48,7 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
       slot_done_(config.max_outstanding_transfers, sc_core::SC_ZERO_TIME),
       engines_(config.dma_engines),
       engine_time_(config.dma_engine_gbps * 1e9),
-      index_cache_(config.index_org == IndexOrg::Cached ? config.index_cache_entries : 0),
+      index_cache_(config.index_org != IndexOrg::Full ? config.index_cache_entries : 0),
       burst_buffer_(config.max_burst_bytes) {
   mmio_in.register_b_transport(this, &DataPlaneController::mmio);
 }
@@ -364,22 +364,35 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
   w.accepted = issue_time(d, arrival);
   // One lookup enters the pipelined SRAM per cycle; the result is ready after the read latency.
   w.lookup_done = lookup_.reserve(w.accepted, cycle_) + config_.index_read_cycles * cycle_;
+  const bool host_table = config_.index_org == IndexOrg::Host;
   if (index_cache_.capacity() && !index_cache_.access(d.key)) {
-    // Cached organisation: the SRAM does not hold the entry; the lookup waits for the entry's
-    // row of the table in tier DRAM.
+    // The SRAM does not hold the entry; the lookup waits for the entry's row of the table: in
+    // tier DRAM (cached), or in host DRAM behind the link (host: a device read across the
+    // link, behind whatever the link carries then).
     ++stats_.index_cache_misses;
-    const sc_core::sc_time read = nanoseconds(config_.index_dram_read_ns);
-    stats_.index_dram_read_bytes += config_.index_entry_bytes;
+    sc_core::sc_time read = nanoseconds(config_.index_dram_read_ns);
+    if (host_table) {
+      read = index_row(true, d.key, w.lookup_done) - w.lookup_done;
+      stats_.index_host_read_bytes += config_.index_entry_bytes;
+    } else {
+      stats_.index_dram_read_bytes += config_.index_entry_bytes;
+    }
     stats_.index_miss_s += to_seconds(read);
     w.lookup_done += read;
   } else if (index_cache_.capacity()) {
     ++stats_.index_cache_hits;
   }
   w.transfer_done = w.lookup_done;
-  // Entry inserted or dropped: the cached organisation writes the table row through (a posted
-  // write, off the command's path).
+  // Entry inserted or dropped: the table's row is written through (a posted write, off the
+  // command's path; across the link when the table is in host DRAM).
   auto write_through = [&]() {
-    if (index_cache_.capacity()) stats_.index_dram_write_bytes += config_.index_entry_bytes;
+    if (!index_cache_.capacity()) return;
+    if (!host_table) {
+      stats_.index_dram_write_bytes += config_.index_entry_bytes;
+      return;
+    }
+    index_row(false, d.key, w.lookup_done);
+    stats_.index_host_write_bytes += config_.index_entry_bytes;
   };
 
   Completion& c = w.c;
@@ -677,6 +690,21 @@ sc_core::sc_time DataPlaneController::transfer_train(const Work& w,
 
 // Bursts are tagged PayloadRead / PayloadWrite; the tag only matters on the link (host_out),
 // tier DRAM is device-local.
+sc_core::sc_time DataPlaneController::index_row(bool read, uint64_t key,
+                                                const sc_core::sc_time& at) {
+  // One row per entry of the set-associative table, at the key's set and a way of its tag:
+  // addresses spread as the entries do (the row's content is not modelled, only its access).
+  const uint64_t row = key % (addr::kHostIndexSize / config_.index_entry_bytes);
+  const uint64_t address = addr::kHostIndexBase + row * config_.index_entry_bytes;
+  const TxnClass cls = read ? TxnClass::IndexRead : TxnClass::IndexWrite;
+  if (host_direct_)
+    return host_direct_->burst(read, address, config_.index_entry_bytes, cls,
+                               std::max(at, sim_now()));
+  index_row_buffer_.resize(config_.index_entry_bytes);
+  return transact(host_out, read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
+                  index_row_buffer_.data(), config_.index_entry_bytes, cls, at);
+}
+
 sc_core::sc_time DataPlaneController::burst_read(
     tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr, uint32_t length,
     const sc_core::sc_time& at) {

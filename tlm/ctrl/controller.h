@@ -74,6 +74,9 @@ struct ControllerStats {
   uint64_t index_cache_misses = 0;
   uint64_t index_dram_read_bytes = 0;
   uint64_t index_dram_write_bytes = 0;
+  // ... and with the table in host DRAM (ctrl.index_org = host), the link traffic they cause.
+  uint64_t index_host_read_bytes = 0;
+  uint64_t index_host_write_bytes = 0;
   double index_miss_s = 0.0;  // lookup time added by misses (DRAM reads on the command path)
   // Deadline scheduling and the compression engine.
   uint64_t reordered_batches = 0;  // doorbells whose transfers ran in deadline order
@@ -201,6 +204,10 @@ class DataPlaneController : public sc_core::sc_module {
   sc_core::sc_time burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
                                uint64_t addr, uint32_t length, const sc_core::sc_time& at);
   double bytes_ratio(cmdset::Format f) const;
+  // ctrl.index_org = host: a read (a miss) or write-through of key's row of the table in host
+  // DRAM, across the link from `at`; returns when it is done.
+  sc_core::sc_time index_row(bool read, uint64_t key, const sc_core::sc_time& at);
+  std::vector<uint8_t> index_row_buffer_;
   void post_completion(const cmdset::Completion& c, const sc_core::sc_time& at);
   uint64_t to_cycles(const sc_core::sc_time& t) const;
 

@@ -63,13 +63,18 @@ void declare_keys(KeyRegistry& r, CtrlConfig& c) {
                 "a transfer's DMA bursts on the direct path: placed as one train, stage by stage, "
                 "or burst after burst (the reference); same results");
   r.choice_enum("ctrl.index_org", &c.index_org, kIndexOrgNames,
-                "index organisation: full SRAM index, or an SRAM cache of a table in tier DRAM");
+                "index organisation: full SRAM index, an SRAM cache of a table in tier DRAM "
+                "(cached), or an SRAM cache of a table in host DRAM behind the link (host)");
   r.number("ctrl.index_cache_entries", &c.index_cache_entries, 1, 1 << 30,
-           "cached index: entries the SRAM cache holds (fully associative, LRU)");
+           "cached or host index: entries the SRAM cache holds (fully associative, LRU)");
   r.number("ctrl.index_entry_bytes", &c.index_entry_bytes, 1, 4096,
-           "cached index: tier DRAM bytes read per missed entry");
+           "cached or host index: table bytes read per missed entry (and written per insert or "
+           "drop)");
   r.number("ctrl.index_dram_read_ns", &c.index_dram_read_ns, 0, 1e6,
            "cached index: tier DRAM read of one missed entry on the lookup path, ns");
+  r.number("ctrl.index_host_dram_ns", &c.index_host_dram_ns, 0, 1e6,
+           "host index: host DRAM's own latency for a row the device reads across the link, ns "
+           "(the link's time is the link model's)");
   r.number("ctrl.compress_gbps", &c.compress_gbps, 0, 1e5,
            "compression engine throughput, GB/s of uncompressed data; 0 = not modelled (no time)");
   r.number("ctrl.compress_latency_ns", &c.compress_latency_ns, 0, 1e6,

@@ -21,7 +21,7 @@ enum class BurstPath { Direct, Tlm };
 // CtrlConfig::burst_model).
 enum class BurstModel { Train, PerBurst };
 // Index organisation (DESIGN.md §4; see CtrlConfig::index_org).
-enum class IndexOrg { Full, Cached };
+enum class IndexOrg { Full, Cached, Host };
 // Their words in platform files and stats.json (tlm/common/enum_names.h).
 inline constexpr EnumName<DataPlaneImpl> kDataPlaneImplNames[] = {{DataPlaneImpl::Tlm, "tlm"},
                                                                   {DataPlaneImpl::Rtl, "rtl"}};
@@ -35,8 +35,8 @@ inline const char* name_of(BurstPath v) { return name_in(kBurstPathNames, v); }
 inline constexpr EnumName<BurstModel> kBurstModelNames[] = {{BurstModel::Train, "train"},
                                                             {BurstModel::PerBurst, "per_burst"}};
 inline const char* name_of(BurstModel v) { return name_in(kBurstModelNames, v); }
-inline constexpr EnumName<IndexOrg> kIndexOrgNames[] = {{IndexOrg::Full, "full"},
-                                                        {IndexOrg::Cached, "cached"}};
+inline constexpr EnumName<IndexOrg> kIndexOrgNames[] = {
+    {IndexOrg::Full, "full"}, {IndexOrg::Cached, "cached"}, {IndexOrg::Host, "host"}};
 inline const char* name_of(IndexOrg v) { return name_in(kIndexOrgNames, v); }
 
 struct CtrlConfig {
@@ -89,11 +89,15 @@ struct CtrlConfig {
   // cached = the SRAM caches `index_cache_entries` entries of a table kept in tier DRAM, and a
   // lookup that misses reads `index_entry_bytes` from tier DRAM on the command's path, which
   // takes `index_dram_read_ns` (misses of one batch overlap: the table has its own DRAM bank
-  // group, so payload bursts queued on the tier DRAM timeline do not delay it).
+  // group, so payload bursts queued on the tier DRAM timeline do not delay it); host = the
+  // same SRAM cache in front of a table in host DRAM behind the link: a miss is a device read
+  // of `index_entry_bytes` across the link (queued behind the link's own traffic) from host
+  // DRAM that answers after `index_host_dram_ns`, and an insert or drop writes the row through.
   IndexOrg index_org = IndexOrg::Full;
   uint32_t index_cache_entries = 4096;
   uint32_t index_entry_bytes = 64;
   double index_dram_read_ns = 110.0;
+  double index_host_dram_ns = 131.5;
   // Compression engine: (de)quantises fp8 / int4 tier copies on the transfer path. 0 GB/s = not
   // modelled (zero time), which keeps bf16-only and co-simulated runs unchanged.
   double compress_gbps = 0.0;        // uncompressed bytes per second through the engine

@@ -150,7 +150,7 @@ void Link::declare_stats(StatGroup& run) const {
       StatGroup k = classes.group_as(
           to_string(static_cast<TxnClass>(i)), "<class>",
           "one traffic class: descriptor_write, doorbell, completion_write, payload_write, "
-          "payload_read, mem_read, mem_write or update_policy");
+          "payload_read, mem_read, mem_write, update_policy, index_read or index_write");
       k.add("messages", c.messages, "count",
             "transactions of the class that crossed the link (a read with its data response, a "
             "write with its "

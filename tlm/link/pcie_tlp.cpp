@@ -6,7 +6,9 @@ namespace kvtier {
 
 namespace {
 
-bool is_read_class(TxnClass c) { return c == TxnClass::PayloadRead || c == TxnClass::MemRead; }
+bool is_read_class(TxnClass c) {
+  return c == TxnClass::PayloadRead || c == TxnClass::MemRead || c == TxnClass::IndexRead;
+}
 
 void split(std::vector<Tlp>& out, TlpKind kind, uint32_t header, uint64_t bytes, uint32_t max_each,
            bool data) {

@@ -16,6 +16,8 @@ enum class TxnClass : uint8_t {
   MemRead,          // CXL.mem read issued by the host side (64 B line)
   MemWrite,         // CXL.mem write issued by the host side (64 B line)
   UpdatePolicy,  // host -> device, 64 B UPDATE_POLICY descriptor (metadata only, no payload moves)
+  IndexRead,     // device reading an index row from host DRAM (ctrl.index_org = host)
+  IndexWrite,    // device writing an index row through to host DRAM (ctrl.index_org = host)
   Count
 };
 
@@ -37,6 +39,10 @@ inline const char* to_string(TxnClass c) {
       return "mem_write";
     case TxnClass::UpdatePolicy:
       return "update_policy";
+    case TxnClass::IndexRead:
+      return "index_read";
+    case TxnClass::IndexWrite:
+      return "index_write";
     case TxnClass::Count:
       break;
   }
