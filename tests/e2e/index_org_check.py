@@ -8,11 +8,10 @@ outputs.
 
 Usage: index_org_check.py KVTIER
 """
-import json
-import pathlib
-import subprocess
 import sys
 import tempfile
+
+from run_checks import Checks, run_stats
 
 GEOMETRIES = {
     "default": ["--workload", "synthetic:sessions=6", "--set", "hbm.kv_budget_gib=2"],
@@ -20,16 +19,6 @@ GEOMETRIES = {
                   "--set", "hbm.kv_budget_gib=2", "--set", "host.layers_per_block=1",
                   "--set", "ctrl.index_sets=262144", "--set", "host.decode_residency=pinned"],
 }
-
-
-def run(kvtier, args, out):
-    p = subprocess.run([kvtier, "run", "--quiet", *args, "--out", out], capture_output=True,
-                       text=True)
-    if p.returncode != 0:
-        sys.exit(f"FAILED: kvtier run {' '.join(args)} exited {p.returncode}: {p.stderr.strip()}")
-    s = json.loads(pathlib.Path(out, "stats.json").read_text())
-    rest = pathlib.Path(out, "requests.jsonl").read_text() + pathlib.Path(out, "series.json").read_text()
-    return s, rest
 
 
 def comparable(s):
@@ -41,18 +30,14 @@ def comparable(s):
 
 def main():
     kvtier = sys.argv[1]
-    failed = []
-
-    def check(cond, what):
-        if not cond:
-            failed.append(what)
+    check = Checks()
 
     with tempfile.TemporaryDirectory() as d:
         for name, args in GEOMETRIES.items():
             cache = ["--set", "ctrl.index_cache_entries=256"]
-            host, host_rest = run(kvtier, args + cache + ["--set", "ctrl.index_org=host"], f"{d}/{name}-h")
-            cached, _ = run(kvtier, args + cache + ["--set", "ctrl.index_org=cached"], f"{d}/{name}-c")
-            full, _ = run(kvtier, args, f"{d}/{name}-f")
+            host, host_rest = run_stats(kvtier, args + cache + ["--set", "ctrl.index_org=host"], f"{d}/{name}-h")
+            cached, _ = run_stats(kvtier, args + cache + ["--set", "ctrl.index_org=cached"], f"{d}/{name}-c")
+            full, _ = run_stats(kvtier, args, f"{d}/{name}-f")
             ix = host["index_organisation"]
             links = host["link_classes"]
             misses = ix["cache_misses"]
@@ -70,16 +55,14 @@ def main():
             check("index_read" not in (cached["link_classes"] or {}) and
                   "index_read" not in (full["link_classes"] or {}),
                   f"{name}: a table in tier DRAM or none crossed the link")
-            ref, ref_rest = run(kvtier, args + cache + ["--set", "ctrl.index_org=host",
+            ref, ref_rest = run_stats(kvtier, args + cache + ["--set", "ctrl.index_org=host",
                                                         "--set", "ctrl.burst_path=tlm"], f"{d}/{name}-t")
             check(comparable(ref) == comparable(host) and ref_rest == host_rest,
                   f"{name}: ctrl.burst_path=tlm differs from the direct path")
             print(f"{name:10s} misses {misses}, lookup host/cached/full "
                   f"{host['promotion_latency_lookup_s']:.3g}/{cached['promotion_latency_lookup_s']:.3g}/"
                   f"{full['promotion_latency_lookup_s']:.3g} s")
-    for f in failed:
-        print("FAILED:", f)
-    return 1 if failed else 0
+    return check.report()
 
 
 if __name__ == "__main__":

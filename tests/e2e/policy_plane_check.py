@@ -19,11 +19,10 @@ A ctrl.policy_bits = 0 run posts nothing and counts nothing stale.
 
 Usage: policy_plane_check.py KVTIER
 """
-import json
-import pathlib
-import subprocess
 import sys
 import tempfile
+
+from run_checks import Checks, run_stats
 
 GEOMETRIES = {
     # Short answers: per_step rewrites every word of the decode set every step, so the cost of
@@ -37,25 +36,13 @@ GEOMETRIES = {
 }
 
 
-def run(kvtier, args, out):
-    p = subprocess.run([kvtier, "run", "--quiet", *args, "--out", out], capture_output=True,
-                       text=True)
-    if p.returncode != 0:
-        sys.exit(f"FAILED: kvtier run {' '.join(args)} exited {p.returncode}: {p.stderr.strip()}")
-    return json.loads(pathlib.Path(out, "stats.json").read_text())
-
-
 def main():
     kvtier = sys.argv[1]
-    failed = []
-
-    def check(cond, what):
-        if not cond:
-            failed.append(what)
+    check = Checks()
 
     with tempfile.TemporaryDirectory() as d:
         for name, args in GEOMETRIES.items():
-            s = {m: run(kvtier, args + ["--set", f"host.policy_sync={m}"], f"{d}/{name}-{m}")
+            s = {m: run_stats(kvtier, args + ["--set", f"host.policy_sync={m}"], f"{d}/{name}-{m}")[0]
                  for m in ("none", "on_change", "per_step")}
             none, on, per = (s[m]["policy_plane"] for m in ("none", "on_change", "per_step"))
             check(none["updates"] == 0, f"{name}: none posted {none['updates']} updates")
@@ -93,13 +80,11 @@ def main():
             print(f"{name:10s} updates none/on_change/per_step 0/{on['updates']}/{per['updates']}"
                   f", stale none {none['stale_policy_reads']} on_change "
                   f"{on['stale_policy_reads']}, p99 {on['update_link_latency_p99_s']}")
-        z = run(kvtier, GEOMETRIES["default"] + ["--set", "ctrl.policy_bits=0"], f"{d}/zero")
+        z, _ = run_stats(kvtier, GEOMETRIES["default"] + ["--set", "ctrl.policy_bits=0"], f"{d}/zero")
         p = z["policy_plane"]
         check(p["updates"] == 0 and p["stale_policy_reads"] == 0,
               f"policy_bits=0: {p['updates']} updates, {p['stale_policy_reads']} stale")
-    for f in failed:
-        print("FAILED:", f)
-    return 1 if failed else 0
+    return check.report()
 
 
 if __name__ == "__main__":
