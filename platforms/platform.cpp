@@ -27,6 +27,18 @@ double boundary_cap_bytes_per_s(const PlatformConfig& c) {
     cap = std::min(cap, c.link.root_complex_dma_gbps * 1e9);
   return cap;
 }
+
+// num / den, or null where nothing was there to divide by.
+nlohmann::json ratio_or_null(double num, double den) {
+  if (den == 0) return nullptr;
+  return num / den;
+}
+
+// A percentile of the policy updates' latency, or null when none was posted.
+nlohmann::json update_latency(const HostStats& h, double p) {
+  if (!h.policy_update_latency.count()) return nullptr;
+  return h.policy_update_latency.percentile(p);
+}
 }  // namespace
 
 uint32_t layer_groups(const PlatformConfig& c, const workload::ModelDescriptor& m) {
@@ -187,10 +199,7 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
   const double tokens = static_cast<double>(s.tokens_generated);
   const double completed = static_cast<double>(s.requests_completed);
   const double unique = static_cast<double>(h.unique_blocks);
-  auto ratio = [](double num, double den) -> nlohmann::json {
-    if (den == 0) return nullptr;
-    return num / den;
-  };
+  const auto ratio = ratio_or_null;
   const LinkStats& ls = link_->stats();
   const double promotions = static_cast<double>(h.promotions);
   // The offline-optimal bound, or null with the reason when the run did not keep what it needs.
@@ -308,10 +317,7 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
        ratio(static_cast<double>(h.policy_updates * cmdset::kDescriptorBytes),
              static_cast<double>(s.steps)),
        "bytes/step", "their descriptor bytes per scheduler step"},
-      {"policy_update_latency_p99_s",
-       h.policy_update_latency.count() ? nlohmann::json(h.policy_update_latency.percentile(99))
-                                       : nlohmann::json(nullptr),
-       "s",
+      {"policy_update_latency_p99_s", update_latency(h, 99), "s",
        "an update's time from posted to written into the device's ring, 99th percentile, beside "
        "the run's bulk traffic (null: none posted)"},
       {"wall_time_s", wall_time_s, "s", "host wall-clock time of the simulation"},
@@ -485,10 +491,7 @@ void Platform::declare_policy_plane(StatGroup& g) const {
   const LinkClassStats& up = ls.per_class[static_cast<size_t>(TxnClass::UpdatePolicy)];
   const uint64_t steps = sched_->stats().steps;
   const uint64_t bytes = h.policy_updates * cmdset::kDescriptorBytes;
-  auto share = [](double num, double den) -> nlohmann::json {
-    if (den <= 0.0) return nullptr;
-    return num / den;
-  };
+  const auto share = ratio_or_null;
   g.add("policy_sync", name_of(config_.host.policy_sync), "text",
         "when the host sends a block's policy word to its index entry (host.policy_sync)");
   g.add("entry_policy_bits", config_.ctrl.policy_bits, "bits",
@@ -512,14 +515,10 @@ void Platform::declare_policy_plane(StatGroup& g) const {
         "fraction", "updates over every descriptor the host posted (ring slots they took)");
   g.add("update_share_of_downstream_link_time", share(up.serialisation_s, ls.busy_s[0]), "fraction",
         "the updates' wire time over the host -> device direction's wire time");
-  const uint64_t n = h.policy_update_latency.count();
-  g.add("update_link_latency_p50_s",
-        n ? nlohmann::json(h.policy_update_latency.percentile(50)) : nlohmann::json(nullptr), "s",
+  g.add("update_link_latency_p50_s", update_latency(h, 50), "s",
         "an update's time from posted by the host to written into the ring, median, to the "
         "nanosecond (null: none posted); the bulk traffic beside it is the run's own");
-  g.add("update_link_latency_p99_s",
-        n ? nlohmann::json(h.policy_update_latency.percentile(99)) : nlohmann::json(nullptr), "s",
-        "the same, 99th percentile");
+  g.add("update_link_latency_p99_s", update_latency(h, 99), "s", "the same, 99th percentile");
   const bool tlm_engine = config_.ctrl.impl == DataPlaneImpl::Tlm;
   const char* rtl_null = " (null: ctrl.impl = rtl, counted by the TLM engine only)";
   g.add("set_hazard_cycles", tlm_engine ? nlohmann::json(cs.set_hazard_cycles) : nullptr, "cycles",

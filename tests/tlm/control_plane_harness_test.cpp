@@ -31,6 +31,7 @@ struct FakeDevice : sc_core::sc_module {
   std::vector<cmdset::Descriptor> seen, pending;
   uint64_t doorbells = 0;
   bool refuse_demotions = false;
+  double lookup_at_s = 0.0;  // the look-up time every completion reports (1 ns cycles)
 
   explicit FakeDevice(sc_core::sc_module_name n) : sc_module(n) {
     mmio.register_b_transport(this, &FakeDevice::write);
@@ -44,6 +45,7 @@ struct FakeDevice : sc_core::sc_module {
         c.tag = d.tag;
         c.status = refuse_demotions && d.opcode == Opcode::DEMOTE ? cmdset::Status::NO_SPACE
                                                                   : cmdset::Status::OK;
+        c.ts_lookup_done = static_cast<uint64_t>(lookup_at_s * 1e9);
         uint8_t bytes[cmdset::kCompletionBytes];
         cmdset::encode(c, bytes);
         tlm::tlm_generic_payload p;
@@ -381,6 +383,22 @@ TEST(ControlPlaneHarness, WithoutUpdatesEveryPromotionCarriesTheWordItsDemotionW
   for (const cmdset::Descriptor& d : promotes) EXPECT_EQ(d.policy, 0u);  // the entry's own
   EXPECT_EQ(h.stats().stale_at_post, 4u);                                // against the host's 3
   EXPECT_EQ(h.stats().policy_words_promoted, 0u);
+}
+
+// stale_by_race, both ways: A's PROMOTEs (posted at t = 1, carrying 3) are looked up at 2.5 s or
+// at 1.5 s; A finishes at t = 2 and its word becomes 1. A look-up after the change reads the 3
+// the promotion carried while the host's is 1 (the update waits behind it in the ring): four
+// races. A look-up before it was current: none.
+TEST(ControlPlaneHarness, AChangeBeforeAPromotionsLookUpIsARaceAndOneAfterItIsNot) {
+  Scenario late("late", syncing(PolicySync::OnChange), 3);
+  Scenario early("early", syncing(PolicySync::OnChange), 3);
+  late.device.lookup_at_s = 2.5;
+  early.device.lookup_at_s = 1.5;
+  sc_core::sc_start();
+  EXPECT_EQ(late.host->stats().stale_by_race, 4u);
+  EXPECT_EQ(early.host->stats().stale_by_race, 0u);
+  EXPECT_EQ(late.host->stats().stale_at_post, 0u);
+  EXPECT_EQ(late.of(Opcode::UPDATE_POLICY).size(), 4u);  // the race changes no traffic
 }
 
 TEST(ControlPlaneHarness, AnEntryWithoutPolicyBitsNeedsNoUpdate) {

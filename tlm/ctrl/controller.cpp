@@ -49,7 +49,8 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
       engines_(config.dma_engines),
       engine_time_(config.dma_engine_gbps * 1e9),
       index_cache_(config.index_org != IndexOrg::Full ? config.index_cache_entries : 0),
-      burst_buffer_(config.max_burst_bytes) {
+      // A DMA burst's bytes, or an index row's (ctrl.index_org = host) on the socket path.
+      burst_buffer_(std::max(config.max_burst_bytes, config.index_entry_bytes)) {
   mmio_in.register_b_transport(this, &DataPlaneController::mmio);
 }
 
@@ -370,13 +371,10 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
     // tier DRAM (cached), or in host DRAM behind the link (host: a device read across the
     // link, behind whatever the link carries then).
     ++stats_.index_cache_misses;
-    sc_core::sc_time read = nanoseconds(config_.index_dram_read_ns);
-    if (host_table) {
-      read = index_row(true, d.key, w.lookup_done) - w.lookup_done;
-      stats_.index_host_read_bytes += config_.index_entry_bytes;
-    } else {
-      stats_.index_dram_read_bytes += config_.index_entry_bytes;
-    }
+    const sc_core::sc_time read = host_table ? index_row(true, d.key, w.lookup_done) - w.lookup_done
+                                             : nanoseconds(config_.index_dram_read_ns);
+    (host_table ? stats_.index_host_read_bytes : stats_.index_dram_read_bytes) +=
+        config_.index_entry_bytes;
     stats_.index_miss_s += to_seconds(read);
     w.lookup_done += read;
   } else if (index_cache_.capacity()) {
@@ -692,37 +690,30 @@ sc_core::sc_time DataPlaneController::transfer_train(const Work& w,
 // tier DRAM is device-local.
 sc_core::sc_time DataPlaneController::index_row(bool read, uint64_t key,
                                                 const sc_core::sc_time& at) {
-  // One row per entry of the set-associative table, at the key's set and a way of its tag:
-  // addresses spread as the entries do (the row's content is not modelled, only its access).
+  // The key's row, by the key modulo the table's rows: addresses spread as the keys do (the
+  // row's content is not modelled, only its access).
   const uint64_t row = key % (addr::kHostIndexSize / config_.index_entry_bytes);
   const uint64_t address = addr::kHostIndexBase + row * config_.index_entry_bytes;
-  const TxnClass cls = read ? TxnClass::IndexRead : TxnClass::IndexWrite;
-  if (host_direct_)
-    return host_direct_->burst(read, address, config_.index_entry_bytes, cls,
-                               std::max(at, sim_now()));
-  index_row_buffer_.resize(config_.index_entry_bytes);
-  return transact(host_out, read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
-                  index_row_buffer_.data(), config_.index_entry_bytes, cls, at);
+  return read ? burst_read(host_out, address, config_.index_entry_bytes, at, TxnClass::IndexRead)
+              : burst_write(host_out, address, config_.index_entry_bytes, at, TxnClass::IndexWrite);
 }
 
 sc_core::sc_time DataPlaneController::burst_read(
     tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr, uint32_t length,
-    const sc_core::sc_time& at) {
+    const sc_core::sc_time& at, TxnClass cls) {
   if (BurstTarget* direct = &socket == &tier_out ? tier_direct_ : host_direct_)
-    return direct->burst(true, addr, length, TxnClass::PayloadRead, std::max(at, sim_now()));
-  return transact(socket, tlm::TLM_READ_COMMAND, addr, burst_buffer_.data(), length,
-                  TxnClass::PayloadRead, at);
+    return direct->burst(true, addr, length, cls, std::max(at, sim_now()));
+  return transact(socket, tlm::TLM_READ_COMMAND, addr, burst_buffer_.data(), length, cls, at);
 }
 
 sc_core::sc_time DataPlaneController::burst_write(
     tlm_utils::simple_initiator_socket<DataPlaneController>& socket, uint64_t addr, uint32_t length,
-    const sc_core::sc_time& at) {
+    const sc_core::sc_time& at, TxnClass cls) {
   // Direct: the time a transaction issued at `at` would start (never before now; transact()
   // turns an earlier time into a zero delay).
   if (BurstTarget* direct = &socket == &tier_out ? tier_direct_ : host_direct_)
-    return direct->burst(false, addr, length, TxnClass::PayloadWrite, std::max(at, sim_now()));
-  return transact(socket, tlm::TLM_WRITE_COMMAND, addr, burst_buffer_.data(), length,
-                  TxnClass::PayloadWrite, at);
+    return direct->burst(false, addr, length, cls, std::max(at, sim_now()));
+  return transact(socket, tlm::TLM_WRITE_COMMAND, addr, burst_buffer_.data(), length, cls, at);
 }
 
 void DataPlaneController::post_completion(const Completion& c, const sc_core::sc_time& at) {

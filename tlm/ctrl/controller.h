@@ -199,15 +199,17 @@ class DataPlaneController : public sc_core::sc_module {
                       const sc_core::sc_time& done, uint32_t bursts);
   // The bursts' time on the compression engine after `at` (the identity without compression).
   sc_core::sc_time codec(const Work& w, uint32_t burst, const sc_core::sc_time& at);
+  // One access through `socket` (or its direct path), tagged `cls` for the link's accounting.
   sc_core::sc_time burst_read(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
-                              uint64_t addr, uint32_t length, const sc_core::sc_time& at);
+                              uint64_t addr, uint32_t length, const sc_core::sc_time& at,
+                              TxnClass cls = TxnClass::PayloadRead);
   sc_core::sc_time burst_write(tlm_utils::simple_initiator_socket<DataPlaneController>& socket,
-                               uint64_t addr, uint32_t length, const sc_core::sc_time& at);
+                               uint64_t addr, uint32_t length, const sc_core::sc_time& at,
+                               TxnClass cls = TxnClass::PayloadWrite);
   double bytes_ratio(cmdset::Format f) const;
   // ctrl.index_org = host: a read (a miss) or write-through of key's row of the table in host
   // DRAM, across the link from `at`; returns when it is done.
   sc_core::sc_time index_row(bool read, uint64_t key, const sc_core::sc_time& at);
-  std::vector<uint8_t> index_row_buffer_;
   void post_completion(const cmdset::Completion& c, const sc_core::sc_time& at);
   uint64_t to_cycles(const sc_core::sc_time& t) const;
 

@@ -998,8 +998,13 @@ void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, const Blo
 }
 
 HostControlPlane::Block& HostControlPlane::block_of(const Command& c) {
-  if (Block* b = blocks_.find_record(c.record); b && b->id.key == c.key) return *b;
-  return blocks_.at(c.key);
+  if (Block* b = find_block(c)) return *b;
+  return blocks_.at(c.key);  // throws: the block is gone
+}
+
+HostControlPlane::Block* HostControlPlane::find_block(const Command& c) {
+  if (Block* b = blocks_.find_record(c.record); b && b->id.key == c.key) return b;
+  return blocks_.find(c.key);
 }
 
 void HostControlPlane::promoted(const Command& p, double ready_s, double looked_up_s) {
@@ -1076,14 +1081,11 @@ void HostControlPlane::sync_policy_words(double at_s) {
       lookups_ahead_.erase(it);
   }
   std::vector<Command>& batch = path_->queued();
-  auto block_of_command = [&](const Command& c) -> Block* {
-    Block* b = c.record == UINT32_MAX ? blocks_.find(c.key) : blocks_.find_record(c.record);
-    return b && b->id.key == c.key ? b : nullptr;
-  };
   const bool sync = syncing_policy();
+  std::vector<Block*> carried;  // blocks a PROMOTE or DEMOTE of the batch carries
   for (Command& c : batch) {
     if (c.op != Opcode::PROMOTE && c.op != Opcode::DEMOTE) continue;
-    Block* b = block_of_command(c);
+    Block* b = find_block(c);
     if (!b) continue;
     const uint8_t word = word_of(*b);
     if (c.op == Opcode::DEMOTE) {
@@ -1097,6 +1099,7 @@ void HostControlPlane::sync_policy_words(double at_s) {
     }
     b->sent_word = static_cast<uint8_t>(c.d.policy);
     b->policy_marks |= kPolicyCarried;
+    carried.push_back(b);
   }
   std::vector<Command> updates;
   std::vector<NotedBlock> kept;  // noted blocks a coming PROMOTE will carry
@@ -1125,8 +1128,7 @@ void HostControlPlane::sync_policy_words(double at_s) {
     }
     cmdset::Descriptor d = descriptor(Opcode::UPDATE_POLICY, *b);
     d.policy = word;
-    const double now_s = slots_.integrated_to_s();
-    updates.push_back(Command{d, b->id.key, Opcode::UPDATE_POLICY, now_s, now_s, b->record});
+    updates.push_back(Command{d, b->id.key, Opcode::UPDATE_POLICY, at_s, at_s, b->record});
     stats_.policy_updates_forced += word == b->sent_word;
     b->sent_word = word;
     b->policy_marks |= kPolicyPosted;
@@ -1144,7 +1146,7 @@ void HostControlPlane::sync_policy_words(double at_s) {
     std::vector<Command> merged;
     merged.reserve(batch.size() + updates.size());
     for (const Command& c : batch) {
-      Block* b = block_of_command(c);
+      Block* b = find_block(c);
       if (b && (b->policy_marks & kPolicyPosted)) {
         merged.push_back(updates[update_of.at(b->record)]);
         b->policy_marks &= static_cast<uint8_t>(~kPolicyPosted);
@@ -1158,9 +1160,7 @@ void HostControlPlane::sync_policy_words(double at_s) {
       }
     batch.swap(merged);
   }
-  for (const Command& c : batch)
-    if (c.op == Opcode::DEMOTE || c.op == Opcode::PROMOTE)
-      if (Block* b = block_of_command(c)) b->policy_marks &= static_cast<uint8_t>(~kPolicyCarried);
+  for (Block* b : carried) b->policy_marks &= static_cast<uint8_t>(~kPolicyCarried);
   stats_.policy_updates += updates.size();
 }
 

@@ -291,12 +291,6 @@ class HostControlPlane : public sc_core::sc_module,
   // Bits of policy state a device index entry holds (ctrl.policy_bits; 0: none, nothing to keep
   // current). Set by the platform before the run.
   void set_policy_entry_bits(uint32_t bits) { policy_entry_bits_ = bits; }
-  // The policy word the host would write for block `key` now (null: no such block).
-  std::optional<uint8_t> policy_word_of(uint64_t key) const {
-    const Block* b = blocks_.find(key);
-    if (!b) return std::nullopt;
-    return word_of(*b);
-  }
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) override {
     drop_streamed_ahead(now_s);
@@ -468,6 +462,8 @@ class HostControlPlane : public sc_core::sc_module,
   // key (a promotion or demotion is in flight, so its block is never forgotten meanwhile), else
   // by the key (throws std::out_of_range when the block is gone).
   Block& block_of(const Command& c);
+  // The same, or null when the block is gone (a FREE's, say).
+  Block* find_block(const Command& c);
   // What the command path reports (CommandOutcomes).
   void promoted(const Command& c, double usable_s, double looked_up_s) override;
   void demoted(const Command& c, double done_s) override;
