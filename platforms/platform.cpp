@@ -415,7 +415,7 @@ std::string Platform::constraints_summary() const { return constraint_summary(co
 void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) const {
   // The metrics of the printed table are stats.json's first keys, with the same unit and meaning.
   for (const Metric& m : metrics(wall_time_s)) run.add(m.key, m.value, m.unit, m.description);
-  host_->declare_reference_stats(run);
+  host_->stats_report().declare_reference_stats(run);
   sched_->declare_step_stats(run);
   StatGroup serving =
       run.group("serving",
@@ -425,12 +425,12 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
   run.add("hbm_kv_read_share", constraints_->hbm_bandwidth.kv_read_share(), "fraction",
           "decode KV read time over the busy time of all steps "
           "(constraints.hbm_bandwidth.kv_read_share)");
-  host_->declare_total_stats(run);
+  host_->stats_report().declare_total_stats(run);
   StatGroup blocks =
       run.group("blocks",
                 "the control plane's block accounting: geometry, references and their "
                 "outcomes, evictions and residency (tlm/host)");
-  host_->declare_block_stats(blocks);
+  host_->stats_report().declare_block_stats(blocks);
   StatGroup index =
       run.group("index",
                 "the data-plane engine's block index and command counts (ctrl.impl: TLM model "
@@ -445,10 +445,10 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
   StatGroup representation = run.group("representation",
                                        "tier copy formats and the bytes they moved: the control "
                                        "plane's choices and the engine's conversions");
-  host_->declare_representation_stats(representation, ctrl_->stats());
+  host_->stats_report().declare_representation_stats(representation, ctrl_->stats());
   StatGroup prefetch =
       run.group("prefetch", "the control plane's prefetcher and the engine's transfer order");
-  host_->declare_prefetch_stats(prefetch);
+  host_->stats_report().declare_prefetch_stats(prefetch);
   ctrl_->declare_transfer_order_stats(prefetch, config_.ctrl);
   StatGroup policy_plane =
       run.group("policy_plane",
@@ -458,7 +458,7 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
   declare_policy_plane(policy_plane);
   StatGroup host_cpu =
       run.group("host_cpu", "host CPU time spent on KV movement, by activity (C3)");
-  host_->declare_cpu_stats(host_cpu, sched_->stats().end_s);
+  host_->stats_report().declare_cpu_stats(host_cpu, sched_->stats().end_s);
   StatGroup index_org = run.group("index_organisation",
                                   "how the engine's index is organised and what the cached "
                                   "organisation cost in tier DRAM traffic");

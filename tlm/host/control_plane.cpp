@@ -58,13 +58,11 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
                                    uint64_t hbm_kv_base, uint64_t tier_blocks, double cycle_s)
     : sc_core::sc_module(name),
       config_(config),
-      ring_entries_(ring_entries),
       block_bytes_(block_bytes),
       budget_(budget_blocks),
       groups_(layer_groups),
       hbm_kv_base_(hbm_kv_base),
       tier_(tier_blocks, block_bytes, config),
-      cycle_s_(cycle_s),
       session_expiry_(config.session_idle_s) {
   policy_ = make_replacement_policy(policy_params(config), policy_store_);
   completion_in.register_b_transport(this, &HostControlPlane::completion_write);
@@ -95,7 +93,7 @@ uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const {
 }
 
 uint64_t HostControlPlane::available_slots() const {
-  const uint64_t held = slots_.pinned() + staging_.size();
+  const uint64_t held = slots_.pinned() + streamed_.staging_slots();
   return held >= budget_ ? 0 : budget_ - held;
 }
 
@@ -150,7 +148,7 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
     b.mech.in_hbm = true;
     b.mech.in_flight = true;
     b.prefetched_unused = true;
-    note_policy(b);
+    policy_plane_.note(b);
     prefetcher_.issued();
     cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
     d.deadline_ns = static_cast<uint64_t>(std::llround(chosen[i].deadline_s * 1e9));
@@ -163,7 +161,7 @@ void HostControlPlane::prefetch(const SchedulerIntent& intent) {
 }
 
 std::string HostControlPlane::verify_accounting() const {
-  uint64_t idle = 0, pinned = 0, resident = staging_.size();
+  uint64_t idle = 0, pinned = 0, resident = streamed_.staging_slots();
   blocks_.for_each([&](uint64_t, const Block& b) {
     if (b.mech.in_hbm) ++resident;
     if (b.mech.in_hbm && b.mech.pins == 0) ++idle;
@@ -184,7 +182,7 @@ void HostControlPlane::pin(Block& b) {
   if (b.mech.pins++ == 0) {
     slots_.pin();
     policy_->pinned_held(b.id.key, b.policy_slot);
-    note_policy(b);
+    policy_plane_.note(b);
   }
 }
 
@@ -193,13 +191,13 @@ void HostControlPlane::unpin(Block& b, double now_s) {
     // A streamed block is pinned without holding a slot: it goes back to being a tier copy.
     b.streamed_by = 0;
     if (--b.mech.pins == 0) {
-      note_policy(b);
+      policy_plane_.note(b);
       if (!b.mech.in_hbm && b.mech.tier_valid) b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
     }
     return;
   }
   if (--b.mech.pins == 0) {
-    note_policy(b);
+    policy_plane_.note(b);
     slots_.unpin();
     if (b.mech.in_hbm) policy_->idle_held(b.id.key, b.record, b.policy_slot, now_s);
   }
@@ -225,18 +223,6 @@ HostControlPlane::Block& HostControlPlane::keyed_block(uint64_t key, uint64_t se
   return b;
 }
 
-void HostControlPlane::unstream(Block& b) {
-  // Another running request streams this block; it is about to be resident again, so that
-  // request reads the resident copy from now on. Still pinned by it: the slot the block is about
-  // to take is counted as pinned.
-  Running& other = running_.at(b.streamed_by - 1);
-  auto& list = other.streamed[b.id.layer_group];
-  list.erase(std::find(list.begin(), list.end(), b.id.key));
-  b.streamed_by = 0;
-  slots_.pin();
-  ++stats_.unstreamed;
-}
-
 void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool continues,
                                  bool counted) {
   kv::BlockPolicy& pol = policy_store_.of(b);
@@ -245,7 +231,7 @@ void HostControlPlane::reference(Block& b, uint32_t tenant, double now_s, bool c
   if (counted) ++pol.uses;
   pol.continues = continues;
   policy_->on_reference(b.id.key, now_s, pol);
-  note_policy(b);
+  policy_plane_.note(b);
 }
 
 HostControlPlane::CachedPrefix HostControlPlane::cached_prefix(const workload::Request& r) const {
@@ -345,7 +331,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
         if (b.prefetched_unused) {
           // A prefetched block read for the first time: its transfer is judged against this use.
           b.prefetched_unused = false;
-          note_policy(b);
+          policy_plane_.note(b);
           prefetcher_.used(now_s, b.mech.ready_s);
           res.transfers.push_back(
               {g, b.mech.ready_s, deadline_of(g), 0, stored_bytes(b.mech.format)});
@@ -517,7 +503,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
         Block& b = keyed_block(group_key(pk, g), run.session, p, g, pk, run.tenant);
         reference(b, run.tenant, now_s, run.continues, false);
         if (!b.mech.in_hbm) {
-          if (b.streamed_by) unstream(b);
+          if (b.streamed_by) streamed_.unstream(b);
           b.hbm_slot = slots_.take();
           b.mech.in_hbm = true;
           b.mech.ready_s = now_s;
@@ -543,7 +529,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
   for (uint32_t g = 0; g < groups_; ++g) {
     const uint64_t slot = run.private_ids[g];
     Block& b = keyed_block(group_key(pk, g), run.session, position, g, pk, run.tenant);
-    if (b.streamed_by) unstream(b);
+    if (b.streamed_by) streamed_.unstream(b);
     if (b.mech.in_hbm) {
       // Already resident under this identity: keep that copy, give the slot back.
       slots_.give_back(slot);
@@ -638,252 +624,28 @@ void HostControlPlane::forget_block(Block& b, double now_s) {
   blocks_.erase(key);
 }
 
-bool HostControlPlane::spill(uint64_t id, double now_s) {
-  if (!streaming_possible()) return false;
-  Running& run = running_.at(id);
-  for (; run.spill_cursor < run.keys.size(); ++run.spill_cursor) {
-    Block& b = *run.held[run.spill_cursor];
-    // Only a block this request alone holds: another reader would lose its resident copy.
-    if (!b.mech.in_hbm || b.mech.pins != 1 || b.mech.in_flight || b.streamed_by ||
-        b.mech.ready_s > now_s)
-      continue;
-    if (!b.mech.tier_valid) {
-      if (tier_.full()) reclaim_tier_slot(now_s);
-      if (tier_.full()) return false;  // the tier is full of blocks that cannot go
-      b.mech.tier_slot = tier_.take();
-      b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
-      b.mech.in_flight = true;
-      b.mech.format = tier_.copy_format();
-      demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
-      enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
-    } else {
-      // Write-once: the tier copy is valid, so leaving HBM moves nothing (spec §M.1).
-      enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
-      ++stats_.discards;
-    }
-    integrate(now_s);
-    policy_store_.evicted(b);
-    note_policy(b);
-    b.mech.in_hbm = false;
-    slots_.give_back(b.hbm_slot);
-    slots_.unpin();
-    b.streamed_by = id + 1;
-    run.streamed[b.id.layer_group].push_back(b.id.key);
-    ++stats_.spills;
-    flush(now_s);
-    if (!b.mech.tier_valid) {
-      // The device index had no room for it (NO_SPACE): it cannot live in the tier, so it stays
-      // resident (the slot it just gave back is the one it takes again) and the next block is
-      // tried.
-      b.hbm_slot = slots_.take();
-      b.mech.in_hbm = true;
-      slots_.pin();
-      b.streamed_by = 0;
-      run.streamed[b.id.layer_group].pop_back();
-      --stats_.spills;
-      continue;
-    }
-    ++run.spill_cursor;
-    return true;
-  }
-  return false;
-}
-
-uint64_t HostControlPlane::streamed_blocks(const std::vector<uint64_t>& ids, uint32_t g) const {
-  uint64_t n = 0;
-  for (uint64_t id : ids) {
-    auto it = running_.find(id);
-    if (it != running_.end() && !it->second.streamed.empty()) n += it->second.streamed[g].size();
-  }
-  return n;
-}
-
-uint64_t HostControlPlane::streamed_blocks_total(uint64_t id) const {
-  auto it = running_.find(id);
-  if (it == running_.end()) return 0;
-  uint64_t n = 0;
-  for (const auto& list : it->second.streamed) n += list.size();
-  return n;
-}
-
-bool HostControlPlane::set_staging(uint64_t slots, double now_s) {
-  integrate(now_s);
-  // Fewer staging slots: the ones group 0's early copies sit in may go to other blocks.
-  if (slots < staging_.size()) drop_streamed_ahead(now_s);
-  if (slots > staging_.size()) {
-    const uint64_t more = slots - staging_.size();
-    if (more > available_slots()) return false;
-    make_room(more, now_s);
-    for (uint64_t i = 0; i < more; ++i) staging_.push_back(slots_.take());
+bool HostControlPlane::move_to_tier(Block& b, double now_s) {
+  if (!b.mech.tier_valid) {
+    if (tier_.full()) reclaim_tier_slot(now_s);
+    if (tier_.full()) return false;
+    b.mech.tier_slot = tier_.take();
+    b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
+    b.mech.in_flight = true;
+    b.mech.format = tier_.copy_format();
+    demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
+    enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
   } else {
-    while (staging_.size() > slots) {
-      slots_.give_back(staging_.back());
-      staging_.pop_back();
-    }
+    // Write-once: the tier copy is valid, so leaving HBM moves nothing (spec §M.1).
+    enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
+    ++stats_.discards;
   }
-  stats_.peak_staging_slots = std::max<uint64_t>(stats_.peak_staging_slots, staging_.size());
+  integrate(now_s);
+  policy_store_.evicted(b);
+  policy_plane_.note(b);
+  b.mech.in_hbm = false;
+  slots_.give_back(b.hbm_slot);
+  slots_.unpin();
   return true;
-}
-
-std::vector<HostControlPlane::Block*> HostControlPlane::promote_streamed(
-    const std::vector<uint64_t>& ids, uint32_t g, double issue_s, double deadline_s,
-    StreamResult& res, uint64_t lead, double rest_issue_s, uint64_t limit) {
-  // Streaming is for contention: once the budget has room again beyond the admission watermark
-  // (vLLM's 1 %) and one step's decode growth (a block per layer group per running request), a
-  // streamed block's promotion goes to a slot of its own instead of staging, and the block stops
-  // streaming. Without this a position spilled in a brief squeeze would cross the link every
-  // step until its request ends. Only free or evictable slots are taken: running KV before cached.
-  const uint64_t floor = budget_ / 100 + static_cast<uint64_t>(groups_) * running_.size();
-  uint64_t room = 0;
-  if (config_.restore_streamed && available_slots() > floor) room = available_slots() - floor;
-  if (room > 0) integrate(issue_s);  // resident changes below
-  std::vector<Block*> sent, restored;
-  std::vector<cmdset::Descriptor>
-      rest;  // staged promotions beyond the lead, posted at rest_issue_s
-  double room_ready_s = issue_s;
-  auto post = [&](cmdset::Descriptor d, double at_s) {
-    d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
-    d.prio = kAdmissionPriority;
-    enqueue(d, Opcode::PROMOTE, d.key, at_s);
-  };
-  for (uint64_t id : ids) {
-    auto it = running_.find(id);
-    if (it == running_.end() || it->second.streamed.empty()) continue;
-    Running& run = it->second;
-    auto& list = run.streamed[g];
-    size_t kept = 0;
-    for (size_t i = 0; i < list.size(); ++i) {
-      const uint64_t key = list[i];
-      Block& b = blocks_.at(key);
-      if (!b.streamed_ahead && room == 0 && sent.size() >= limit) {
-        list[kept++] = key;  // beyond the limit: left for a later call
-        continue;
-      }
-      ++res.blocks;
-      res.bytes += stored_bytes(b.mech.format);
-      if (b.streamed_ahead) {
-        // Promoted during the step before: already in its staging slot, usable since promoted().
-        b.streamed_ahead = false;
-        res.ready_s = std::max(res.ready_s, b.mech.ready_s);
-        res.ready_each_s.push_back(b.mech.ready_s);
-        list[kept++] = key;
-        continue;
-      }
-      b.mech.in_flight = true;
-      if (room > 0) {
-        // Restored: resident and pinned by its reader again, in a slot of its own.
-        --room;
-        room_ready_s = std::max(room_ready_s, make_room(1, issue_s));
-        b.hbm_slot = slots_.take();
-        b.mech.in_hbm = true;
-        b.streamed_by = 0;
-        slots_.pin();
-        run.spill_cursor = 0;    // it may be spilled again, oldest first
-        restored.push_back(&b);  // posted below, once its slot is free
-        continue;
-      }
-      if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
-      cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
-      d.hbm_addr = hbm_kv_base_ + staging_[staging_next_++ % staging_.size()] * block_bytes_;
-      if (sent.size() < lead) post(d, issue_s);
-      else rest.push_back(d);
-      sent.push_back(&b);
-      list[kept++] = key;
-    }
-    list.resize(kept);
-  }
-  // Staged promotions go at issue_s. A restored one goes into a slot that may first have to be
-  // emptied (make_room's demotions), so it is posted once that slot is free.
-  if (sent.size() > rest.size()) flush(issue_s);
-  // The staged promotions beyond the lead wait for the slots the group before releases.
-  for (const cmdset::Descriptor& d : rest) post(d, rest_issue_s);
-  if (!rest.empty()) flush(rest_issue_s);
-  for (Block* b : restored) post(descriptor(Opcode::PROMOTE, *b), room_ready_s);
-  if (!restored.empty()) flush(room_ready_s);
-  stats_.streamed_promotions += sent.size() + restored.size();
-  stats_.restored_streamed += restored.size();
-  // promoted() marked each usable: a staged copy until its group has computed, a restored block
-  // for as long as its reader holds it.
-  for (const auto* list : {&sent, &restored})
-    for (Block* b : *list) {
-      res.ready_s = std::max(res.ready_s, b->mech.ready_s);
-      res.ready_each_s.push_back(b->mech.ready_s);
-    }
-  return sent;
-}
-
-StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                                      double deadline_s) {
-  return stream(ids, g, issue_s, deadline_s, UINT64_MAX, issue_s);
-}
-
-StreamResult HostControlPlane::stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                                      double deadline_s, uint64_t lead, double rest_issue_s) {
-  StreamResult res;
-  post_staged_discards(issue_s);
-  promote_streamed(ids, g, issue_s, deadline_s, res, lead, std::max(issue_s, rest_issue_s));
-  // Group 0's early copies this step did not read: their reader stopped or left the batch.
-  if (g == 0) drop_streamed_ahead(issue_s);
-  return res;
-}
-
-void HostControlPlane::stream_ahead(const std::vector<uint64_t>& ids, double issue_s,
-                                    double deadline_s, uint64_t limit) {
-  post_staged_discards(issue_s);
-  drop_streamed_ahead(issue_s);
-  StreamResult res;
-  for (Block* b : promote_streamed(ids, 0, issue_s, deadline_s, res, UINT64_MAX, issue_s, limit)) {
-    b->streamed_ahead = true;
-    streamed_ahead_.push_back(b->id.key);
-  }
-  stats_.streamed_ahead += streamed_ahead_.size();
-}
-
-void HostControlPlane::drop_streamed_ahead(double now_s) {
-  bool dropped = false;
-  for (uint64_t key : streamed_ahead_) {
-    Block* b = blocks_.find(key);
-    if (!b || !b->streamed_ahead) continue;  // read, or forgotten since
-    b->streamed_ahead = false;
-    // A copy made resident since (another reader computed it) is that reader's now.
-    if (b->mech.in_hbm) continue;
-    enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, now_s);
-    ++stats_.streamed_ahead_unused;
-    dropped = true;
-  }
-  streamed_ahead_.clear();
-  if (dropped) flush(now_s);
-}
-
-void HostControlPlane::stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s) {
-  // The staging copies are dropped when group g has computed; the tier copies stay valid
-  // (write-once). Their DISCARDs are posted later, with the next group's promotions: posted now,
-  // at a later time than those promotions, they would hold the host CPU's busy-until timeline and
-  // push the earlier promotions behind them (loosely-timed calls are served in call order).
-  for (uint64_t id : ids) {
-    auto it = running_.find(id);
-    if (it == running_.end() || it->second.streamed.empty()) continue;
-    for (uint64_t key : it->second.streamed[g]) staged_discards_.push_back({key, done_s});
-  }
-}
-
-void HostControlPlane::post_staged_discards(double upto_s) {
-  size_t n = 0;
-  double last = 0.0;
-  for (; n < staged_discards_.size() && staged_discards_[n].second <= upto_s + 1e-12; ++n) {
-    const auto& [key, done] = staged_discards_[n];
-    if (const Block* b = blocks_.find(key))
-      enqueue(descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, done);
-    last = std::max(last, done);
-  }
-  if (!n) return;
-  staged_discards_.erase(staged_discards_.begin(),
-                         staged_discards_.begin() + static_cast<std::ptrdiff_t>(n));
-  flush(upto_s == std::numeric_limits<double>::infinity() ? last : upto_s);
-}
-
-void HostControlPlane::stream_finish() {
-  post_staged_discards(std::numeric_limits<double>::infinity());
 }
 
 bool HostControlPlane::reclaim_tier_slot(double now_s) {
@@ -920,14 +682,14 @@ double HostControlPlane::make_room(uint64_t slots, double now_s) {
           ("no evictable block although the admission check passed (need " + std::to_string(slots) +
            " free slots, have " + std::to_string(slots_.free()) + "; resident " +
            std::to_string(slots_.resident()) + ", pinned " + std::to_string(slots_.pinned()) +
-           ", staging " + std::to_string(staging_.size()) + ")")
+           ", staging " + std::to_string(streamed_.staging_slots()) + ")")
               .c_str());
     Block& b = by_record ? blocks_.by_record(static_cast<uint32_t>(*victim)) : blocks_.at(*victim);
     policy_->removed_held(b.id.key, b.policy_slot);
     policy_store_.evicted(b);
     b.mech.in_hbm = false;
     b.prefetched_unused = false;  // fetched and never used
-    note_policy(b);               // idle, and its reuse score gone unless persistent
+    policy_plane_.note(b);        // idle, and its reuse score gone unless persistent
     slots_.give_back(b.hbm_slot);
     // The tier is finite too: when it is full, the copy of the block that left HBM longest
     // ago is freed to make room (never a pinned or in-flight one).
@@ -1003,20 +765,13 @@ HostControlPlane::Block& HostControlPlane::block_of(const Command& c) {
 }
 
 HostControlPlane::Block* HostControlPlane::find_block(const Command& c) {
-  if (Block* b = blocks_.find_record(c.record); b && b->id.key == c.key) return b;
-  return blocks_.find(c.key);
+  return find_host_block(blocks_, c.record, c.key);
 }
 
 void HostControlPlane::promoted(const Command& p, double ready_s, double looked_up_s) {
   Block& b = block_of(p);
-  if (tracking_policy() && looked_up_s > p.issued_s) {
-    auto [it, fresh] = lookups_ahead_.try_emplace(b.record);
-    // A promotion that carried the host's word is current at its look-up unless the host
-    // changes it before then.
-    it->second = {looked_up_s, b.id.key, p.host_word,
-                  static_cast<uint8_t>(p.d.policy) == p.host_word};
-    lookups_ahead_order_.emplace_back(looked_up_s, b.record);
-  }
+  if (policy_plane_.tracking() && looked_up_s > p.issued_s)
+    policy_plane_.looked_up_later(b, p, looked_up_s);
   if (trace_ && b.prefetched_unused &&
       (p.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)))
     trace_->async_slice(prefetch_track_, "promotion", "prefetch", p.requested_s, ready_s,
@@ -1053,120 +808,13 @@ void HostControlPlane::demoted(const Command& c, double done_s) {
 }
 
 void HostControlPlane::flush(double at_s) {
-  if (tracking_policy()) sync_policy_words(at_s);
+  if (policy_plane_.tracking()) policy_plane_.sync(path_->queued(), at_s);
   path_->flush(at_s);
 }
 
-BlockIntent HostControlPlane::intent_of(const Block& b) const {
-  if (b.prefetched_unused) return BlockIntent::WantedSoon;
-  if (b.mech.pins > 0) return BlockIntent::ReadEveryStep;  // pinned in HBM, or streamed
-  return b.has_policy && b.policy.continues ? BlockIntent::MayReturn : BlockIntent::Unwanted;
-}
-
-// Which word a command carries is settled when it is posted, not when it was queued: the
-// intent may change in between (a block promoted for an admission is pinned after its PROMOTE
-// was queued). A DEMOTE writes the host's word into the entry it creates; a PROMOTE writes it
-// into the entry it reads (the command set's rule: the intent travels with the request), so a
-// block moved by the batch needs no update of its own. Under host.policy_sync = none a PROMOTE
-// carries the entry's own word instead, and the device acts on it: counted stale when the
-// host's differs. A block's update goes just ahead of the batch's first command about it (a
-// DISCARD, say), the others after the batch: no transfer of the batch waits for them.
-void HostControlPlane::sync_policy_words(double at_s) {
-  // Look-ups done by now cannot be raced any more.
-  while (!lookups_ahead_order_.empty() && lookups_ahead_order_.front().first <= at_s) {
-    const auto [when, record] = lookups_ahead_order_.front();
-    lookups_ahead_order_.pop_front();
-    if (auto it = lookups_ahead_.find(record);
-        it != lookups_ahead_.end() && it->second.looked_up_s == when)
-      lookups_ahead_.erase(it);
-  }
-  std::vector<Command>& batch = path_->queued();
-  const bool sync = syncing_policy();
-  std::vector<Block*> carried;  // blocks a PROMOTE or DEMOTE of the batch carries
-  for (Command& c : batch) {
-    if (c.op != Opcode::PROMOTE && c.op != Opcode::DEMOTE) continue;
-    Block* b = find_block(c);
-    if (!b) continue;
-    const uint8_t word = word_of(*b);
-    if (c.op == Opcode::DEMOTE) {
-      c.d.policy = word;
-      ++stats_.policy_words_carried;
-    } else {
-      c.host_word = word;
-      c.d.policy = sync ? word : b->sent_word;
-      if (c.d.policy != word) ++stats_.stale_at_post;
-      if (c.d.policy != b->sent_word) ++stats_.policy_words_promoted;
-    }
-    b->sent_word = static_cast<uint8_t>(c.d.policy);
-    b->policy_marks |= kPolicyCarried;
-    carried.push_back(b);
-  }
-  std::vector<Command> updates;
-  std::vector<NotedBlock> kept;  // noted blocks a coming PROMOTE will carry
-  auto consider = [&](const NotedBlock& n, bool forced) {
-    Block* b = blocks_.find_record(n.record);
-    if (!b || b->id.key != n.key) return;  // forgotten since (its FREE ended the entry)
-    if (!forced) b->policy_marks &= static_cast<uint8_t>(~kPolicyNoted);
-    const uint8_t word = word_of(*b);
-    if (!forced && !lookups_ahead_.empty())
-      if (auto it = lookups_ahead_.find(n.record); it != lookups_ahead_.end()) {
-        const LookupAhead& a = it->second;
-        if (a.key == n.key && a.looked_up_s > at_s && a.current && word != a.word) {
-          ++stats_.stale_by_race;  // the look-up comes after the change, before its update
-          lookups_ahead_.erase(it);
-        }
-      }
-    if (!sync || !b->mech.tier_valid || (b->policy_marks & (kPolicyCarried | kPolicyPosted)))
-      return;
-    if (word == b->sent_word && !forced) return;
-    if (!forced && b->mech.pins > 0 && !b->mech.in_hbm) {
-      // Read by a request and not in HBM: a PROMOTE of it is coming (the admission that pinned
-      // it, or its step's streamed read) and will carry the word. Kept noted until then.
-      b->policy_marks |= kPolicyNoted;
-      kept.push_back(n);
-      return;
-    }
-    cmdset::Descriptor d = descriptor(Opcode::UPDATE_POLICY, *b);
-    d.policy = word;
-    updates.push_back(Command{d, b->id.key, Opcode::UPDATE_POLICY, at_s, at_s, b->record});
-    stats_.policy_updates_forced += word == b->sent_word;
-    b->sent_word = word;
-    b->policy_marks |= kPolicyPosted;
-  };
-  for (const NotedBlock& n : noted_) consider(n, false);
-  for (const NotedBlock& n : forced_) consider(n, true);
-  noted_.swap(kept);
-  forced_.clear();
-  if (!updates.empty()) {
-    // Each update before the first command about its block (its mark is cleared there), the
-    // rest after the batch.
-    std::unordered_map<uint32_t, size_t> update_of;
-    update_of.reserve(updates.size());
-    for (size_t i = 0; i < updates.size(); ++i) update_of.emplace(updates[i].record, i);
-    std::vector<Command> merged;
-    merged.reserve(batch.size() + updates.size());
-    for (const Command& c : batch) {
-      Block* b = find_block(c);
-      if (b && (b->policy_marks & kPolicyPosted)) {
-        merged.push_back(updates[update_of.at(b->record)]);
-        b->policy_marks &= static_cast<uint8_t>(~kPolicyPosted);
-      }
-      merged.push_back(c);
-    }
-    for (const Command& u : updates)
-      if (Block* b = blocks_.find_record(u.record); b->policy_marks & kPolicyPosted) {
-        merged.push_back(u);
-        b->policy_marks &= static_cast<uint8_t>(~kPolicyPosted);
-      }
-    batch.swap(merged);
-  }
-  for (Block* b : carried) b->policy_marks &= static_cast<uint8_t>(~kPolicyCarried);
-  stats_.policy_updates += updates.size();
-}
-
 void HostControlPlane::step_grown(double now_s) {
-  if (!syncing_policy()) return;  // none: the noted blocks are looked at with the next batch
-  if (config_.policy_sync == PolicySync::PerStep) {
+  if (!policy_plane_.syncing()) return;  // none: the noted blocks are looked at with the next batch
+  if (policy_plane_.per_step()) {
     // The decode set's words, every step, in request order.
     std::vector<uint64_t> ids;
     ids.reserve(running_.size());
@@ -1174,11 +822,11 @@ void HostControlPlane::step_grown(double now_s) {
     std::sort(ids.begin(), ids.end());
     for (uint64_t id : ids)
       for (Block* b : running_.at(id).held)
-        if (b->mech.tier_valid) forced_.push_back({b->record, b->id.key});
+        if (b->mech.tier_valid) policy_plane_.force(*b);
   }
   // Commands queued for a later post (a step's staging discards) keep their time: the updates
   // go with them then.
-  if (path_->idle() && (!noted_.empty() || !forced_.empty())) flush(now_s);
+  if (path_->idle() && policy_plane_.pending()) flush(now_s);
 }
 
 void HostControlPlane::completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
@@ -1213,131 +861,6 @@ void HostControlPlane::failed(const Command& c, Status status) {
       (std::string(cmdset::to_string(c.op)) + " of block " + std::to_string(c.key) + " completed " +
        cmdset::to_string(status) + ": host and device disagree about the index")
           .c_str());
-}
-
-void HostControlPlane::declare_reference_stats(StatGroup& run) const {
-  const HostStats& h = stats_;
-  run.add(
-      "tier_hit_rate", h.references ? static_cast<double>(h.tier_hits) / h.references : 0.0,
-      "fraction",
-      "prompt block references found in the tier and promoted, over all references (0 with none)");
-  run.add("miss_rate", h.references ? static_cast<double>(h.misses) / h.references : 0.0,
-          "fraction",
-          "prompt block references found nowhere (recomputed by prefill), over all references (0 "
-          "with none)");
-}
-
-void HostControlPlane::declare_total_stats(StatGroup& run) const {
-  run.add("host_cpu_kv_s", stats_.host_cpu_kv_s, "s",
-          "host CPU time spent on KV movement: descriptors, doorbells, completions and host-issued "
-          "copies (C3; "
-          "host_cpu.total_s)");
-  run.add(
-      "promotion_latency_max_s", stats_.promotion_latency_max_s, "s",
-      "largest promotion latency, over the same promotions as promotion_latency_p50_s/p99_s (C1)");
-}
-
-void HostControlPlane::declare_block_stats(StatGroup& g) const {
-  const HostStats& h = stats_;
-  g.add("block_bytes", block_bytes_, "bytes",
-        "KV payload of one block on one GPU: host.block_tokens positions of its layers' share of "
-        "the KV heads");
-  g.add("layer_groups", groups_, "count",
-        "blocks per token position: layers over layers per block (1: a block spans "
-        "all layers)");
-  g.add("unique", h.unique_blocks, "blocks", "distinct blocks the computation required (U / M_b)");
-  g.add("references", h.references, "blocks", "block references by admitted requests' prompts");
-  g.add("hbm_hits", h.hbm_hits, "blocks", "references found resident in HBM");
-  g.add("tier_hits", h.tier_hits, "blocks", "references found in the tier and promoted");
-  g.add("misses", h.misses, "blocks", "references found nowhere, recomputed by prefill");
-  g.add("discards", h.discards, "blocks",
-        "clean evictions from HBM of blocks with a valid tier copy (no demotion)");
-  g.add("frees", h.frees, "blocks", "dead blocks released");
-  g.add("sessions_ended", h.sessions_ended, "count",
-        "sessions judged over (host.session_end) whose blocks were freed");
-  g.add("dropped_no_tier_space", h.dropped_no_tier_space, "blocks",
-        "evicted blocks lost because the tier had no room for them (the next reference recomputes "
-        "them)");
-  g.add("tier_evictions", h.tier_evictions, "blocks",
-        "tier-only blocks freed, least recently evicted first, to make room in the tier");
-  g.add("dropped_index_full", h.dropped_index_full, "blocks",
-        "demotions the engine refused because the index set was full: no tier copy was made and "
-        "the block was lost");
-  g.add("budget", budget_, "blocks",
-        "HBM KV budget in blocks (hbm.kv_budget_gib over block_bytes)");
-  g.add("peak_resident", h.peak_resident_blocks, "blocks", "most blocks resident in HBM at once");
-  g.add("blocks_over_write_once_bound", ledger_.blocks_over_bound(), "blocks",
-        "blocks demoted more than once (spec §M.1 write-once bound)");
-}
-
-void HostControlPlane::declare_representation_stats(StatGroup& g,
-                                                    const ControllerStats& engine) const {
-  const HostStats& h = stats_;
-  g.add("tier_format", name_of(config_.tier_format), "text",
-        "format of a block's tier copy (host.tier_format)");
-  g.add("recompress_format", name_of(config_.recompress_format), "text",
-        "format the RECOMPRESS policy rewrites cold tier copies into (host.recompress_format)");
-  g.add("promoted_bytes", h.promoted_bytes, "bytes",
-        "payload bytes promoted across the boundary, as stored (compressed copies count their own "
-        "size)");
-  g.add("demoted_bytes", h.demoted_bytes, "bytes",
-        "payload bytes demoted across the boundary, as stored");
-  g.add("recompressions", h.recompressions, "count", "tier copies the RECOMPRESS policy rewrote");
-  g.add("recompressed_bytes", h.recompressed_bytes, "bytes",
-        "stored bytes of the rewritten copies, in their new format");
-  g.add("tier_rewrites", engine.tier_rewrites, "count",
-        "tier copies the engine rewrote in place (its count)");
-  g.add("blocks_over_write_once_bound", ledger_.blocks_over_bound(), "blocks",
-        "blocks demoted more than once (spec §M.1 write-once bound; the same as "
-        "blocks.blocks_over_write_once_bound)");
-  g.add("compressed_transfers", engine.compressed_transfers, "count",
-        "transfers the engine's compression engine converted between formats");
-  g.add("compress_engine_busy_s", engine.compress_busy_s, "s",
-        "time the compression engine was busy: uncompressed bytes over ctrl.compress_gbps");
-}
-
-void HostControlPlane::declare_prefetch_stats(StatGroup& g) const {
-  const HostStats& h = stats_;
-  g.add("horizon_steps", config_.prefetch_horizon_steps, "steps",
-        "how many scheduler steps ahead the prefetcher looks (host.prefetch_horizon_steps; 0: no "
-        "prefetch)");
-  g.add("prefetched", h.prefetched, "blocks",
-        "blocks promoted ahead of the request that reads them");
-  g.add("used", h.prefetch_used, "blocks", "prefetched blocks a request read");
-  g.add("expired", h.prefetch_expired, "count",
-        "prefetch pins released unread (their prediction expired or the run ended)");
-  g.add("lead_time_mean_s",
-        h.prefetch_used ? nlohmann::json(h.prefetch_lead_sum_s / h.prefetch_used)
-                        : nlohmann::json(nullptr),
-        "s",
-        "mean time from a used prefetched block being usable to its request's admission (negative: "
-        "still "
-        "arriving); null: none used");
-  g.add("lead_time_min_s",
-        h.prefetch_used ? nlohmann::json(h.prefetch_lead_min_s) : nlohmann::json(nullptr), "s",
-        "smallest such lead time; null: none used");
-  g.add("used_while_arriving", h.prefetch_lead_late, "blocks",
-        "used prefetched blocks that were still arriving when "
-        "their request was admitted (negative lead)");
-  g.add("accuracy",
-        h.prefetched ? nlohmann::json(static_cast<double>(h.prefetch_used) / h.prefetched)
-                     : nlohmann::json(nullptr),
-        "fraction", "used over prefetched (prefetch_accuracy); null: nothing prefetched");
-}
-
-void HostControlPlane::declare_cpu_stats(StatGroup& g, double end_s) const {
-  const HostStats& h = stats_;
-  g.add("dma", name_of(config_.dma), "text",
-        "who moves the payload (host.dma): the device's DMA engine or host copies");
-  g.add("descriptor_s", h.cpu_descriptor_s, "s", "host CPU time building and posting descriptors");
-  g.add("doorbell_s", h.cpu_doorbell_s, "s", "host CPU time writing doorbells");
-  g.add("completion_s", h.cpu_completion_s, "s", "host CPU time handling completions");
-  g.add("copy_issue_s", h.cpu_copy_issue_s, "s",
-        "host CPU time issuing copies itself (host.dma = host)");
-  g.add("host_copies", h.host_copies, "count", "copies the host issued itself (host.dma = host)");
-  g.add("total_s", h.host_cpu_kv_s, "s", "sum of the four CPU times above (C3)");
-  g.add("core_utilisation", end_s > 0 ? h.host_cpu_kv_s / end_s : 0.0, "fraction",
-        "total_s over the run's simulated time: the share of one core KV movement kept busy");
 }
 
 }  // namespace kvtier

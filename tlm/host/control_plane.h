@@ -29,11 +29,15 @@
 #include "tlm/constraints/sustainability.h"
 #include "tlm/host/command_path.h"
 #include "tlm/host/hbm_slots.h"
+#include "tlm/host/host_blocks.h"
+#include "tlm/host/host_stats.h"
 #include "tlm/host/tier_store.h"
 #include "tlm/host/kv_cache_if.h"
+#include "tlm/host/policy_plane.h"
 #include "tlm/host/policy_sync.h"
 #include "tlm/host/prefetcher.h"
 #include "tlm/host/session_expiry.h"
+#include "tlm/host/streamed_residency_books.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
 #include "tlm/host/policy/policy.h"
 #include "tlm/kv/block.h"
@@ -44,47 +48,10 @@ namespace kvtier {
 
 struct ControllerStats;
 
-// The control plane's counters; the prefetch counters are the prefetcher's (tlm/host/prefetcher.h).
-struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, PolicySyncStats {
-  uint64_t references = 0;  // block references by admitted requests' prompts
-  uint64_t hbm_hits = 0;    // found resident in HBM
-  uint64_t tier_hits = 0;   // found in the tier and promoted
-  uint64_t misses = 0;      // nowhere: recomputed by prefill
-  uint64_t promotions = 0;
-  uint64_t demotions = 0;
-  uint64_t discards = 0;        // clean evictions of blocks with a valid tier copy
-  uint64_t frees = 0;           // dead blocks released
-  uint64_t sessions_ended = 0;  // sessions judged over (host.session_end) whose blocks were freed
-  uint64_t dropped_no_tier_space = 0;
-  uint64_t tier_evictions =
-      0;  // tier-only blocks FREEd, least recently evicted first, to make tier room
-  uint64_t dropped_index_full = 0;
-  uint64_t descriptors = 0;
-  uint64_t doorbells = 0;
-  uint64_t unique_blocks = 0;  // distinct blocks the computation required (U / M_b)
-  double host_cpu_kv_s = 0.0;  // host CPU time spent building and posting descriptors (C3)
-  double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
-  double promotion_latency_max_s = 0.0;
-  // C3: host CPU time by activity (host_cpu_kv_s is their sum).
-  double cpu_descriptor_s = 0.0, cpu_doorbell_s = 0.0, cpu_completion_s = 0.0,
-         cpu_copy_issue_s = 0.0;
-  uint64_t host_copies = 0;  // host.dma = host: copies the host issued itself
-  // Representation: payload bytes that actually crossed the boundary (compressed copies count
-  // their stored bytes), and the RECOMPRESS policy's tier rewrites.
-  uint64_t promoted_bytes = 0, demoted_bytes = 0;
-  uint64_t recompressions = 0, recompressed_bytes = 0;
-  // Serving dynamics: preemptions (the streamed residency's counts are StreamedResidencyStats).
-  uint64_t preemptions = 0;
-  // Promotion latency per promotion, from the control plane's decision to the block being usable:
-  // admission, prefetch and restored promotions one by one (a streamed block's per-step re-read
-  // into staging is counted in StreamedResidencyStats).
-  std::vector<double> promotion_latency_s;
-};
-
 class HostControlPlane : public sc_core::sc_module,
                          public KvCacheIF,
                          public KvIntentIF,
-                         public StreamedResidencyIF,
+                         private StreamingHostIF,
                          private CommandOutcomes,
                          private PrefetchTarget {
  public:
@@ -135,42 +102,6 @@ class HostControlPlane : public sc_core::sc_module,
   bool streaming_possible() const {
     return config_.decode_residency == DecodeResidency::Streamed && groups_ >= 3;
   }
-  // Moves one resident block of running request `id` to the tier (write-once: a block with a
-  // valid tier copy is a clean discard); from now on every step streams it back. False: none can
-  // go.
-  bool spill(uint64_t id, double now_s) override;
-  // Blocks of layer group g that the listed requests stream each step.
-  uint64_t streamed_blocks(const std::vector<uint64_t>& ids, uint32_t g) const override;
-  uint64_t streamed_blocks_total(uint64_t id) const override;
-  // Whether running request `id` streams any block of layer group g (O(1)).
-  bool streams_in_group(uint64_t id, uint32_t g) const override {
-    auto it = running_.find(id);
-    return it != running_.end() && !it->second.streamed.empty() && !it->second.streamed[g].empty();
-  }
-  // Staging slots held for streaming (counted as resident and against the budget).
-  uint64_t staging_slots() const override { return staging_.size(); }
-  // Holds exactly `slots` staging slots from now on (evicting idle blocks for more). False when
-  // they cannot be had.
-  bool set_staging(uint64_t slots, double now_s) override;
-  // Promotes group g's streamed blocks of the listed requests into staging slots, posted at
-  // `issue_s`, each with `deadline_s`; then, at `done_s` from stream_done(), discards them.
-  StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                      double deadline_s);
-  // The same with staging smaller than two whole groups (a ring of one group plus a lead): only
-  // the first `lead` blocks sent to staging are posted at `issue_s`, the rest at `rest_issue_s`,
-  // when the group before has computed and released its slots.
-  StreamResult stream(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                      double deadline_s, uint64_t lead, double rest_issue_s) override;
-  // Layer group 0's streamed blocks for the next step, promoted now into the staging slots group
-  // groups-2 has just released: the next step's stream(ids, 0, ...) reads them instead of issuing
-  // them at its own start, where their deadline is. Any the next step does not read are
-  // discarded unread.
-  void stream_ahead(const std::vector<uint64_t>& ids, double issue_s, double deadline_s,
-                    uint64_t limit = UINT64_MAX) override;
-  void drop_streamed_ahead(double now_s) override;
-  void stream_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s) override;
-  // Posts the step's remaining staging discards (after its last group).
-  void stream_finish() override;
   // ---- Prefetch (the choice is the Prefetcher's, tlm/host/prefetcher.h) ----
   // Prefetch with deadlines: promotes the tier-resident prompt blocks of requests expected to
   // start within host.prefetch_horizon_steps, with their expected start as deadline, and the
@@ -216,7 +147,7 @@ class HostControlPlane : public sc_core::sc_module,
   uint64_t tier_used_blocks() const { return tier_.used(); }
   uint64_t tier_blocks() const { return tier_.blocks(); }
   // Payload bytes of one tier copy in `format`.
-  uint64_t stored_bytes(kv::Format format) const { return tier_.stored_bytes(format); }
+  uint64_t stored_bytes(kv::Format format) const override { return tier_.stored_bytes(format); }
 
   // The request's longest prompt prefix this cache holds now, in whole blocks of positions, with
   // no side effect (nothing referenced, created or moved): positions every layer group of which
@@ -231,22 +162,14 @@ class HostControlPlane : public sc_core::sc_module,
     return {slots_.resident(), slots_.pinned(), tier_used_blocks(), stats_.promoted_bytes,
             stats_.demoted_bytes};
   }
-  const StreamedResidencyStats& streaming_stats() const override { return stats_; }
   // The decode set's streamed residency, or null where nothing can stream (pinned residency, or
   // fewer than three layer groups): the scheduler asks once, when it is built.
-  StreamedResidencyIF* streamed_residency() { return streaming_possible() ? this : nullptr; }
+  StreamedResidencyIF* streamed_residency() { return streaming_possible() ? &streamed_ : nullptr; }
   const HostConfig& config() const { return config_; }
-  // The control plane's figures in stats.json, each with its unit and meaning: into the run's
-  // top-level group the reference outcomes (tier_hit_rate, miss_rate) and the totals
-  // (host_cpu_kv_s, promotion_latency_max_s); the `blocks`, `prefetch` (its control-plane part)
-  // and `host_cpu` groups; and `representation`, which also takes the engine's counts.
-  // `end_s`: the run's simulated time (the scheduler's last token).
-  void declare_reference_stats(StatGroup& run) const;
-  void declare_total_stats(StatGroup& run) const;
-  void declare_block_stats(StatGroup& blocks) const;
-  void declare_representation_stats(StatGroup& representation, const ControllerStats& engine) const;
-  void declare_prefetch_stats(StatGroup& prefetch) const;
-  void declare_cpu_stats(StatGroup& host_cpu, double end_s) const;
+  // The control plane's figures in stats.json (tlm/host/host_stats.h).
+  HostStatsReport stats_report() const {
+    return HostStatsReport(stats_, {config_, block_bytes_, groups_, budget_, &ledger_});
+  }
   // The policy state of block `key` (null: none), for tests and reports.
   const kv::BlockPolicy* policy_state(uint64_t key) const { return policy_store_.find(key); }
   // Scheduler intent for the replacement policy: whether a later turn of r's session is
@@ -290,172 +213,26 @@ class HostControlPlane : public sc_core::sc_module,
   void step_grown(double now_s) override;
   // Bits of policy state a device index entry holds (ctrl.policy_bits; 0: none, nothing to keep
   // current). Set by the platform before the run.
-  void set_policy_entry_bits(uint32_t bits) { policy_entry_bits_ = bits; }
+  void set_policy_entry_bits(uint32_t bits) { policy_plane_.set_entry_bits(bits); }
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) override {
-    drop_streamed_ahead(now_s);
+    streamed_.drop_streamed_ahead(now_s);
     path_->settle_all();  // prefetches never read: their transfers still happened
     integrate(now_s);
   }
 
  private:
-  struct Block {
-    kv::BlockIdentity id;
-    kv::BlockMechanism mech;
-    uint64_t hbm_slot = 0;
-    // (The small fields side by side: tens of millions of blocks on a per-layer trace.)
-    bool multi_session = false;      // referenced by more than one session: never freed as private
-    bool has_policy = false;         // `policy` below holds its state
-    uint16_t owner_tenant = 0;       // tenant that created it: owns its device index entry
-    bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
-    bool streamed_ahead = false;  // in staging since the step before (stream_ahead), not yet read
-    // The policy word its device index entry holds as far as the host knows (written by its
-    // DEMOTE, then by UPDATE_POLICY), and the policy plane's marks (kPolicyNoted, ...). Two
-    // bytes the record's alignment left free.
-    uint8_t sent_word = 0;
-    uint8_t policy_marks = 0;
-    uint32_t record = 0;  // its record in blocks_ (by_record), for the policy's victim
-    uint32_t policy_slot = ReplacementPolicy::kNoSlot;  // the policy's word (held hooks)
-    uint64_t tier_epoch = 0;   // which entry of the tier's reclaim order is current (TierStore)
-    uint64_t streamed_by = 0;  // 1 + id of the running request that streams it (0: none)
-    uint64_t issued_by = 0;    // the last admission that promoted it (admit(): each once)
-    kv::WriteOnceLedger::Counts moves;  // its promotions and demotions this lifetime (ledger_)
-    // Its policy state (spec §M.2.2), kept here rather than in a table of its own so that a
-    // reference reaches it through the record it has found anyway (BlockPolicyStates).
-    kv::BlockPolicy policy;
-  };
-  // Every block the host knows, by key. References to a Block are held across insertions
-  // (admission collects a prompt's blocks before pinning them): the records stay put.
-  using BlockTable = StableKeyMap<Block>;
-  // The policy store the replacement policy reads: a block's state lives in its Block, with the
-  // same lifetime as in a table of its own (from the first reference to the eviction, unless
-  // persistent, or the FREE). A key the host holds no block for (only a policy from outside this
-  // tree could touch one) keeps its state in the base class's table until its block appears.
-  class BlockPolicyStates final : public kv::PolicyStore {
-   public:
-    BlockPolicyStates(bool persistent, BlockTable& blocks)
-        : PolicyStore(persistent), blocks_(blocks) {}
-    kv::BlockPolicy& touch(uint64_t key) override {
-      if (Block* b = blocks_.find(key)) return of(*b);
-      return PolicyStore::touch(key);
-    }
-    const kv::BlockPolicy* find(uint64_t key) const override {
-      if (const Block* b = blocks_.find(key)) return b->has_policy ? &b->policy : nullptr;
-      return PolicyStore::find(key);
-    }
-    void on_evict(uint64_t key) override {
-      if (Block* b = blocks_.find(key)) return evicted(*b);
-      PolicyStore::on_evict(key);
-    }
-    void on_free(uint64_t key) override {
-      if (Block* b = blocks_.find(key)) return freed(*b);
-      PolicyStore::on_free(key);
-    }
-    size_t size() const override { return in_blocks_ + PolicyStore::size(); }
-    // The same for a block at hand, without a look-up.
-    kv::BlockPolicy& of(Block& b) {
-      if (!b.has_policy) {
-        b.has_policy = true;
-        b.policy = kv::BlockPolicy{};
-        ++in_blocks_;
-      }
-      return b.policy;
-    }
-    void evicted(Block& b) {
-      if (!persistent()) freed(b);
-    }
-    void freed(Block& b) {
-      if (!b.has_policy) return;
-      b.has_policy = false;
-      b.policy = kv::BlockPolicy{};
-      --in_blocks_;
-    }
-    // A new block takes over a state touched before it existed.
-    void adopt(Block& b) {
-      if (PolicyStore::size() == 0) return;
-      if (const kv::BlockPolicy* early = PolicyStore::find(b.id.key)) {
-        of(b) = *early;
-        PolicyStore::on_free(b.id.key);
-      }
-    }
-
-   private:
-    BlockTable& blocks_;
-    size_t in_blocks_ = 0;  // blocks with a state
-  };
-  struct Running {
-    uint64_t session = 0;
-    uint32_t tenant = 0;
-    std::vector<uint64_t> keys;  // keyed blocks the request pins, position-major
-    // ... and their records (a pinned block is never forgotten, so these stay good while held).
-    std::vector<Block*> held;
-    void hold(Block& b) {
-      keys.push_back(b.id.key);
-      held.push_back(&b);
-    }
-    std::vector<uint64_t> private_ids;  // HBM slots of the partial tail block, one per layer group
-    std::vector<uint64_t> prompt_pk;    // position key of each full prompt block
-    std::vector<uint8_t>
-        prompt_cached;  // ... 1 when admission found all its groups in HBM or the tier
-    std::vector<uint32_t>
-        uncached_before;      // prompt positions below p that prefill computes (prefix sum)
-    uint64_t kv_tokens = 0;   // tokens of the context that have KV slots
-    bool continues = false;   // not the session's last turn (scheduler intent for the policy)
-    size_t spill_cursor = 0;  // next entry of `keys` spill() looks at
-    std::vector<std::vector<uint64_t>> streamed;  // per layer group: blocks streamed every step
-  };
-
+  using Block = HostBlock;
+  using BlockTable = HostBlockTable;
+  using Running = RunningRequest;
   uint64_t group_key(uint64_t position_key, uint32_t group) const;
 
-  void integrate(double now_s) { slots_.integrate(now_s); }
-  // ---- The policy plane (host.policy_sync; tlm/host/policy_sync.h) ----
-  static constexpr uint8_t kPolicyNoted = 1;    // in noted_: its word may have changed
-  static constexpr uint8_t kPolicyPosted = 2;   // an update of it is in the batch being built
-  static constexpr uint8_t kPolicyCarried = 4;  // its PROMOTE or DEMOTE in that batch carries it
-  BlockIntent intent_of(const Block& b) const;
-  uint8_t word_of(const Block& b) const {
-    return policy_word(intent_of(b), b.has_policy ? b.policy.reuse_score : 0.0, policy_entry_bits_);
-  }
-  // The block's intent or reuse score may have changed: its word is compared at the next flush.
-  // The words are followed whenever the device keeps one (a stale read is counted with
-  // host.policy_sync = none too), and sent unless the policy is none.
-  bool tracking_policy() const { return ring_ && policy_entry_bits_ > 0; }
-  bool syncing_policy() const {
-    return tracking_policy() && config_.policy_sync != PolicySync::None;
-  }
-  void note_policy(Block& b) {
-    if ((b.policy_marks & kPolicyNoted) || !tracking_policy()) return;
-    b.policy_marks |= kPolicyNoted;
-    noted_.push_back({b.record, b.id.key});
-  }
-  // Before a batch is posted: the words its DEMOTEs and PROMOTEs write, and an UPDATE_POLICY for
-  // every other noted block whose entry holds another word than the host's (with per_step also
-  // for the blocks forced_ names).
-  // `at_s`: when the batch is posted.
-  void sync_policy_words(double at_s);
-  struct NotedBlock {
-    uint32_t record = 0;
-    uint64_t key = 0;
-  };
-  std::vector<NotedBlock> noted_, forced_;
-  // Promotions whose look-up lies ahead of the host's time when their completion came back
-  // (the descriptor waits in the ring): a change of the block's word before the look-up is
-  // written behind the promotion, so the look-up reads the word the promotion was posted
-  // with. By look-up time (the engine looks commands up in ring order); at most one per block.
-  struct LookupAhead {
-    double looked_up_s = 0.0;
-    uint64_t key = 0;
-    uint8_t word = 0;     // the host's word when the promotion was posted
-    bool current = true;  // ... and the promotion carried it (else counted stale already)
-  };
-  std::unordered_map<uint32_t, LookupAhead> lookups_ahead_;      // by block record
-  std::deque<std::pair<double, uint32_t>> lookups_ahead_order_;  // (look-up time, record)
-  uint32_t policy_entry_bits_ = 16;
+  void integrate(double now_s) override { slots_.integrate(now_s); }
   void pin(Block& b);
   void unpin(Block& b, double now_s);
   // Evicts idle blocks until `slots` are free; returns when the freed slots are usable.
-  double make_room(uint64_t slots, double now_s);
-  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s);
+  double make_room(uint64_t slots, double now_s) override;
+  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s) override;
   // The same for a command about `b`, whose outcome finds `b` by its record.
   void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, const Block& b, double now_s);
   // The block a command's outcome is about: by the command's record while that still holds the
@@ -480,18 +257,18 @@ class HostControlPlane : public sc_core::sc_module,
   void unpin_prefetched(uint64_t key) override { unpin(blocks_.at(key), slots_.integrated_to_s()); }
   // Writes the queued descriptors and rings the doorbell at `at_s`; completions come back
   // before it returns (loosely timed: their timestamps lie in the future).
-  void flush(double at_s);
+  void flush(double at_s) override;
   void completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  cmdset::Descriptor descriptor(cmdset::Opcode op, const Block& b) const;
+  cmdset::Descriptor descriptor(cmdset::Opcode op, const Block& b) const override;
+  // What streamed residency asks (StreamingHostIF): a spilled block leaves HBM for the tier.
+  bool move_to_tier(Block& b, double now_s) override;
 
   const HostConfig config_;
-  const uint32_t ring_entries_;
   const uint64_t block_bytes_;
   const uint64_t budget_;
   const uint32_t groups_;
   const uint64_t hbm_kv_base_;
   TierStore tier_;  // tier slots, the reclaim order, the copies' formats
-  const double cycle_s_;
   std::unique_ptr<ReplacementPolicy> policy_;
   BlockTable blocks_;
   uint64_t peak_tracked_blocks_ = 0;
@@ -503,27 +280,13 @@ class HostControlPlane : public sc_core::sc_module,
   std::unordered_map<uint64_t, Running> running_;
   // Frees the tier copy of the tier-only block that left HBM longest ago; false if none can go.
   bool reclaim_tier_slot(double now_s);
-  std::vector<uint64_t> staging_;                             // HBM slots held for streamed blocks
-  std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
-  std::vector<uint64_t> streamed_ahead_;  // group-0 blocks stream_ahead() promoted, in issue order
-  // Promotes group g's streamed blocks of the listed requests into staging (those streamed ahead
-  // are read where they are), or, with room in the budget (host.restore_streamed), into slots of
-  // their own, where they stop streaming; returns the ones it promoted into staging.
-  // At most `limit` blocks go to staging (the rest are left for later: stream_ahead's lead); of
-  // those, the first `lead` are posted at issue_s and the others at rest_issue_s.
-  std::vector<Block*> promote_streamed(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                                       double deadline_s, StreamResult& res,
-                                       uint64_t lead = UINT64_MAX, double rest_issue_s = 0.0,
-                                       uint64_t limit = UINT64_MAX);
   // Before reading a block's ready time: a deferrable promotion of it still in flight (a
   // prefetch) is waited for from `now_s`.
   void settle(Block& b, double now_s) {
     if (b.mech.in_flight) path_->settle(b.id.key, now_s);
   }
-  void post_staged_discards(double upto_s);
   // The DEMOTE of a block leaving HBM to make room, due now.
   cmdset::Descriptor room_demotion(const Block& b, double now_s) const;
-  size_t staging_next_ = 0;
   SessionExpiry session_expiry_;  // host.session_end = idle
   // host.free_dead_blocks: the sessions that have ended by `now_s` lose their private blocks.
   void free_ended_sessions(double now_s);
@@ -533,7 +296,6 @@ class HostControlPlane : public sc_core::sc_module,
   Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk,
                      uint32_t tenant);
   void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
-  void unstream(Block& b);
   // A request stops reading its blocks: pins released, its partial last block's slots freed.
   void let_go(Running& run, double now_s);
   uint64_t admissions_ = 0;
@@ -546,6 +308,19 @@ class HostControlPlane : public sc_core::sc_module,
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
   HbmSlots slots_{budget_, config_.sustain_window_s, stats_};  // after budget_, config_, stats_
+  // The policy plane: after config_, blocks_ and stats_; every command path but host copies
+  // keeps an index whose words it follows.
+  PolicyPlane policy_plane_{
+      config_.policy_sync, config_.dma != HostDma::Host, blocks_, stats_,
+      [this](const Block& b) { return descriptor(cmdset::Opcode::UPDATE_POLICY, b); }};
+  // The decode set's streamed residency: after blocks_, running_, slots_ and stats_.
+  StreamedResidencyBooks streamed_{*this,
+                                   blocks_,
+                                   running_,
+                                   slots_,
+                                   stats_,
+                                   {budget_, groups_, block_bytes_, hbm_kv_base_,
+                                    config_.restore_streamed, streaming_possible()}};
   TraceEventLog* trace_ = nullptr;
   TraceEventLog::Track admission_track_, prefetch_track_;  // looked up once
 

@@ -1,0 +1,128 @@
+#pragma once
+// The host's books of blocks, shared by the parts of the host control plane: one record per
+// block the host knows (its identity, mechanism state, HBM slot, policy state and the policy
+// plane's marks), the table of them by key, the policy store the replacement policy reads
+// through them, and what the host keeps of each running request.
+#include <cstdint>
+#include <vector>
+
+#include "tlm/common/key_map.h"
+#include "tlm/host/policy/policy.h"
+#include "tlm/kv/block.h"
+
+namespace kvtier {
+
+struct HostBlock {
+  kv::BlockIdentity id;
+  kv::BlockMechanism mech;
+  uint64_t hbm_slot = 0;
+  // (The small fields side by side: tens of millions of blocks on a per-layer trace.)
+  bool multi_session = false;      // referenced by more than one session: never freed as private
+  bool has_policy = false;         // `policy` below holds its state
+  uint16_t owner_tenant = 0;       // tenant that created it: owns its device index entry
+  bool prefetched_unused = false;  // promoted by prefetch and not yet read by any request
+  bool streamed_ahead = false;     // in staging since the step before (stream_ahead), not yet read
+  // The policy word its device index entry holds as far as the host knows (written by its
+  // DEMOTE, then by UPDATE_POLICY), and the policy plane's marks (kPolicyNoted, ...). Two
+  // bytes the record's alignment left free.
+  uint8_t sent_word = 0;
+  uint8_t policy_marks = 0;
+  uint32_t record = 0;  // its record in blocks_ (by_record), for the policy's victim
+  uint32_t policy_slot = ReplacementPolicy::kNoSlot;  // the policy's word (held hooks)
+  uint64_t tier_epoch = 0;   // which entry of the tier's reclaim order is current (TierStore)
+  uint64_t streamed_by = 0;  // 1 + id of the running request that streams it (0: none)
+  uint64_t issued_by = 0;    // the last admission that promoted it (admit(): each once)
+  kv::WriteOnceLedger::Counts moves;  // its promotions and demotions this lifetime (ledger_)
+  // Its policy state (spec §M.2.2), kept here rather than in a table of its own so that a
+  // reference reaches it through the record it has found anyway (BlockPolicyStates).
+  kv::BlockPolicy policy;
+};
+// Every block the host knows, by key. References to a HostBlock are held across insertions
+// (admission collects a prompt's blocks before pinning them): the records stay put.
+using HostBlockTable = StableKeyMap<HostBlock>;
+// The block a command about record `record` of key `key` is about: by the record while that
+// still holds the key (a promotion or demotion in flight keeps its block), else by the key;
+// null when the block is gone.
+inline HostBlock* find_host_block(HostBlockTable& blocks, uint32_t record, uint64_t key) {
+  if (HostBlock* b = blocks.find_record(record); b && b->id.key == key) return b;
+  return blocks.find(key);
+}
+// The policy store the replacement policy reads: a block's state lives in its HostBlock, with the
+// same lifetime as in a table of its own (from the first reference to the eviction, unless
+// persistent, or the FREE). A key the host holds no block for (only a policy from outside this
+// tree could touch one) keeps its state in the base class's table until its block appears.
+class BlockPolicyStates final : public kv::PolicyStore {
+ public:
+  BlockPolicyStates(bool persistent, HostBlockTable& blocks)
+      : PolicyStore(persistent), blocks_(blocks) {}
+  kv::BlockPolicy& touch(uint64_t key) override {
+    if (HostBlock* b = blocks_.find(key)) return of(*b);
+    return PolicyStore::touch(key);
+  }
+  const kv::BlockPolicy* find(uint64_t key) const override {
+    if (const HostBlock* b = blocks_.find(key)) return b->has_policy ? &b->policy : nullptr;
+    return PolicyStore::find(key);
+  }
+  void on_evict(uint64_t key) override {
+    if (HostBlock* b = blocks_.find(key)) return evicted(*b);
+    PolicyStore::on_evict(key);
+  }
+  void on_free(uint64_t key) override {
+    if (HostBlock* b = blocks_.find(key)) return freed(*b);
+    PolicyStore::on_free(key);
+  }
+  size_t size() const override { return in_blocks_ + PolicyStore::size(); }
+  // The same for a block at hand, without a look-up.
+  kv::BlockPolicy& of(HostBlock& b) {
+    if (!b.has_policy) {
+      b.has_policy = true;
+      b.policy = kv::BlockPolicy{};
+      ++in_blocks_;
+    }
+    return b.policy;
+  }
+  void evicted(HostBlock& b) {
+    if (!persistent()) freed(b);
+  }
+  void freed(HostBlock& b) {
+    if (!b.has_policy) return;
+    b.has_policy = false;
+    b.policy = kv::BlockPolicy{};
+    --in_blocks_;
+  }
+  // A new block takes over a state touched before it existed.
+  void adopt(HostBlock& b) {
+    if (PolicyStore::size() == 0) return;
+    if (const kv::BlockPolicy* early = PolicyStore::find(b.id.key)) {
+      of(b) = *early;
+      PolicyStore::on_free(b.id.key);
+    }
+  }
+
+ private:
+  HostBlockTable& blocks_;
+  size_t in_blocks_ = 0;  // blocks with a state
+};
+struct RunningRequest {
+  uint64_t session = 0;
+  uint32_t tenant = 0;
+  std::vector<uint64_t> keys;  // keyed blocks the request pins, position-major
+  // ... and their records (a pinned block is never forgotten, so these stay good while held).
+  std::vector<HostBlock*> held;
+  void hold(HostBlock& b) {
+    keys.push_back(b.id.key);
+    held.push_back(&b);
+  }
+  std::vector<uint64_t> private_ids;  // HBM slots of the partial tail block, one per layer group
+  std::vector<uint64_t> prompt_pk;    // position key of each full prompt block
+  std::vector<uint8_t>
+      prompt_cached;  // ... 1 when admission found all its groups in HBM or the tier
+  std::vector<uint32_t>
+      uncached_before;      // prompt positions below p that prefill computes (prefix sum)
+  uint64_t kv_tokens = 0;   // tokens of the context that have KV slots
+  bool continues = false;   // not the session's last turn (scheduler intent for the policy)
+  size_t spill_cursor = 0;  // next entry of `keys` spill() looks at
+  std::vector<std::vector<uint64_t>> streamed;  // per layer group: blocks streamed every step
+};
+
+}  // namespace kvtier

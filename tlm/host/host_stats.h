@@ -1,0 +1,86 @@
+#pragma once
+// The host control plane's counters, and how they are written into stats.json: each figure
+// with its unit and meaning (the `blocks`, `prefetch`, `host_cpu` and `representation` groups
+// and the control plane's top-level keys).
+#include <cstdint>
+#include <vector>
+
+#include "tlm/common/stat_group.h"
+#include "tlm/host/hbm_slots.h"
+#include "tlm/host/host_config.h"
+#include "tlm/host/kv_cache_if.h"
+#include "tlm/host/policy_sync.h"
+#include "tlm/host/prefetcher.h"
+#include "tlm/kv/block.h"
+
+namespace kvtier {
+
+struct ControllerStats;
+
+// The control plane's counters; the prefetch counters are the prefetcher's (tlm/host/prefetcher.h).
+struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, PolicySyncStats {
+  uint64_t references = 0;  // block references by admitted requests' prompts
+  uint64_t hbm_hits = 0;    // found resident in HBM
+  uint64_t tier_hits = 0;   // found in the tier and promoted
+  uint64_t misses = 0;      // nowhere: recomputed by prefill
+  uint64_t promotions = 0;
+  uint64_t demotions = 0;
+  uint64_t discards = 0;        // clean evictions of blocks with a valid tier copy
+  uint64_t frees = 0;           // dead blocks released
+  uint64_t sessions_ended = 0;  // sessions judged over (host.session_end) whose blocks were freed
+  uint64_t dropped_no_tier_space = 0;
+  uint64_t tier_evictions =
+      0;  // tier-only blocks FREEd, least recently evicted first, to make tier room
+  uint64_t dropped_index_full = 0;
+  uint64_t descriptors = 0;
+  uint64_t doorbells = 0;
+  uint64_t unique_blocks = 0;  // distinct blocks the computation required (U / M_b)
+  double host_cpu_kv_s = 0.0;  // host CPU time spent building and posting descriptors (C3)
+  double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
+  double promotion_latency_max_s = 0.0;
+  // C3: host CPU time by activity (host_cpu_kv_s is their sum).
+  double cpu_descriptor_s = 0.0, cpu_doorbell_s = 0.0, cpu_completion_s = 0.0,
+         cpu_copy_issue_s = 0.0;
+  uint64_t host_copies = 0;  // host.dma = host: copies the host issued itself
+  // Representation: payload bytes that actually crossed the boundary (compressed copies count
+  // their stored bytes), and the RECOMPRESS policy's tier rewrites.
+  uint64_t promoted_bytes = 0, demoted_bytes = 0;
+  uint64_t recompressions = 0, recompressed_bytes = 0;
+  // Serving dynamics: preemptions (the streamed residency's counts are StreamedResidencyStats).
+  uint64_t preemptions = 0;
+  // Promotion latency per promotion, from the control plane's decision to the block being usable:
+  // admission, prefetch and restored promotions one by one (a streamed block's per-step re-read
+  // into staging is counted in StreamedResidencyStats).
+  std::vector<double> promotion_latency_s;
+};
+
+// A run's control-plane figures as stats.json reports them. Holds references: made when the
+// report is written (HostControlPlane::stats_report()), not kept.
+class HostStatsReport {
+ public:
+  struct Context {
+    const HostConfig& config;
+    uint64_t block_bytes = 0;  // payload of one block
+    uint32_t layer_groups = 0;
+    uint64_t budget_blocks = 0;                   // the HBM KV budget in blocks
+    const kv::WriteOnceLedger* ledger = nullptr;  // demotions per block (spec §M.1)
+  };
+  HostStatsReport(const HostStats& stats, const Context& context) : h_(stats), c_(context) {}
+  // Into the run's top-level group: the reference outcomes (tier_hit_rate, miss_rate) ...
+  void declare_reference_stats(StatGroup& run) const;
+  // ... and the totals (host_cpu_kv_s, promotion_latency_max_s).
+  void declare_total_stats(StatGroup& run) const;
+  void declare_block_stats(StatGroup& blocks) const;
+  // `representation` also takes the engine's counts.
+  void declare_representation_stats(StatGroup& representation, const ControllerStats& engine) const;
+  // The prefetcher's part of `prefetch` (the engine's transfer order is the controller's).
+  void declare_prefetch_stats(StatGroup& prefetch) const;
+  // `end_s`: the run's simulated time (the scheduler's last token).
+  void declare_cpu_stats(StatGroup& host_cpu, double end_s) const;
+
+ private:
+  const HostStats& h_;
+  const Context c_;
+};
+
+}  // namespace kvtier
