@@ -119,6 +119,23 @@ const std::vector<KeyMode>& modes() {
        "host.dma = device",
        [](const PlatformConfig& c, const std::string&) { return c.host.dma == HostDma::Device; },
        [](const PlatformConfig&, const std::string&) { return std::string("host.dma = host"); }},
+      // tlm/host/host_queues.h: what noticing a completion costs, by host.completion.
+      {{"host.interrupt_cpu_ns"},
+       "host.completion = interrupt",
+       [](const PlatformConfig& c, const std::string&) {
+         return c.host.completion == CompletionNotice::Interrupt;
+       },
+       [](const PlatformConfig& c, const std::string&) {
+         return std::string("host.completion = ") + name_of(c.host.completion);
+       }},
+      {{"host.poll_cpu_ns"},
+       "host.completion = poll",
+       [](const PlatformConfig& c, const std::string&) {
+         return c.host.completion == CompletionNotice::Poll;
+       },
+       [](const PlatformConfig& c, const std::string&) {
+         return std::string("host.completion = ") + name_of(c.host.completion);
+       }},
       // tlm/link/link.cpp: only a device's DMA passes the root complex limit.
       {{"link.root_complex_dma_gbps"},
        "host.dma = device",

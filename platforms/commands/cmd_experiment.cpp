@@ -85,7 +85,7 @@ int cmd_experiment(int argc, char** argv) {
                 << "  c2  share of promotion latency in the index lookup: full SRAM index vs "
                    "cached (table in tier DRAM)\n"
                 << "  c3  host CPU time attributable to KV movement per token and per core, across "
-                   "tenant counts\n"
+                   "tenant counts, a queue per tenant, completions by interrupt and by polling\n"
                 << "  c4  hit rate and A_traffic of LFU and EMA (a = 0.01) with and without "
                    "persistent policy state\n\n"
                 << desc;

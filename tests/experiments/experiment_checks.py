@@ -100,11 +100,35 @@ def check_c2(kvtier, trace):
 
 def check_c3(kvtier, trace):
     out, t = experiment(kvtier, trace, "c3", "--tenants", "1,8")
-    expect(len(t["rows"]) == 4, "c3: two tenant counts x two DMA modes")
-    for r in t["rows"]:
+    rows = t["rows"]
+    expect(len(rows) == 8, "c3: two tenant counts x two completion modes x two DMA modes")
+    for r in rows:
         expect(r["core_utilisation"] > 0, "c3: CPU time is accounted")
+        expect(r["command_queues"] == r["tenants"], f"c3: a queue per tenant that moved blocks: {r}")
         if r["dma"] == "host":
             expect(r["copy_issue_s"] > 0 and r["descriptor_s"] == 0, "c3: host mode pays per-copy calls only")
+        if r["completion"] == "interrupt":
+            expect(r["interrupts"] > 0 and r["completion_polls"] == 0 and r["poll_s"] == 0,
+                   "c3: interrupts, no polls")
+            if r["dma"] == "device":
+                # One interrupt per queue's run of commands, each kicked by its own doorbell.
+                expect(r["interrupts"] == r["doorbells"], f"c3: an interrupt per doorbell: {r}")
+        else:
+            expect(r["interrupts"] == 0 and r["interrupt_s"] == 0, "c3: polls, no interrupts")
+            # Every open queue once a step: exactly the steps with one tenant, more with eight
+            # (queues open as their tenants first move a block), never more than eight a step.
+            if r["tenants"] == 1:
+                expect(r["completion_polls"] == r["steps"], f"c3: one poll a step: {r}")
+            else:
+                expect(r["steps"] < r["completion_polls"] <= 8 * r["steps"], f"c3: polls per step: {r}")
+            expect(abs(r["poll_s"] - r["completion_polls"] * 131.5e-9) < 1e-12, "c3: 131.5 ns a poll")
+    # Rows of different tenant counts differ where the arithmetic says they do: polling grows
+    # with the queues.
+    def poll_s(tenants, dma):
+        return next(r["poll_s"] for r in rows
+                    if r["tenants"] == tenants and r["dma"] == dma and r["completion"] == "poll")
+    for dma in ("device", "host"):
+        expect(poll_s(8, dma) > 2 * poll_s(1, dma), f"c3: {dma} polling grows with tenants")
     check_flip("c3", t, "tenants", [1, 8])
 
 

@@ -140,6 +140,60 @@ HostConfig config(HostDma dma) {
   return c;
 }
 
+// ---- Claim C3's host work per tenant (host.submission_queues, host.completion) ----
+
+// The descriptor ring alone behind the fake device: one batch of DISCARDs whose blocks belong
+// to the listed tenants, posted at once, then `steps` scheduler steps.
+struct RingBench : sc_core::sc_module, CommandOutcomes {
+  FakeDevice device{"device"};
+  tlm_utils::simple_initiator_socket<RingBench> mmio{"mmio"};
+  tlm_utils::simple_target_socket<RingBench> completions{"completions"};
+  HostConfig config;
+  HostStats stats;
+  HostQueues queues{config, stats};
+  Timeline cpu;
+  std::unique_ptr<DescriptorRing> ring;
+  std::vector<uint16_t> tenants;
+  uint32_t steps = 0;
+
+  RingBench(sc_core::sc_module_name n, const HostConfig& c, std::vector<uint16_t> t, uint32_t s)
+      : sc_module(n), config(c), tenants(std::move(t)), steps(s) {
+    ring = std::make_unique<DescriptorRing>(mmio, config, 1024, 1e-9, cpu, stats, queues, *this);
+    mmio.bind(device.mmio);
+    device.completions.bind(completions);
+    completions.register_b_transport(this, &RingBench::completion);
+    SC_HAS_PROCESS(RingBench);
+    SC_THREAD(run);
+  }
+  void run() {
+    for (size_t i = 0; i < tenants.size(); ++i) {
+      cmdset::Descriptor d;
+      d.opcode = Opcode::DISCARD;
+      d.key = 1000 + i;
+      d.tenant = tenants[i];
+      ring->enqueue(Command{d, d.key, Opcode::DISCARD, 0.0, 0.0});
+    }
+    ring->flush(0.0);
+    for (uint32_t k = 0; k < steps; ++k) queues.step();
+  }
+  void completion(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+    ring->on_completion(cmdset::decode_completion(t.get_data_ptr()), to_seconds(sim_now() + delay));
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  void promoted(const Command&, double, double) override {}
+  void demoted(const Command&, double) override {}
+  void demotion_refused(const Command&) override {}
+  void recompressed(const Command&) override {}
+  void failed(const Command&, cmdset::Status) override { ADD_FAILURE() << "a command failed"; }
+};
+
+HostConfig queue_config(SubmissionQueues q, CompletionNotice n) {
+  HostConfig c = config(HostDma::Device);
+  c.submission_queues = q;
+  c.completion = n;
+  return c;
+}
+
 }  // namespace
 
 TEST(ControlPlaneHarness, DescriptorRingDemotesThenPromotesInRingOrder) {
@@ -439,6 +493,59 @@ TEST(NanosecondHistogram, NearestRankPercentilesToTheNanosecond) {
   EXPECT_NEAR(h.percentile(50), 51e-9, 1e-15);   // rank ceil(50.5) = 51
   EXPECT_NEAR(h.percentile(99), 100e-9, 1e-15);  // rank 100
   EXPECT_NEAR(h.percentile(100), 2e-3, 1e-12);
+}
+
+// Tenants 0 0 1 1 0 2 in one batch: shared queues ring one doorbell; per-tenant queues one per
+// run of a tenant's commands (0 0 | 1 1 | 0 | 2: four), and each is an interrupt. The device
+// sees the six descriptors in the same order either way.
+TEST(HostQueues, PerTenantQueuesRingADoorbellForEachTenantsRunOfABatch) {
+  RingBench s("s", queue_config(SubmissionQueues::PerTenant, CompletionNotice::Interrupt),
+              {0, 0, 1, 1, 0, 2}, 0);
+  sc_core::sc_start();
+  EXPECT_EQ(s.device.doorbells, 4u);
+  EXPECT_EQ(s.stats.doorbells, 4u);
+  EXPECT_EQ(s.stats.interrupts, 4u);
+  EXPECT_EQ(s.stats.command_queues, 3u);
+  EXPECT_NEAR(s.stats.cpu_interrupt_s, 4 * 1000e-9, 1e-15);
+  ASSERT_EQ(s.device.seen.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(s.device.seen[i].key, 1000 + i);
+  // descriptors 6 x 250 ns, doorbells 4 x 100 ns, completions 6 x 200 ns, interrupts 4 x 1 us
+  EXPECT_NEAR(s.stats.host_cpu_kv_s, 6 * 250e-9 + 4 * 100e-9 + 6 * 200e-9 + 4 * 1000e-9, 1e-15);
+}
+
+TEST(HostQueues, ASharedQueueRingsOneDoorbellAndRaisesOneInterrupt) {
+  RingBench s("s", queue_config(SubmissionQueues::Shared, CompletionNotice::Interrupt),
+              {0, 0, 1, 1, 0, 2}, 0);
+  sc_core::sc_start();
+  EXPECT_EQ(s.device.doorbells, 1u);
+  EXPECT_EQ(s.stats.interrupts, 1u);
+  EXPECT_EQ(s.stats.command_queues, 1u);
+  EXPECT_NEAR(s.stats.host_cpu_kv_s, 6 * 250e-9 + 100e-9 + 6 * 200e-9 + 1000e-9, 1e-15);
+}
+
+// Polling reads every open completion queue once a step: three tenants' queues over five steps
+// are 15 polls of 131.5 ns; a shared queue 5. No interrupt either way.
+TEST(HostQueues, PollingReadsEveryOpenQueueEachStep) {
+  RingBench per("per", queue_config(SubmissionQueues::PerTenant, CompletionNotice::Poll),
+                {0, 0, 1, 1, 0, 2}, 5);
+  RingBench shared("shared", queue_config(SubmissionQueues::Shared, CompletionNotice::Poll),
+                   {0, 0, 1, 1, 0, 2}, 5);
+  sc_core::sc_start();
+  EXPECT_EQ(per.stats.completion_polls, 15u);
+  EXPECT_NEAR(per.stats.cpu_poll_s, 15 * 131.5e-9, 1e-15);
+  EXPECT_EQ(shared.stats.completion_polls, 5u);
+  EXPECT_NEAR(shared.stats.cpu_poll_s, 5 * 131.5e-9, 1e-15);
+  EXPECT_EQ(per.stats.interrupts + shared.stats.interrupts, 0u);
+}
+
+// counted (the default) adds nothing to handling each completion.
+TEST(HostQueues, CountedCompletionsCostOnlyTheirHandling) {
+  RingBench s("s", queue_config(SubmissionQueues::PerTenant, CompletionNotice::Counted), {0, 1, 0},
+              3);
+  sc_core::sc_start();
+  EXPECT_EQ(s.device.doorbells, 3u);
+  EXPECT_EQ(s.stats.interrupts + s.stats.completion_polls, 0u);
+  EXPECT_NEAR(s.stats.host_cpu_kv_s, 3 * 250e-9 + 3 * 100e-9 + 3 * 200e-9, 1e-15);
 }
 
 KVTIER_SC_TEST_MAIN()

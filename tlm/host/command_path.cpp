@@ -12,21 +12,16 @@ namespace kvtier {
 using cmdset::Opcode;
 using cmdset::Status;
 
-namespace {
-void total_cpu(HostStats& s) {
-  s.host_cpu_kv_s = s.cpu_descriptor_s + s.cpu_doorbell_s + s.cpu_completion_s + s.cpu_copy_issue_s;
-}
-}  // namespace
-
 DescriptorRing::DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config,
                                uint32_t ring_entries, double cycle_s, Timeline& cpu,
-                               HostStats& stats, CommandOutcomes& outcomes)
+                               HostStats& stats, HostQueues& queues, CommandOutcomes& outcomes)
     : mmio_(mmio),
       config_(config),
       ring_entries_(ring_entries),
       cycle_s_(cycle_s),
       cpu_(cpu),
       stats_(stats),
+      queues_(queues),
       outcomes_(outcomes) {}
 
 void DescriptorRing::flush(double at_s) {
@@ -42,12 +37,19 @@ void DescriptorRing::flush(double at_s) {
              TxnClass::Doorbell, post);
     ++stats_.doorbells;
     since_doorbell = 0;
+    queues_.run_posted();
   };
   // The batch is taken out first: completions arriving during the doorbell may make the control
   // plane queue new commands for a later flush.
   std::vector<Command> batch;
   batch.swap(queue_);
+  uint32_t queue = 0;  // the queue of the run being posted
   for (Command& c : batch) {
+    // Per-tenant queues: a run of one tenant's commands is kicked by its own doorbell before
+    // the next tenant's begins (the batch's order is kept: the device sees what it saw).
+    const uint32_t q = queues_.queue_of(c.d.tenant);
+    if (q != queue && since_doorbell) ring_doorbell();
+    queue = q;
     c.d.tag = next_tag_++;
     // The host CPU builds descriptors one after another (claim C3 counts this time).
     post = cpu_.reserve(post, cpu_per_descriptor) + cpu_per_descriptor;
@@ -71,7 +73,7 @@ void DescriptorRing::flush(double at_s) {
     if (++since_doorbell == ring_entries_ - 1) ring_doorbell();
   }
   if (since_doorbell) ring_doorbell();
-  total_cpu(stats_);
+  queues_.total();
 }
 
 void InFlightCommands::put(const Command& c) {
@@ -115,7 +117,7 @@ void DescriptorRing::on_completion(const cmdset::Completion& c, double arrival_s
     if (auto d = deferred_.find(p.key); d != deferred_.end() && d->second == c.tag)
       deferred_.erase(d);
   stats_.cpu_completion_s += config_.completion_cpu_ns * 1e-9;
-  total_cpu(stats_);
+  queues_.total();
   switch (p.op) {
     case Opcode::PROMOTE: {
       if (c.status != Status::OK) return outcomes_.failed(p, c.status);
@@ -165,8 +167,19 @@ void HostCopyEngine::flush(double at_s) {
   sc_core::sc_time post = seconds(at_s);
   std::vector<Command> batch;
   batch.swap(queue_);
+  // Per-tenant queues: each tenant's copies go on a stream of its own, and a run of one
+  // tenant's copies is one batch to notice (host.completion = interrupt).
+  uint32_t queue = 0;
+  size_t in_run = 0;
   for (Command& c : batch) {
     if (c.op != Opcode::PROMOTE && c.op != Opcode::DEMOTE) continue;
+    const uint32_t q = queues_.queue_of(c.d.tenant);
+    if (q != queue && in_run) {
+      queues_.run_posted();
+      in_run = 0;
+    }
+    queue = q;
+    ++in_run;
     if (!copy_time_)
       SC_REPORT_FATAL("kvtier/host", "host.dma = host needs the host copy model (none configured)");
     post = cpu_.reserve(post, issue_cpu) + issue_cpu;
@@ -187,7 +200,8 @@ void HostCopyEngine::flush(double at_s) {
       outcomes_.demoted(c, known);
     }
   }
-  total_cpu(stats_);
+  if (in_run) queues_.run_posted();
+  queues_.total();
 }
 
 }  // namespace kvtier

@@ -21,6 +21,7 @@
 #include "tlm/common/config.h"
 #include "tlm/common/timeline.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
+#include "tlm/host/host_queues.h"
 
 namespace kvtier {
 
@@ -93,7 +94,8 @@ class InFlightCommands {
 class DescriptorRing : public CommandPath {
  public:
   DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config, uint32_t ring_entries,
-                 double cycle_s, Timeline& cpu, HostStats& stats, CommandOutcomes& outcomes);
+                 double cycle_s, Timeline& cpu, HostStats& stats, HostQueues& queues,
+                 CommandOutcomes& outcomes);
   void flush(double at_s) override;
   void settle(uint64_t key, double at_s) override;
   void settle_all() override;
@@ -115,6 +117,7 @@ class DescriptorRing : public CommandPath {
   const double cycle_s_;
   Timeline& cpu_;
   HostStats& stats_;
+  HostQueues& queues_;
   CommandOutcomes& outcomes_;
   InFlightCommands in_flight_;
   std::unordered_map<uint64_t, uint16_t>
@@ -127,9 +130,9 @@ class DescriptorRing : public CommandPath {
 class HostCopyEngine : public CommandPath {
  public:
   using CopyTime = std::function<double(uint64_t bytes, bool batched)>;
-  HostCopyEngine(const HostConfig& config, Timeline& cpu, HostStats& stats,
+  HostCopyEngine(const HostConfig& config, Timeline& cpu, HostStats& stats, HostQueues& queues,
                  CommandOutcomes& outcomes)
-      : config_(config), cpu_(cpu), stats_(stats), outcomes_(outcomes) {}
+      : config_(config), cpu_(cpu), stats_(stats), queues_(queues), outcomes_(outcomes) {}
   void set_copy_time(CopyTime copy_time) { copy_time_ = std::move(copy_time); }
   void flush(double at_s) override;
 
@@ -137,6 +140,7 @@ class HostCopyEngine : public CommandPath {
   const HostConfig& config_;
   Timeline& cpu_;
   HostStats& stats_;
+  HostQueues& queues_;
   CommandOutcomes& outcomes_;
   CopyTime copy_time_;
   Timeline to_hbm_, to_tier_;  // one copy engine per direction

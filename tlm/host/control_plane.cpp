@@ -68,12 +68,12 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
   completion_in.register_b_transport(this, &HostControlPlane::completion_write);
   CommandOutcomes& outcomes = *this;  // the command paths report back here
   if (config.dma == HostDma::Host) {
-    auto copies = std::make_unique<HostCopyEngine>(config_, cpu_, stats_, outcomes);
+    auto copies = std::make_unique<HostCopyEngine>(config_, cpu_, stats_, queues_, outcomes);
     copies_ = copies.get();
     path_ = std::move(copies);
   } else {
     auto ring = std::make_unique<DescriptorRing>(mmio_out, config_, ring_entries, cycle_s, cpu_,
-                                                 stats_, outcomes);
+                                                 stats_, queues_, outcomes);
     ring_ = ring.get();
     path_ = std::move(ring);
   }
@@ -813,6 +813,7 @@ void HostControlPlane::flush(double at_s) {
 }
 
 void HostControlPlane::step_grown(double now_s) {
+  queues_.step();  // host.completion = poll: the runtime reads its completion queues every step
   if (!policy_plane_.syncing()) return;  // none: the noted blocks are looked at with the next batch
   if (policy_plane_.per_step()) {
     // The decode set's words, every step, in request order.

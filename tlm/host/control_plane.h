@@ -307,6 +307,7 @@ class HostControlPlane : public sc_core::sc_module,
   HostCopyEngine* copies_ = nullptr;  // path_ when host.dma = host
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
+  HostQueues queues_{config_, stats_};  // C3: queues per tenant, interrupts or polls
   HbmSlots slots_{budget_, config_.sustain_window_s, stats_};  // after budget_, config_, stats_
   // The policy plane: after config_, blocks_ and stats_; every command path but host copies
   // keeps an index whose words it follows.

@@ -58,6 +58,21 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
            "CPU time of one doorbell write, ns (accounted, C3)");
   r.number("host.completion_cpu_ns", &c.completion_cpu_ns, 0, 1e7,
            "CPU time to handle one completion, ns (accounted, C3)");
+  r.choice_enum("host.submission_queues", &c.submission_queues, kSubmissionQueuesNames,
+                "the host's command queues: one ring and completion queue shared by every tenant, "
+                "or one of each per tenant (a doorbell per tenant's run of commands in a batch; "
+                "C3)");
+  r.choice_enum("host.completion", &c.completion, kCompletionNoticeNames,
+                "how the host notices completions beyond handling each (host.completion_cpu_ns): "
+                "counted (no further cost), interrupt (one per completion queue per doorbell "
+                "batch, host.interrupt_cpu_ns) or poll (every completion queue read once per "
+                "scheduler step, host.poll_cpu_ns; C3)");
+  r.number("host.interrupt_cpu_ns", &c.interrupt_cpu_ns, 0, 1e7,
+           "host.completion = interrupt: CPU time of one interrupt (entry, handler, switch to the "
+           "waiting thread), ns");
+  r.number("host.poll_cpu_ns", &c.poll_cpu_ns, 0, 1e7,
+           "host.completion = poll: CPU time of one poll of a completion queue (a read of its "
+           "head from DRAM), ns");
   r.number("host.prefetch_slack_us", &c.prefetch_slack_us, 0, 1e9,
            "HIDING: prefetch_slack of spec §M.4.3, the time a chunk may arrive after its layer "
            "group could start "

@@ -54,6 +54,21 @@ inline constexpr EnumName<PolicySync> kPolicySyncNames[] = {{PolicySync::None, "
                                                             {PolicySync::OnChange, "on_change"},
                                                             {PolicySync::PerStep, "per_step"}};
 inline const char* name_of(PolicySync v) { return name_in(kPolicySyncNames, v); }
+// The host's submission and completion queues (claim C3): one pair shared by every tenant, or
+// one per tenant (a ring and its doorbell, a completion queue and its interrupt vector or poll).
+enum class SubmissionQueues { Shared, PerTenant };
+inline constexpr EnumName<SubmissionQueues> kSubmissionQueuesNames[] = {
+    {SubmissionQueues::Shared, "shared"}, {SubmissionQueues::PerTenant, "per_tenant"}};
+inline const char* name_of(SubmissionQueues v) { return name_in(kSubmissionQueuesNames, v); }
+// How the host notices completions beyond handling each one (host.completion_cpu_ns): not
+// modelled (counted), an interrupt per queue per doorbell batch, or a poll of every completion
+// queue once per scheduler step.
+enum class CompletionNotice { Counted, Interrupt, Poll };
+inline constexpr EnumName<CompletionNotice> kCompletionNoticeNames[] = {
+    {CompletionNotice::Counted, "counted"},
+    {CompletionNotice::Interrupt, "interrupt"},
+    {CompletionNotice::Poll, "poll"}};
+inline const char* name_of(CompletionNotice v) { return name_in(kCompletionNoticeNames, v); }
 
 struct HostConfig {
   std::string policy = "lru";
@@ -88,7 +103,15 @@ struct HostConfig {
   double copy_completion_rtt_us = 5.0;  // host: copy done -> host knows (event poll round trip)
   double doorbell_cpu_ns = 100.0;       // device: CPU time of one doorbell write (accounted, C3)
   double completion_cpu_ns = 200.0;     // CPU time to handle one completion (accounted, C3)
-  double sustain_window_s = 1.0;        // SUSTAINABILITY: length of one demand window
+  // Claim C3's host work that grows with tenants: queues per tenant, and what noticing a
+  // completion costs (an interrupt: entry, handler and the switch to the waiting thread; a
+  // poll: one read of a completion queue's head, a line the device's write has just evicted
+  // from the CPU's caches, so a local DRAM access).
+  SubmissionQueues submission_queues = SubmissionQueues::Shared;
+  CompletionNotice completion = CompletionNotice::Counted;
+  double interrupt_cpu_ns = 1000.0;
+  double poll_cpu_ns = 131.5;
+  double sustain_window_s = 1.0;  // SUSTAINABILITY: length of one demand window
   // HIDING: prefetch_slack of spec §M.4.3 (T_transfer(chunk) <= T_compute(previous chunk) +
   // prefetch_slack). The spec gives it no value; 0 is its strict reading: a chunk is in time only
   // if it is usable when its layer group could start.

@@ -42,6 +42,12 @@ struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, Pol
   double cpu_descriptor_s = 0.0, cpu_doorbell_s = 0.0, cpu_completion_s = 0.0,
          cpu_copy_issue_s = 0.0;
   uint64_t host_copies = 0;  // host.dma = host: copies the host issued itself
+  // C3: the queues that carried commands (host.submission_queues) and how completions were
+  // noticed (host.completion): interrupts raised, completion-queue polls, and their CPU time
+  // (in host_cpu_kv_s too).
+  uint64_t command_queues = 0;
+  uint64_t interrupts = 0, completion_polls = 0;
+  double cpu_interrupt_s = 0.0, cpu_poll_s = 0.0;
   // Representation: payload bytes that actually crossed the boundary (compressed copies count
   // their stored bytes), and the RECOMPRESS policy's tier rewrites.
   uint64_t promoted_bytes = 0, demoted_bytes = 0;

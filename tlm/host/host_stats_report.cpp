@@ -125,7 +125,25 @@ void HostStatsReport::declare_cpu_stats(StatGroup& g, double end_s) const {
   g.add("copy_issue_s", h.cpu_copy_issue_s, "s",
         "host CPU time issuing copies itself (host.dma = host)");
   g.add("host_copies", h.host_copies, "count", "copies the host issued itself (host.dma = host)");
-  g.add("total_s", h.host_cpu_kv_s, "s", "sum of the four CPU times above (C3)");
+  g.add("submission_queues", name_of(c_.config.submission_queues), "text",
+        "the host's command queues (host.submission_queues): shared by every tenant, or one per "
+        "tenant");
+  g.add("command_queues", h.command_queues, "count",
+        "submission queues that carried a command (per_tenant: the tenants that moved a block)");
+  g.add("completion", name_of(c_.config.completion), "text",
+        "how the host notices completions (host.completion): counted, interrupt or poll");
+  g.add("interrupts", h.interrupts, "count",
+        "interrupts raised: one per queue's run of commands in a doorbell batch "
+        "(host.completion = interrupt)");
+  g.add("interrupt_s", h.cpu_interrupt_s, "s",
+        "host CPU time taking them (host.interrupt_cpu_ns each)");
+  g.add("completion_polls", h.completion_polls, "count",
+        "completion-queue reads: every open queue once per scheduler step (host.completion = "
+        "poll)");
+  g.add("poll_s", h.cpu_poll_s, "s", "host CPU time polling (host.poll_cpu_ns each)");
+  g.add("total_s", h.host_cpu_kv_s, "s",
+        "sum of the CPU times above: descriptors, doorbells, completions, copy calls, interrupts "
+        "and polls (C3)");
   g.add("core_utilisation", end_s > 0 ? h.host_cpu_kv_s / end_s : 0.0, "fraction",
         "total_s over the run's simulated time: the share of one core KV movement kept busy");
 }
