@@ -13,6 +13,7 @@
 // doorbell at the latest), or when the control plane settles their block (about to read it).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <systemc>
 #include <tlm>
 #include <unordered_map>
@@ -144,6 +145,39 @@ class HostCopyEngine : public CommandPath {
   CommandOutcomes& outcomes_;
   CopyTime copy_time_;
   Timeline to_hbm_, to_tier_;  // one copy engine per direction
+};
+
+// The command path host.dma chooses (the device's descriptor ring, or the host's own copies),
+// built once, with the host CPU whose time it costs and the queues claim C3 counts.
+class CommandPaths {
+ public:
+  CommandPaths(const HostConfig& config, tlm::tlm_initiator_socket<>& mmio, uint32_t ring_entries,
+               double cycle_s, HostStats& stats, CommandOutcomes& outcomes)
+      : queues_(config, stats) {
+    if (config.dma == HostDma::Host) {
+      auto copies = std::make_unique<HostCopyEngine>(config, cpu_, stats, queues_, outcomes);
+      copies_ = copies.get();
+      path_ = std::move(copies);
+    } else {
+      auto ring = std::make_unique<DescriptorRing>(mmio, config, ring_entries, cycle_s, cpu_, stats,
+                                                   queues_, outcomes);
+      ring_ = ring.get();
+      path_ = std::move(ring);
+    }
+  }
+  CommandPath& path() { return *path_; }
+  const CommandPath& path() const { return *path_; }
+  // The path as what it is: null when host.dma chose the other.
+  DescriptorRing* ring() const { return ring_; }
+  HostCopyEngine* copies() const { return copies_; }
+  HostQueues& queues() { return queues_; }
+
+ private:
+  Timeline cpu_;  // the host CPU that builds descriptors or issues copies
+  HostQueues queues_;
+  std::unique_ptr<CommandPath> path_;
+  DescriptorRing* ring_ = nullptr;
+  HostCopyEngine* copies_ = nullptr;
 };
 
 }  // namespace kvtier

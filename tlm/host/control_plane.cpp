@@ -58,34 +58,22 @@ HostControlPlane::HostControlPlane(sc_core::sc_module_name name, const HostConfi
                                    uint64_t hbm_kv_base, uint64_t tier_blocks, double cycle_s)
     : sc_core::sc_module(name),
       config_(config),
-      block_bytes_(block_bytes),
-      budget_(budget_blocks),
-      groups_(layer_groups),
-      hbm_kv_base_(hbm_kv_base),
+      geometry_{block_bytes, budget_blocks, layer_groups, hbm_kv_base},
       tier_(tier_blocks, block_bytes, config),
-      session_expiry_(config.session_idle_s) {
+      session_expiry_(config.session_idle_s),
+      commands_(config_, mmio_out, ring_entries, cycle_s, stats_, *this) {
   policy_ = make_replacement_policy(policy_params(config), policy_store_);
   completion_in.register_b_transport(this, &HostControlPlane::completion_write);
-  CommandOutcomes& outcomes = *this;  // the command paths report back here
-  if (config.dma == HostDma::Host) {
-    auto copies = std::make_unique<HostCopyEngine>(config_, cpu_, stats_, queues_, outcomes);
-    copies_ = copies.get();
-    path_ = std::move(copies);
-  } else {
-    auto ring = std::make_unique<DescriptorRing>(mmio_out, config_, ring_entries, cycle_s, cpu_,
-                                                 stats_, queues_, outcomes);
-    ring_ = ring.get();
-    path_ = std::move(ring);
-  }
 }
 
 uint64_t HostControlPlane::group_key(uint64_t position_key, uint32_t group) const {
-  return groups_ == 1 ? position_key : workload::decode_block_key(position_key, group);
+  return geometry_.layer_groups == 1 ? position_key
+                                     : workload::decode_block_key(position_key, group);
 }
 
 uint64_t HostControlPlane::context_slots(uint64_t tokens) const {
   const uint32_t bt = config_.block_tokens;
-  return (tokens + bt - 1) / bt * groups_;
+  return (tokens + bt - 1) / bt * geometry_.layer_groups;
 }
 
 uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const {
@@ -94,7 +82,7 @@ uint64_t HostControlPlane::prompt_slots(const workload::Request& r) const {
 
 uint64_t HostControlPlane::available_slots() const {
   const uint64_t held = slots_.pinned() + streamed_.staging_slots();
-  return held >= budget_ ? 0 : budget_ - held;
+  return held >= geometry_.budget_blocks ? 0 : geometry_.budget_blocks - held;
 }
 
 bool HostControlPlane::can_admit(const workload::Request& r, uint64_t tokens,
@@ -102,7 +90,7 @@ bool HostControlPlane::can_admit(const workload::Request& r, uint64_t tokens,
   // Conservative: prompt blocks that another running request pins already are counted again.
   // Blocks prefetched for this very request are pinned for it already: admission moves those pins.
   const uint32_t bt = config_.block_tokens;
-  const uint64_t need = (tokens + bt - 1) / bt * groups_;
+  const uint64_t need = (tokens + bt - 1) / bt * geometry_.layer_groups;
   return need + watermark <= available_slots() + prefetcher_.pins_for(r.id);
 }
 
@@ -115,11 +103,11 @@ void HostControlPlane::on_arrival(const workload::Request& r, double arrival_s) 
 std::vector<uint64_t> HostControlPlane::prompt_block_keys(const workload::Request& r) const {
   const uint64_t full = r.prompt_tokens / config_.block_tokens;
   std::vector<uint64_t> keys;
-  keys.reserve(full * groups_);
+  keys.reserve(full * geometry_.layer_groups);
   for (uint64_t i = 0; i < full; ++i) {
     const uint64_t pk =
         i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
-    for (uint32_t g = 0; g < groups_; ++g) keys.push_back(group_key(pk, g));
+    for (uint32_t g = 0; g < geometry_.layer_groups; ++g) keys.push_back(group_key(pk, g));
   }
   return keys;
 }
@@ -242,7 +230,7 @@ HostControlPlane::CachedPrefix HostControlPlane::cached_prefix(const workload::R
     const uint64_t pk =
         i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
     bool in_hbm = true, cached = true;
-    for (uint32_t g = 0; g < groups_ && cached; ++g) {
+    for (uint32_t g = 0; g < geometry_.layer_groups && cached; ++g) {
       const Block* b = blocks_.find(group_key(pk, g));
       in_hbm = in_hbm && b && b->mech.in_hbm;
       cached = b && (b->mech.in_hbm || b->mech.tier_valid);
@@ -263,17 +251,19 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
   run.session = r.session;
   run.tenant = r.tenant;
   run.continues = expects_next_turn(r);
-  run.streamed.assign(groups_, {});
+  run.streamed.assign(geometry_.layer_groups, {});
   AdmitResult res;
-  res.ready_s.assign(groups_, now_s);
+  res.ready_s.assign(geometry_.layer_groups, now_s);
   const uint32_t bt = config_.block_tokens;
   const uint64_t full = r.prompt_tokens / bt;
   run.prompt_pk.resize(full);
   run.prompt_cached.assign(full, 0);
   std::vector<Block*> to_promote, tier_hits;
-  std::vector<Block*> group_blocks(groups_);
+  std::vector<Block*> group_blocks(geometry_.layer_groups);
   uint64_t cached_positions = 0;
-  auto deadline_of = [&](uint32_t g) { return plan.step_start_s + plan.step_s * g / groups_; };
+  auto deadline_of = [&](uint32_t g) {
+    return plan.step_start_s + plan.step_s * g / geometry_.layer_groups;
+  };
   // Streamed residency: how many tier hits may still be promoted, counted live, since pinning this
   // request's idle HBM hits takes obtainable slots away too.
   uint64_t first_computed_slots = 0;  // set once the prompt's cached positions are known
@@ -292,15 +282,16 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
     return i < r.prefix_hashes.size() ? r.prefix_hashes[i]
                                       : workload::decode_block_key(r.session, i);
   };
-  BookLookAhead ahead(blocks_, full * groups_, [&](uint64_t j) {
-    return group_key(position_key(j / groups_), static_cast<uint32_t>(j % groups_));
+  BookLookAhead ahead(blocks_, full * geometry_.layer_groups, [&](uint64_t j) {
+    return group_key(position_key(j / geometry_.layer_groups),
+                     static_cast<uint32_t>(j % geometry_.layer_groups));
   });
   for (uint64_t i = 0; i < full; ++i) {
     const uint64_t pk = position_key(i);
     run.prompt_pk[i] = pk;
     bool position_cached = true;
-    for (uint32_t g = 0; g < groups_; ++g) {
-      ahead.before(i * groups_ + g);
+    for (uint32_t g = 0; g < geometry_.layer_groups; ++g) {
+      ahead.before(i * geometry_.layer_groups + g);
       Block& b = keyed_block(group_key(pk, g), r.session, i, g, pk, r.tenant);
       group_blocks[g] = &b;
       reference(b, r.tenant, now_s, run.continues, true);
@@ -308,21 +299,20 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
       // need room streamed residency is short of by construction.
       const bool readable =
           b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier && !b.streamed_by);
-      if (keep_references_)
-        references_.push_back(
-            b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true);
+      references_.record(b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce,
+                         true);
       ++stats_.references;
       position_cached = position_cached && readable;
     }
     if (!position_cached) {
-      stats_.misses += groups_;
-      res.misses += groups_;
+      stats_.misses += geometry_.layer_groups;
+      res.misses += geometry_.layer_groups;
       continue;
     }
     ++cached_positions;
     run.prompt_cached[i] = 1;
     bool from_tier = false;  // a layer group of this position comes from the tier for this request
-    for (uint32_t g = 0; g < groups_; ++g) {
+    for (uint32_t g = 0; g < geometry_.layer_groups; ++g) {
       Block& b = *group_blocks[g];
       if (b.mech.in_hbm) {
         ++res.hbm_hits;
@@ -357,7 +347,7 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
   // The first chunk computes its uncached positions (and a partial last block) in new slots:
   // only the room beside those is there for promotions.
   for (uint64_t i = 0; i < (plan.first_tokens + bt - 1) / bt; ++i)
-    if (i >= full || !run.prompt_cached[i]) first_computed_slots += groups_;
+    if (i >= full || !run.prompt_cached[i]) first_computed_slots += geometry_.layer_groups;
   // Tier hits: promoted, or with streamed residency and no room left (pinning the HBM hits above
   // took obtainable slots too), left in the tier for this request to stream every step.
   for (Block* b : tier_hits) {
@@ -426,13 +416,13 @@ AdmitResult HostControlPlane::admit(const workload::Request& r, double now_s,
     res.ready_s[b->id.layer_group] = std::max(res.ready_s[b->id.layer_group], b->mech.ready_s);
     res.transfers.push_back({b->id.layer_group, b->mech.ready_s, deadline_of(b->id.layer_group), 0,
                              stored_bytes(b->mech.format)});
-    if (trace_) {
-      const TraceEventLog::Track& t = admission_track_;
-      trace_->async_slice(
+    if (trace_.log) {
+      const TraceEventLog::Track& t = trace_.admission;
+      trace_.log->async_slice(
           t, "promotion",
           "request " + std::to_string(r.id) + " group " + std::to_string(b->id.layer_group), now_s,
           b->mech.ready_s, {{"deadline_s", deadline_of(b->id.layer_group)}});
-      res.transfers.back().flow = trace_->flow_start(t, "promotion", now_s);
+      res.transfers.back().flow = trace_.log->flow_start(t, "promotion", now_s);
     }
   }
   for (const Transfer& t : res.transfers) res.load_ready_s = std::max(res.load_ready_s, t.ready_s);
@@ -450,7 +440,7 @@ uint64_t HostControlPlane::growth_slots(uint64_t id, uint64_t kv_tokens) const {
   const uint64_t lo = std::min(have, full), hi = std::min(want, full);
   const uint64_t computed =
       run.uncached_before[hi] - run.uncached_before[lo] + (want - std::max(have, hi));
-  return computed * groups_;
+  return computed * geometry_.layer_groups;
 }
 
 uint64_t HostControlPlane::prefill_reach(uint64_t id, uint64_t kv_tokens, uint64_t budget,
@@ -489,17 +479,18 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
   make_room(slots, now_s);
   // The prompt blocks prefill computes in this step are looked up in order: hinted ahead.
   const uint64_t prompt_end = std::min(want, full);
-  BookLookAhead ahead(
-      blocks_, prompt_end > have ? (prompt_end - have) * groups_ : 0, [&](uint64_t j) {
-        return group_key(run.prompt_pk[have + j / groups_], static_cast<uint32_t>(j % groups_));
-      });
+  BookLookAhead ahead(blocks_, prompt_end > have ? (prompt_end - have) * geometry_.layer_groups : 0,
+                      [&](uint64_t j) {
+                        return group_key(run.prompt_pk[have + j / geometry_.layer_groups],
+                                         static_cast<uint32_t>(j % geometry_.layer_groups));
+                      });
   for (uint64_t p = have; p < want; ++p) {
     if (p < full) {
       if (run.prompt_cached[p]) continue;
       // A prompt block prefill computes in this step: keyed now, usable when the step writes it.
       const uint64_t pk = run.prompt_pk[p];
-      for (uint32_t g = 0; g < groups_; ++g) {
-        ahead.before((p - have) * groups_ + g);
+      for (uint32_t g = 0; g < geometry_.layer_groups; ++g) {
+        ahead.before((p - have) * geometry_.layer_groups + g);
         Block& b = keyed_block(group_key(pk, g), run.session, p, g, pk, run.tenant);
         reference(b, run.tenant, now_s, run.continues, false);
         if (!b.mech.in_hbm) {
@@ -517,8 +508,9 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
       }
     } else {
       // A block decode (or the prompt's partial tail) starts filling: private until it is full.
-      for (uint32_t g = 0; g < groups_; ++g) run.private_ids.push_back(slots_.take());
-      slots_.pin(groups_);
+      for (uint32_t g = 0; g < geometry_.layer_groups; ++g)
+        run.private_ids.push_back(slots_.take());
+      slots_.pin(geometry_.layer_groups);
     }
   }
   run.kv_tokens = kv_tokens;
@@ -526,7 +518,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
   if (run.private_ids.empty() || kv_tokens % bt != 0) return;
   const uint64_t position = kv_tokens / bt - 1;
   const uint64_t pk = workload::decode_block_key(run.session, position);
-  for (uint32_t g = 0; g < groups_; ++g) {
+  for (uint32_t g = 0; g < geometry_.layer_groups; ++g) {
     const uint64_t slot = run.private_ids[g];
     Block& b = keyed_block(group_key(pk, g), run.session, position, g, pk, run.tenant);
     if (b.streamed_by) streamed_.unstream(b);
@@ -542,7 +534,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
     pin(b);
     run.hold(b);
     reference(b, run.tenant, now_s, run.continues, false);
-    if (keep_references_) references_.push_back(b.id.key, kv::ReferenceKind::Produce, false);
+    references_.record(b.id.key, kv::ReferenceKind::Produce, false);
   }
   run.private_ids.clear();
 }
@@ -559,7 +551,7 @@ void HostControlPlane::preempt(uint64_t id, double now_s) {
   let_go(node->second, now_s);
   ++stats_.preemptions;
   running_.erase(node);
-  if (!path_->idle()) flush(now_s);
+  if (!commands_.path().idle()) flush(now_s);
 }
 
 void HostControlPlane::release(uint64_t id, const workload::Request& r, double now_s) {
@@ -578,7 +570,7 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
     free_ended_sessions(now_s);
   }
   running_.erase(node);
-  if (!path_->idle()) flush(now_s);
+  if (!commands_.path().idle()) flush(now_s);
 }
 
 void HostControlPlane::free_ended_sessions(double now_s) {
@@ -650,7 +642,7 @@ bool HostControlPlane::move_to_tier(Block& b, double now_s) {
 
 bool HostControlPlane::reclaim_tier_slot(double now_s) {
   // Queued demotions finish (and stop being in flight) once posted.
-  if (!path_->idle()) flush(now_s);
+  if (!commands_.path().idle()) flush(now_s);
   uint64_t key = 0, epoch = 0;
   while (tier_.next_reclaim_candidate(&key, &epoch)) {
     Block* found = blocks_.find(key);
@@ -731,8 +723,8 @@ cmdset::Descriptor HostControlPlane::descriptor(Opcode op, const Block& b) const
   d.key = b.id.key;
   d.tenant = b.owner_tenant;
   d.flags = b.multi_session ? static_cast<uint8_t>(cmdset::DescFlag::SHAREABLE) : 0;
-  d.hbm_addr = hbm_kv_base_ + b.hbm_slot * block_bytes_;
-  d.tier_addr = b.mech.tier_slot * block_bytes_;
+  d.hbm_addr = geometry_.hbm_kv_base + b.hbm_slot * geometry_.block_bytes;
+  d.tier_addr = b.mech.tier_slot * geometry_.block_bytes;
   // The tier copy as stored (the device moves the entry's own length on PROMOTE).
   d.length = static_cast<uint32_t>(stored_bytes(b.mech.format));
   d.format = wire_format(b.mech.format);
@@ -750,13 +742,13 @@ cmdset::Descriptor HostControlPlane::room_demotion(const Block& b, double now_s)
 
 void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t key, double now_s) {
   if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
-  path_->enqueue(Command{d, key, op, now_s, now_s});
+  commands_.path().enqueue(Command{d, key, op, now_s, now_s});
 }
 
 void HostControlPlane::enqueue(const cmdset::Descriptor& d, Opcode op, const Block& b,
                                double now_s) {
   if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
-  path_->enqueue(Command{d, b.id.key, op, now_s, now_s, b.record});
+  commands_.path().enqueue(Command{d, b.id.key, op, now_s, now_s, b.record});
 }
 
 HostControlPlane::Block& HostControlPlane::block_of(const Command& c) {
@@ -772,10 +764,10 @@ void HostControlPlane::promoted(const Command& p, double ready_s, double looked_
   Block& b = block_of(p);
   if (policy_plane_.tracking() && looked_up_s > p.issued_s)
     policy_plane_.looked_up_later(b, p, looked_up_s);
-  if (trace_ && b.prefetched_unused &&
+  if (trace_.log && b.prefetched_unused &&
       (p.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)))
-    trace_->async_slice(prefetch_track_, "promotion", "prefetch", p.requested_s, ready_s,
-                        {{"deadline_s", p.d.deadline_ns * 1e-9}});
+    trace_.log->async_slice(trace_.prefetch, "promotion", "prefetch", p.requested_s, ready_s,
+                            {{"deadline_s", p.d.deadline_ns * 1e-9}});
   b.mech.ready_s = ready_s;
   b.mech.in_flight = false;
   ++stats_.promotions;
@@ -808,12 +800,13 @@ void HostControlPlane::demoted(const Command& c, double done_s) {
 }
 
 void HostControlPlane::flush(double at_s) {
-  if (policy_plane_.tracking()) policy_plane_.sync(path_->queued(), at_s);
-  path_->flush(at_s);
+  if (policy_plane_.tracking()) policy_plane_.sync(commands_.path().queued(), at_s);
+  commands_.path().flush(at_s);
 }
 
 void HostControlPlane::step_grown(double now_s) {
-  queues_.step();  // host.completion = poll: the runtime reads its completion queues every step
+  commands_.queues()
+      .step();  // host.completion = poll: the runtime reads its completion queues every step
   if (!policy_plane_.syncing()) return;  // none: the noted blocks are looked at with the next batch
   if (policy_plane_.per_step()) {
     // The decode set's words, every step, in request order.
@@ -827,16 +820,17 @@ void HostControlPlane::step_grown(double now_s) {
   }
   // Commands queued for a later post (a step's staging discards) keep their time: the updates
   // go with them then.
-  if (path_->idle() && policy_plane_.pending()) flush(now_s);
+  if (commands_.path().idle() && policy_plane_.pending()) flush(now_s);
 }
 
 void HostControlPlane::completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
-  if (!ring_ || !trans.is_write() || trans.get_data_length() != cmdset::kCompletionBytes) {
+  if (!commands_.ring() || !trans.is_write() ||
+      trans.get_data_length() != cmdset::kCompletionBytes) {
     trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
-  ring_->on_completion(cmdset::decode_completion(trans.get_data_ptr()),
-                       to_seconds(sim_now() + delay));
+  commands_.ring()->on_completion(cmdset::decode_completion(trans.get_data_ptr()),
+                                  to_seconds(sim_now() + delay));
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

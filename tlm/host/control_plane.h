@@ -35,6 +35,7 @@
 #include "tlm/host/kv_cache_if.h"
 #include "tlm/host/policy_plane.h"
 #include "tlm/host/policy_sync.h"
+#include "tlm/host/reference_record.h"
 #include "tlm/host/prefetcher.h"
 #include "tlm/host/session_expiry.h"
 #include "tlm/host/streamed_residency_books.h"
@@ -48,12 +49,12 @@ namespace kvtier {
 
 struct ControllerStats;
 
-class HostControlPlane : public sc_core::sc_module,
-                         public KvCacheIF,
-                         public KvIntentIF,
-                         private StreamingHostIF,
-                         private CommandOutcomes,
-                         private PrefetchTarget {
+class HostControlPlane final : public sc_core::sc_module,
+                               public KvCacheIF,
+                               public KvIntentIF,
+                               private StreamingHostIF,
+                               private CommandOutcomes,
+                               private PrefetchTarget {
  public:
   tlm_utils::simple_initiator_socket<HostControlPlane> mmio_out{"mmio_out"};
   tlm_utils::simple_target_socket<HostControlPlane> completion_in{"completion_in"};
@@ -100,7 +101,7 @@ class HostControlPlane : public sc_core::sc_module,
   void release(uint64_t id, const workload::Request& r, double now_s) override;
   // ---- Streamed decode residency (host.decode_residency = streamed) ----
   bool streaming_possible() const {
-    return config_.decode_residency == DecodeResidency::Streamed && groups_ >= 3;
+    return config_.decode_residency == DecodeResidency::Streamed && geometry_.layer_groups >= 3;
   }
   // ---- Prefetch (the choice is the Prefetcher's, tlm/host/prefetcher.h) ----
   // Prefetch with deadlines: promotes the tier-resident prompt blocks of requests expected to
@@ -125,7 +126,7 @@ class HostControlPlane : public sc_core::sc_module,
   void on_arrival(const workload::Request& r, double arrival_s) override;
   // host.dma = host: the time of one host-issued copy of `bytes` (the host copy model).
   void set_host_copy_time(std::function<double(uint64_t bytes, bool batched)> copy_time) {
-    if (copies_) copies_->set_copy_time(std::move(copy_time));
+    if (HostCopyEngine* c = commands_.copies()) c->set_copy_time(std::move(copy_time));
   }
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
   void report_demand_to(SustainabilityConstraint& sustainability) {
@@ -134,14 +135,14 @@ class HostControlPlane : public sc_core::sc_module,
   // How the descriptor ring waits for a deferrable command's completion (the platform wires it
   // to the data plane; host.dma = host has none to wait for).
   void set_completion_waiter(DescriptorRing::Waiter waiter) {
-    if (ring_) ring_->set_waiter(std::move(waiter));
+    if (DescriptorRing* r = commands_.ring()) r->set_waiter(std::move(waiter));
   }
   // Records each promotion the control plane decides, from its descriptor to its block's arrival.
   void set_trace(TraceEventLog* trace) {
-    trace_ = trace;
-    if (!trace_) return;
-    admission_track_ = trace_->track("host", "admission promotions");
-    prefetch_track_ = trace_->track("host", "prefetch promotions");
+    trace_.log = trace;
+    if (!trace) return;
+    trace_.admission = trace->track("host", "admission promotions");
+    trace_.prefetch = trace->track("host", "prefetch promotions");
   }
   // Tier slots holding a block (of the tier's whole block capacity).
   uint64_t tier_used_blocks() const { return tier_.used(); }
@@ -168,7 +169,8 @@ class HostControlPlane : public sc_core::sc_module,
   const HostConfig& config() const { return config_; }
   // The control plane's figures in stats.json (tlm/host/host_stats.h).
   HostStatsReport stats_report() const {
-    return HostStatsReport(stats_, {config_, block_bytes_, groups_, budget_, &ledger_});
+    return HostStatsReport(stats_, {config_, geometry_.block_bytes, geometry_.layer_groups,
+                                    geometry_.budget_blocks, &ledger_});
   }
   // The policy state of block `key` (null: none), for tests and reports.
   const kv::BlockPolicy* policy_state(uint64_t key) const { return policy_store_.find(key); }
@@ -184,30 +186,26 @@ class HostControlPlane : public sc_core::sc_module,
   uint64_t resident_blocks() const { return slots_.resident(); }
   uint64_t pinned_slots() const { return slots_.pinned(); }
   uint64_t reserved_slots() const { return 0; }  // admission reserves nothing ahead (KV on demand)
-  uint64_t budget_blocks() const override { return budget_; }
-  uint64_t block_bytes() const override { return block_bytes_; }
+  uint64_t budget_blocks() const override { return geometry_.budget_blocks; }
+  uint64_t block_bytes() const override { return geometry_.block_bytes; }
   uint32_t block_tokens() const override { return config_.block_tokens; }
   double prefetch_slack_s() const override { return config_.prefetch_slack_us * 1e-6; }
   const kv::WriteOnceLedger& ledger() const { return ledger_; }
   const ReplacementPolicy& policy() const { return *policy_; }
   // Every block reference in order: prompt blocks at admission (Read when the block was in HBM
   // or the tier, Produce when prefill computes it) and blocks decode fills (Produce).
-  const kv::ReferenceLog& reference_string() const { return references_; }
+  const kv::ReferenceLog& reference_string() const { return references_.log(); }
   // Blocks the host's books hold now and at most (every block with state: in HBM, in the tier,
   // or keyed and not yet freed), for the memory a run needs per tracked block (kvtier bench).
   uint64_t tracked_blocks() const { return blocks_.size(); }
   uint64_t peak_tracked_blocks() const { return peak_tracked_blocks_; }
   // Whether the reference string is kept (it is unless the platform says its bound is not
   // wanted: sim.offline_bound = false). Set before the run.
-  void keep_reference_string(bool keep) { keep_references_ = keep; }
-  bool keeps_reference_string() const { return keep_references_; }
+  void keep_reference_string(bool keep) { references_.keep(keep); }
+  bool keeps_reference_string() const { return references_.kept(); }
   // The offline-optimal bound over reference_string() at the same budget (computed once);
   // nothing when the reference string was not kept.
-  const kv::OfflineOptimalResult* offline_optimal() const {
-    if (!keep_references_) return nullptr;
-    if (!optimal_) optimal_ = kv::offline_optimal(references_, budget_);
-    return &*optimal_;
-  }
+  const kv::OfflineOptimalResult* offline_optimal() const { return references_.bound(); }
   // Every running request's KV has grown for this step: the policy words that changed go to the
   // device now (host.policy_sync; with per_step, every word the decode set reads).
   void step_grown(double now_s) override;
@@ -217,7 +215,7 @@ class HostControlPlane : public sc_core::sc_module,
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) override {
     streamed_.drop_streamed_ahead(now_s);
-    path_->settle_all();  // prefetches never read: their transfers still happened
+    commands_.path().settle_all();  // prefetches never read: their transfers still happened
     integrate(now_s);
   }
 
@@ -264,26 +262,21 @@ class HostControlPlane : public sc_core::sc_module,
   bool move_to_tier(Block& b, double now_s) override;
 
   const HostConfig config_;
-  const uint64_t block_bytes_;
-  const uint64_t budget_;
-  const uint32_t groups_;
-  const uint64_t hbm_kv_base_;
+  const KvGeometry geometry_;
   TierStore tier_;  // tier slots, the reclaim order, the copies' formats
   std::unique_ptr<ReplacementPolicy> policy_;
   BlockTable blocks_;
   uint64_t peak_tracked_blocks_ = 0;
   BlockPolicyStates policy_store_{config_.persistent_policy, blocks_};
   kv::WriteOnceLedger ledger_;
-  kv::ReferenceLog references_;  // for the offline-optimal bound
-  bool keep_references_ = true;
-  mutable std::optional<kv::OfflineOptimalResult> optimal_;
+  ReferenceRecord references_{geometry_.budget_blocks};  // for the offline-optimal bound
   std::unordered_map<uint64_t, Running> running_;
   // Frees the tier copy of the tier-only block that left HBM longest ago; false if none can go.
   bool reclaim_tier_slot(double now_s);
   // Before reading a block's ready time: a deferrable promotion of it still in flight (a
   // prefetch) is waited for from `now_s`.
   void settle(Block& b, double now_s) {
-    if (b.mech.in_flight) path_->settle(b.id.key, now_s);
+    if (b.mech.in_flight) commands_.path().settle(b.id.key, now_s);
   }
   // The DEMOTE of a block leaving HBM to make room, due now.
   cmdset::Descriptor room_demotion(const Block& b, double now_s) const;
@@ -301,31 +294,29 @@ class HostControlPlane : public sc_core::sc_module,
   uint64_t admissions_ = 0;
 
   // The command path (host.dma): descriptors through the device's ring, or host-issued copies.
-  Timeline cpu_;  // the host CPU that builds descriptors or issues copies
-  std::unique_ptr<CommandPath> path_;
-  DescriptorRing* ring_ = nullptr;    // path_ when host.dma = device
-  HostCopyEngine* copies_ = nullptr;  // path_ when host.dma = host
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
-  HostQueues queues_{config_, stats_};  // C3: queues per tenant, interrupts or polls
-  HbmSlots slots_{budget_, config_.sustain_window_s, stats_};  // after budget_, config_, stats_
+  // The command path (host.dma), its CPU and queues; the paths report back here.
+  CommandPaths commands_;  // after config_ and stats_
+  HbmSlots slots_{geometry_.budget_blocks, config_.sustain_window_s,
+                  stats_};  // after geometry_.budget_blocks, config_, stats_
   // The policy plane: after config_, blocks_ and stats_; every command path but host copies
   // keeps an index whose words it follows.
   PolicyPlane policy_plane_{
       config_.policy_sync, config_.dma != HostDma::Host, blocks_, stats_,
       [this](const Block& b) { return descriptor(cmdset::Opcode::UPDATE_POLICY, b); }};
   // The decode set's streamed residency: after blocks_, running_, slots_ and stats_.
-  StreamedResidencyBooks streamed_{*this,
-                                   blocks_,
-                                   running_,
-                                   slots_,
-                                   stats_,
-                                   {budget_, groups_, block_bytes_, hbm_kv_base_,
-                                    config_.restore_streamed, streaming_possible()}};
-  TraceEventLog* trace_ = nullptr;
-  TraceEventLog::Track admission_track_, prefetch_track_;  // looked up once
+  StreamedResidencyBooks streamed_{
+      *this,  blocks_, running_,
+      slots_, stats_,  {geometry_, config_.restore_streamed, streaming_possible()}};
+  // Where the control plane's promotions are drawn (--timeline; null: nowhere).
+  struct Trace {
+    TraceEventLog* log = nullptr;
+    TraceEventLog::Track admission, prefetch;  // looked up once
+  } trace_;
 
-  Prefetcher prefetcher_{config_, groups_, *this, stats_};  // after config_, groups_ and stats_
+  Prefetcher prefetcher_{config_, geometry_.layer_groups, *this,
+                         stats_};  // after config_, geometry_.layer_groups and stats_
   SustainabilityConstraint* sustainability_ = nullptr;
   void demand(DemandDirection d, double t_s, double bytes) {
     if (sustainability_) sustainability_->demand(d, t_s, bytes);

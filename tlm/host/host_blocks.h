@@ -12,6 +12,15 @@
 
 namespace kvtier {
 
+// The KV region the host's books cover: a block's payload, the HBM KV budget in block slots,
+// blocks per token position, and where the region starts in HBM.
+struct KvGeometry {
+  uint64_t block_bytes = 0;
+  uint64_t budget_blocks = 0;
+  uint32_t layer_groups = 0;  // 1 when a block spans all layers
+  uint64_t hbm_kv_base = 0;
+};
+
 struct HostBlock {
   kv::BlockIdentity id;
   kv::BlockMechanism mech;

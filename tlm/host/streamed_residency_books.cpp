@@ -90,8 +90,8 @@ std::vector<HostBlock*> StreamedResidencyBooks::promote(const std::vector<uint64
   // streamed block's promotion goes to a slot of its own instead of staging, and the block stops
   // streaming. Without this a position spilled in a brief squeeze would cross the link every
   // step until its request ends. Only free or evictable slots are taken: running KV before cached.
-  const uint64_t floor = geometry_.budget_blocks / 100 +
-                         static_cast<uint64_t>(geometry_.layer_groups) * running_.size();
+  const uint64_t floor = geometry_.kv.budget_blocks / 100 +
+                         static_cast<uint64_t>(geometry_.kv.layer_groups) * running_.size();
   uint64_t room = 0;
   if (geometry_.restore_streamed && host_.available_slots() > floor)
     room = host_.available_slots() - floor;
@@ -143,8 +143,8 @@ std::vector<HostBlock*> StreamedResidencyBooks::promote(const std::vector<uint64
       }
       if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
       cmdset::Descriptor d = host_.descriptor(Opcode::PROMOTE, b);
-      d.hbm_addr = geometry_.hbm_kv_base +
-                   staging_[staging_next_++ % staging_.size()] * geometry_.block_bytes;
+      d.hbm_addr = geometry_.kv.hbm_kv_base +
+                   staging_[staging_next_++ % staging_.size()] * geometry_.kv.block_bytes;
       if (sent.size() < lead) post(d, issue_s);
       else rest.push_back(d);
       sent.push_back(&b);

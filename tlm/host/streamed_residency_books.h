@@ -43,10 +43,7 @@ class StreamingHostIF {
 class StreamedResidencyBooks final : public StreamedResidencyIF {
  public:
   struct Geometry {
-    uint64_t budget_blocks = 0;  // the HBM KV budget in slots
-    uint32_t layer_groups = 0;
-    uint64_t block_bytes = 0;
-    uint64_t hbm_kv_base = 0;      // HBM address of the KV region
+    KvGeometry kv;
     bool restore_streamed = true;  // host.restore_streamed
     bool possible = false;  // host.decode_residency = streamed with at least three layer groups
   };
