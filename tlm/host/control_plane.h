@@ -278,6 +278,9 @@ class HostControlPlane final : public sc_core::sc_module,
   void settle(Block& b, double now_s) {
     if (b.mech.in_flight) commands_.path().settle(b.id.key, now_s);
   }
+  StreamedResidencyBooks::Geometry streaming_geometry() const {
+    return {geometry_, config_.restore_streamed, streaming_possible()};
+  }
   // The DEMOTE of a block leaving HBM to make room, due now.
   cmdset::Descriptor room_demotion(const Block& b, double now_s) const;
   SessionExpiry session_expiry_;  // host.session_end = idle
@@ -292,31 +295,28 @@ class HostControlPlane final : public sc_core::sc_module,
   // A request stops reading its blocks: pins released, its partial last block's slots freed.
   void let_go(Running& run, double now_s);
   uint64_t admissions_ = 0;
-
-  // The command path (host.dma): descriptors through the device's ring, or host-issued copies.
+  // When the demotions posted so far are done (the slots they free usable).
   double last_demotion_done_s_ = 0.0;
   HostStats stats_;
   // The command path (host.dma), its CPU and queues; the paths report back here.
   CommandPaths commands_;  // after config_ and stats_
-  HbmSlots slots_{geometry_.budget_blocks, config_.sustain_window_s,
-                  stats_};  // after geometry_.budget_blocks, config_, stats_
+  // After geometry_, config_ and stats_.
+  HbmSlots slots_{geometry_.budget_blocks, config_.sustain_window_s, stats_};
   // The policy plane: after config_, blocks_ and stats_; every command path but host copies
   // keeps an index whose words it follows.
   PolicyPlane policy_plane_{
       config_.policy_sync, config_.dma != HostDma::Host, blocks_, stats_,
       [this](const Block& b) { return descriptor(cmdset::Opcode::UPDATE_POLICY, b); }};
   // The decode set's streamed residency: after blocks_, running_, slots_ and stats_.
-  StreamedResidencyBooks streamed_{
-      *this,  blocks_, running_,
-      slots_, stats_,  {geometry_, config_.restore_streamed, streaming_possible()}};
+  StreamedResidencyBooks streamed_{*this, blocks_, running_, slots_, stats_, streaming_geometry()};
   // Where the control plane's promotions are drawn (--timeline; null: nowhere).
   struct Trace {
     TraceEventLog* log = nullptr;
     TraceEventLog::Track admission, prefetch;  // looked up once
   } trace_;
 
-  Prefetcher prefetcher_{config_, geometry_.layer_groups, *this,
-                         stats_};  // after config_, geometry_.layer_groups and stats_
+  // After config_, geometry_ and stats_.
+  Prefetcher prefetcher_{config_, geometry_.layer_groups, *this, stats_};
   SustainabilityConstraint* sustainability_ = nullptr;
   void demand(DemandDirection d, double t_s, double bytes) {
     if (sustainability_) sustainability_->demand(d, t_s, bytes);
