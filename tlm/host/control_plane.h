@@ -27,6 +27,8 @@
 #include "tlm/common/timeline.h"
 #include "tlm/common/trace_event_log.h"
 #include "tlm/constraints/sustainability.h"
+#include "tlm/host/block_books.h"
+#include "tlm/host/block_lifecycle.h"
 #include "tlm/host/command_path.h"
 #include "tlm/host/hbm_slots.h"
 #include "tlm/host/host_blocks.h"
@@ -37,6 +39,7 @@
 #include "tlm/host/policy_sync.h"
 #include "tlm/host/reference_record.h"
 #include "tlm/host/prefetcher.h"
+#include "tlm/host/prompt_admission.h"
 #include "tlm/host/session_expiry.h"
 #include "tlm/host/streamed_residency_books.h"
 #include "tlm/ctrl/kvdp_cmdset.h"
@@ -52,8 +55,6 @@ struct ControllerStats;
 class HostControlPlane final : public sc_core::sc_module,
                                public KvCacheIF,
                                public KvIntentIF,
-                               private StreamingHostIF,
-                               private CommandOutcomes,
                                private PrefetchTarget {
  public:
   tlm_utils::simple_initiator_socket<HostControlPlane> mmio_out{"mmio_out"};
@@ -126,38 +127,37 @@ class HostControlPlane final : public sc_core::sc_module,
   void on_arrival(const workload::Request& r, double arrival_s) override;
   // host.dma = host: the time of one host-issued copy of `bytes` (the host copy model).
   void set_host_copy_time(std::function<double(uint64_t bytes, bool batched)> copy_time) {
-    if (HostCopyEngine* c = commands_.copies()) c->set_copy_time(std::move(copy_time));
+    if (HostCopyEngine* c = lifecycle_.commands().copies()) c->set_copy_time(std::move(copy_time));
   }
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
   void report_demand_to(SustainabilityConstraint& sustainability) {
-    sustainability_ = &sustainability;
+    lifecycle_.report_demand_to(sustainability);
   }
   // How the descriptor ring waits for a deferrable command's completion (the platform wires it
   // to the data plane; host.dma = host has none to wait for).
   void set_completion_waiter(DescriptorRing::Waiter waiter) {
-    if (DescriptorRing* r = commands_.ring()) r->set_waiter(std::move(waiter));
+    if (DescriptorRing* r = lifecycle_.commands().ring()) r->set_waiter(std::move(waiter));
   }
   // Records each promotion the control plane decides, from its descriptor to its block's arrival.
   void set_trace(TraceEventLog* trace) {
-    trace_.log = trace;
     if (!trace) return;
-    trace_.admission = trace->track("host", "admission promotions");
-    trace_.prefetch = trace->track("host", "prefetch promotions");
+    admission_.set_trace(trace, trace->track("host", "admission promotions"));
+    lifecycle_.set_trace(trace, trace->track("host", "prefetch promotions"));
   }
   // Tier slots holding a block (of the tier's whole block capacity).
-  uint64_t tier_used_blocks() const { return tier_.used(); }
-  uint64_t tier_blocks() const { return tier_.blocks(); }
+  uint64_t tier_used_blocks() const { return lifecycle_.tier().used(); }
+  uint64_t tier_blocks() const { return lifecycle_.tier().blocks(); }
   // Payload bytes of one tier copy in `format`.
-  uint64_t stored_bytes(kv::Format format) const override { return tier_.stored_bytes(format); }
+  uint64_t stored_bytes(kv::Format format) const { return lifecycle_.stored_bytes(format); }
 
   // The request's longest prompt prefix this cache holds now, in whole blocks of positions, with
   // no side effect (nothing referenced, created or moved): positions every layer group of which
   // is in HBM, and positions every layer group of which is in HBM or a valid tier copy (what
   // admission would serve without recomputing). What a prefix-aware router scores replicas by.
-  struct CachedPrefix {
-    uint64_t hbm_positions = 0, cached_positions = 0;
-  };
-  CachedPrefix cached_prefix(const workload::Request& r) const;
+  using CachedPrefix = PromptAdmission::CachedPrefix;
+  CachedPrefix cached_prefix(const workload::Request& r) const {
+    return admission_.cached_prefix(r);
+  }
   const HostStats& stats() const { return stats_; }
   KvOccupancy occupancy() const override {
     return {slots_.resident(), slots_.pinned(), tier_used_blocks(), stats_.promoted_bytes,
@@ -170,10 +170,12 @@ class HostControlPlane final : public sc_core::sc_module,
   // The control plane's figures in stats.json (tlm/host/host_stats.h).
   HostStatsReport stats_report() const {
     return HostStatsReport(stats_, {config_, geometry_.block_bytes, geometry_.layer_groups,
-                                    geometry_.budget_blocks, &ledger_});
+                                    geometry_.budget_blocks, &books_.ledger()});
   }
   // The policy state of block `key` (null: none), for tests and reports.
-  const kv::BlockPolicy* policy_state(uint64_t key) const { return policy_store_.find(key); }
+  const kv::BlockPolicy* policy_state(uint64_t key) const {
+    return books_.policy_states().find(key);
+  }
   // Scheduler intent for the replacement policy: whether a later turn of r's session is
   // expected to read its blocks. Only the last-turn oracle knows; a server judging by idle time
   // (host.session_end = idle) must expect every session to return until it has expired.
@@ -190,137 +192,82 @@ class HostControlPlane final : public sc_core::sc_module,
   uint64_t block_bytes() const override { return geometry_.block_bytes; }
   uint32_t block_tokens() const override { return config_.block_tokens; }
   double prefetch_slack_s() const override { return config_.prefetch_slack_us * 1e-6; }
-  const kv::WriteOnceLedger& ledger() const { return ledger_; }
-  const ReplacementPolicy& policy() const { return *policy_; }
+  const kv::WriteOnceLedger& ledger() const { return books_.ledger(); }
+  const ReplacementPolicy& policy() const { return books_.policy(); }
   // Every block reference in order: prompt blocks at admission (Read when the block was in HBM
   // or the tier, Produce when prefill computes it) and blocks decode fills (Produce).
-  const kv::ReferenceLog& reference_string() const { return references_.log(); }
+  const kv::ReferenceLog& reference_string() const { return books_.references().log(); }
   // Blocks the host's books hold now and at most (every block with state: in HBM, in the tier,
   // or keyed and not yet freed), for the memory a run needs per tracked block (kvtier bench).
-  uint64_t tracked_blocks() const { return blocks_.size(); }
-  uint64_t peak_tracked_blocks() const { return peak_tracked_blocks_; }
+  uint64_t tracked_blocks() const { return books_.tracked(); }
+  uint64_t peak_tracked_blocks() const { return books_.peak_tracked(); }
   // Whether the reference string is kept (it is unless the platform says its bound is not
   // wanted: sim.offline_bound = false). Set before the run.
-  void keep_reference_string(bool keep) { references_.keep(keep); }
-  bool keeps_reference_string() const { return references_.kept(); }
+  void keep_reference_string(bool keep) { books_.references().keep(keep); }
+  bool keeps_reference_string() const { return books_.references().kept(); }
   // The offline-optimal bound over reference_string() at the same budget (computed once);
   // nothing when the reference string was not kept.
-  const kv::OfflineOptimalResult* offline_optimal() const { return references_.bound(); }
+  const kv::OfflineOptimalResult* offline_optimal() const { return books_.references().bound(); }
   // Every running request's KV has grown for this step: the policy words that changed go to the
   // device now (host.policy_sync; with per_step, every word the decode set reads).
   void step_grown(double now_s) override;
   // Bits of policy state a device index entry holds (ctrl.policy_bits; 0: none, nothing to keep
   // current). Set by the platform before the run.
-  void set_policy_entry_bits(uint32_t bits) { policy_plane_.set_entry_bits(bits); }
+  void set_policy_entry_bits(uint32_t bits) { lifecycle_.policy_plane().set_entry_bits(bits); }
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) override {
     streamed_.drop_streamed_ahead(now_s);
-    commands_.path().settle_all();  // prefetches never read: their transfers still happened
+    lifecycle_.commands()
+        .path()
+        .settle_all();  // prefetches never read: their transfers still happened
     integrate(now_s);
   }
 
  private:
   using Block = HostBlock;
-  using BlockTable = HostBlockTable;
   using Running = RunningRequest;
-  uint64_t group_key(uint64_t position_key, uint32_t group) const;
 
-  void integrate(double now_s) override { slots_.integrate(now_s); }
-  void pin(Block& b);
-  void unpin(Block& b, double now_s);
-  // Evicts idle blocks until `slots` are free; returns when the freed slots are usable.
-  double make_room(uint64_t slots, double now_s) override;
-  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s) override;
-  // The same for a command about `b`, whose outcome finds `b` by its record.
-  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, const Block& b, double now_s);
-  // The block a command's outcome is about: by the command's record while that still holds the
-  // key (a promotion or demotion is in flight, so its block is never forgotten meanwhile), else
-  // by the key (throws std::out_of_range when the block is gone).
-  Block& block_of(const Command& c);
-  // The same, or null when the block is gone (a FREE's, say).
-  Block* find_block(const Command& c);
-  // What the command path reports (CommandOutcomes).
-  void promoted(const Command& c, double usable_s, double looked_up_s) override;
-  void demoted(const Command& c, double done_s) override;
-  void demotion_refused(const Command& c) override;
-  void recompressed(const Command& c) override;
-  void failed(const Command& c, cmdset::Status status) override;
+  void integrate(double now_s) { slots_.integrate(now_s); }
   // What the prefetcher asks of residency (PrefetchTarget).
   bool is_running(uint64_t request_id) const override { return running_.count(request_id) != 0; }
   uint64_t admission_slots(const workload::Request& r) const override { return prompt_slots(r); }
   std::vector<uint64_t> prompt_block_keys(const workload::Request& r) const override;
   uint64_t obtainable_slots() const override { return available_slots(); }
   std::optional<uint32_t> promotable_group(uint64_t key) const override;
-  void pin_for_prefetch(uint64_t key) override { pin(blocks_.at(key)); }
-  void unpin_prefetched(uint64_t key) override { unpin(blocks_.at(key), slots_.integrated_to_s()); }
-  // Writes the queued descriptors and rings the doorbell at `at_s`; completions come back
-  // before it returns (loosely timed: their timestamps lie in the future).
-  void flush(double at_s) override;
-  void completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  cmdset::Descriptor descriptor(cmdset::Opcode op, const Block& b) const override;
-  // What streamed residency asks (StreamingHostIF): a spilled block leaves HBM for the tier.
-  bool move_to_tier(Block& b, double now_s) override;
-
-  const HostConfig config_;
-  const KvGeometry geometry_;
-  TierStore tier_;  // tier slots, the reclaim order, the copies' formats
-  std::unique_ptr<ReplacementPolicy> policy_;
-  BlockTable blocks_;
-  uint64_t peak_tracked_blocks_ = 0;
-  BlockPolicyStates policy_store_{config_.persistent_policy, blocks_};
-  kv::WriteOnceLedger ledger_;
-  ReferenceRecord references_{geometry_.budget_blocks};  // for the offline-optimal bound
-  std::unordered_map<uint64_t, Running> running_;
-  // Frees the tier copy of the tier-only block that left HBM longest ago; false if none can go.
-  bool reclaim_tier_slot(double now_s);
-  // Before reading a block's ready time: a deferrable promotion of it still in flight (a
-  // prefetch) is waited for from `now_s`.
-  void settle(Block& b, double now_s) {
-    if (b.mech.in_flight) commands_.path().settle(b.id.key, now_s);
+  void pin_for_prefetch(uint64_t key) override { lifecycle_.pin(books_.at(key)); }
+  void unpin_prefetched(uint64_t key) override {
+    lifecycle_.unpin(books_.at(key), slots_.integrated_to_s());
   }
+  void completion_write(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   StreamedResidencyBooks::Geometry streaming_geometry() const {
     return {geometry_, config_.restore_streamed, streaming_possible()};
   }
-  // The DEMOTE of a block leaving HBM to make room, due now.
-  cmdset::Descriptor room_demotion(const Block& b, double now_s) const;
-  SessionExpiry session_expiry_;  // host.session_end = idle
   // host.free_dead_blocks: the sessions that have ended by `now_s` lose their private blocks.
   void free_ended_sessions(double now_s);
-  void free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s);
-  // Drops a block from the books: FREE of its tier copy (if any), ledger, policy state, entry.
-  void forget_block(Block& b, double now_s);
-  Block& keyed_block(uint64_t key, uint64_t session, uint64_t position, uint32_t group, uint64_t pk,
-                     uint32_t tenant);
-  void reference(Block& b, uint32_t tenant, double now_s, bool continues, bool counted);
   // A request stops reading its blocks: pins released, its partial last block's slots freed.
   void let_go(Running& run, double now_s);
-  uint64_t admissions_ = 0;
-  // When the demotions posted so far are done (the slots they free usable).
-  double last_demotion_done_s_ = 0.0;
-  HostStats stats_;
-  // The command path (host.dma), its CPU and queues; the paths report back here.
-  CommandPaths commands_;  // after config_ and stats_
-  // After geometry_, config_ and stats_.
-  HbmSlots slots_{geometry_.budget_blocks, config_.sustain_window_s, stats_};
-  // The policy plane: after config_, blocks_ and stats_; every command path but host copies
-  // keeps an index whose words it follows.
-  PolicyPlane policy_plane_{
-      config_.policy_sync, config_.dma != HostDma::Host, blocks_, stats_,
-      [this](const Block& b) { return descriptor(cmdset::Opcode::UPDATE_POLICY, b); }};
-  // The decode set's streamed residency: after blocks_, running_, slots_ and stats_.
-  StreamedResidencyBooks streamed_{*this, blocks_, running_, slots_, stats_, streaming_geometry()};
-  // Where the control plane's promotions are drawn (--timeline; null: nowhere).
-  struct Trace {
-    TraceEventLog* log = nullptr;
-    TraceEventLog::Track admission, prefetch;  // looked up once
-  } trace_;
 
+  const HostConfig config_;
+  const KvGeometry geometry_;
+  HostStats stats_;
+  // Every block the host knows, its policy state, the replacement policy, the write-once ledger
+  // and the reference string: after config_, geometry_ and stats_.
+  BlockBooks books_{config_, geometry_.budget_blocks, stats_};
+  // HBM's KV budget as slots: after geometry_, config_ and stats_.
+  HbmSlots slots_{geometry_.budget_blocks, config_.sustain_window_s, stats_};
+  // What happens to a block (pins, eviction, demotion, reclaim, frees, its commands and their
+  // outcomes), with the tier's slots, the command path and the policy plane.
+  BlockLifecycle lifecycle_;
+  std::unordered_map<uint64_t, Running> running_;
+  SessionExpiry session_expiry_;  // host.session_end = idle
+  // The decode set's streamed residency: after lifecycle_, books_, running_, slots_ and stats_.
+  StreamedResidencyBooks streamed_{lifecycle_, books_.table(), running_,
+                                   slots_,     stats_,         streaming_geometry()};
   // After config_, geometry_ and stats_.
   Prefetcher prefetcher_{config_, geometry_.layer_groups, *this, stats_};
-  SustainabilityConstraint* sustainability_ = nullptr;
-  void demand(DemandDirection d, double t_s, double bytes) {
-    if (sustainability_) sustainability_->demand(d, t_s, bytes);
-  }
+  // A prompt's blocks looked up, pinned and promoted: after every part above.
+  PromptAdmission admission_{config_, geometry_, books_,      lifecycle_,
+                             slots_,  stats_,    prefetcher_, streaming_possible()};
 };
 
 }  // namespace kvtier

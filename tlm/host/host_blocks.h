@@ -9,6 +9,7 @@
 #include "tlm/common/key_map.h"
 #include "tlm/host/policy/policy.h"
 #include "tlm/kv/block.h"
+#include "workloads/request.h"
 
 namespace kvtier {
 
@@ -19,6 +20,11 @@ struct KvGeometry {
   uint64_t budget_blocks = 0;
   uint32_t layer_groups = 0;  // 1 when a block spans all layers
   uint64_t hbm_kv_base = 0;
+  // The key of layer group `group` of the position whose key is `position_key` (the position's
+  // own key when a block spans all layers).
+  uint64_t group_key(uint64_t position_key, uint32_t group) const {
+    return layer_groups == 1 ? position_key : workload::decode_block_key(position_key, group);
+  }
 };
 
 struct HostBlock {

@@ -38,11 +38,9 @@ class PinnedResidency final : public DecodeResidencyIF {
   bool hold_staging(uint64_t slots, double) override { return slots == 0; }
   bool spill_within_share(double) override { return false; }
   bool spill_alone(uint64_t, double) override { return false; }
-  void step_without_streaming(double) override {}
-  bool streams_in_group(uint64_t, uint32_t) const override { return false; }
-  StreamResult stream_group(const std::vector<uint64_t>&, uint32_t, double, double, uint64_t,
-                            double) override {
-    SC_REPORT_FATAL("kvtier/sched", "a pinned decode set has nothing to stream");
+  bool begin_step(uint64_t, double) override { return false; }
+  GroupStream read_group(const std::vector<uint64_t>&, uint32_t, double, double, uint64_t,
+                         double) override {
     return {};
   }
   void group_done(const std::vector<uint64_t>&, uint32_t, double) override {}
@@ -188,19 +186,28 @@ class StreamedResidency final : public DecodeResidencyIF {
     return spilled > 0;
   }
 
-  void step_without_streaming(double now_s) override { tier_.drop_streamed_ahead(now_s); }
-  bool streams_in_group(uint64_t id, uint32_t g) const override {
-    return tier_.streams_in_group(id, g);
+  bool begin_step(uint64_t staging, double now_s) override {
+    streaming_step_ = staging > 0;
+    if (!streaming_step_) tier_.drop_streamed_ahead(now_s);
+    return streaming_step_;
   }
-  StreamResult stream_group(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                            double deadline_s, uint64_t lead, double rest_issue_s) override {
-    return tier_.stream(ids, g, issue_s, deadline_s, lead, rest_issue_s);
+  GroupStream read_group(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
+                         double deadline_s, uint64_t lead, double rest_issue_s) override {
+    GroupStream r;
+    if (!streaming_step_) return r;
+    // Who reads streamed blocks of this group (asked before stream() restores any).
+    for (size_t k = 0; k < ids.size(); ++k)
+      if (tier_.streams_in_group(ids[k], g)) r.readers.push_back(k);
+    static_cast<StreamResult&>(r) = tier_.stream(ids, g, issue_s, deadline_s, lead, rest_issue_s);
+    if (!r.blocks) r.readers.clear();
+    return r;
   }
   void group_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s) override {
-    tier_.stream_done(ids, g, done_s);
+    if (streaming_step_) tier_.stream_done(ids, g, done_s);
   }
   void step_done(const std::vector<uint64_t>& ids, double issue_s, double deadline_s,
                  uint64_t lead) override {
+    if (!streaming_step_) return;
     tier_.stream_ahead(ids, issue_s, deadline_s, lead);
     tier_.stream_finish();
   }
@@ -234,6 +241,7 @@ class StreamedResidency final : public DecodeResidencyIF {
   }
 
   StreamedResidencyIF& tier_;
+  bool streaming_step_ = false;  // the current step holds staging (begin_step())
   const KvCacheIF& kv_;
   const DecodeSetView& running_;
   const DecodeCostModel& cost_;

@@ -48,6 +48,12 @@ struct AdmissionCheck {
   uint64_t staging = 0;       // slots its streamed positions pass through, kept free beside it
 };
 
+// What one layer group of a step read from the tier: the blocks (StreamResult) and which of the
+// step's requests read any, as positions in the step's id list (none when no block was read).
+struct GroupStream : StreamResult {
+  std::vector<size_t> readers;
+};
+
 class DecodeResidencyIF {
  public:
   virtual ~DecodeResidencyIF() = default;
@@ -85,11 +91,16 @@ class DecodeResidencyIF {
   virtual bool spill_alone(uint64_t id, double now_s) = 0;
 
   // ---- The step ----
-  // A step that streams nothing: early copies no one will read are dropped.
-  virtual void step_without_streaming(double now_s) = 0;
-  virtual bool streams_in_group(uint64_t id, uint32_t g) const = 0;
-  virtual StreamResult stream_group(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
-                                    double deadline_s, uint64_t lead, double rest_issue_s) = 0;
+  // A step begins holding `staging` slots: whether it streams (pinned residency never does). A
+  // step that streams nothing drops the early copies no one will read.
+  virtual bool begin_step(uint64_t staging, double now_s) = 0;
+  // Layer group `g` of a streaming step reads the decode set's blocks that live in the tier:
+  // the group's lead issued at `issue_s`, the rest at `rest_issue_s`, each judged against
+  // `deadline_s`. `ids`: the step's requests (decode, then prefill). Nothing in a step that does
+  // not stream.
+  virtual GroupStream read_group(const std::vector<uint64_t>& ids, uint32_t g, double issue_s,
+                                 double deadline_s, uint64_t lead, double rest_issue_s) = 0;
+  // Group `g` of the step ended at `done_s` (its staging slots released).
   virtual void group_done(const std::vector<uint64_t>& ids, uint32_t g, double done_s) = 0;
   // After the last group: the next step's group 0 goes now (issued at `issue_s`, due at
   // `deadline_s`, at most `lead`), and the step's staging discards are posted.

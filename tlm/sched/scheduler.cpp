@@ -493,9 +493,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
         wait_in_chunk(0, t.ready_s, c.seq);
       }
   }
-  const bool streamed = p.staging > 0;
-  if (streamed) ++stats_.streamed_steps;
-  else decode_->step_without_streaming(now);
+  stats_.streamed_steps += decode_->begin_step(p.staging, now);
   std::vector<double> group_end(groups_, 0.0);
   double prev_end = start;
   // What the step waited for transfers, summed as it happens rather than read off the groups'
@@ -517,29 +515,21 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
             o.tier_bytes += static_cast<double>(t.bytes);
             wait_in_chunk(g, t.ready_s, c.seq);
           }
-    if (streamed) {
-      // The staging ring: the lead of group g goes when group g-2 has released its slots, the
-      // rest when g-1 has. Group 0's lead was promoted during the step before (below), and the
-      // slots group 1's lead takes were free at that step's end.
-      const double issue = g >= 2 ? group_end[g - 2] : now;
-      const double rest_issue = g >= 1 ? group_end[g - 1] : now;
-      // Who reads streamed blocks of this group (asked before stream() restores any).
-      const size_t readers_before = chunk_readers[g].size();
-      for (size_t i : p.decode)
-        if (decode_->streams_in_group(view(seqs_[i]).id, g)) chunk_readers[g].push_back(i);
-      for (const Chunk& c : p.prefill)
-        if (decode_->streams_in_group(view(seqs_[c.seq]).id, g)) chunk_readers[g].push_back(c.seq);
-      const StreamResult r =
-          decode_->stream_group(p.ids, g, issue, could_start, p.lead, rest_issue);
-      for (double t : r.ready_each_s)
-        judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
-      if (r.blocks) {
-        ready = std::max(ready, r.ready_s);
-        o.tier_bytes += static_cast<double>(r.bytes);
-        chunk_ready[g] = std::max(chunk_ready[g], r.ready_s);
-      } else {
-        chunk_readers[g].resize(readers_before);
-      }
+    // The decode set's blocks that live in the tier (streamed residency), through the staging
+    // ring: the lead of group g goes when group g-2 has released its slots, the rest when g-1
+    // has. Group 0's lead was promoted during the step before (step_done() below), and the
+    // slots group 1's lead takes were free at that step's end.
+    const GroupStream r = decode_->read_group(p.ids, g, g >= 2 ? group_end[g - 2] : now,
+                                              could_start, p.lead, g >= 1 ? group_end[g - 1] : now);
+    for (size_t k : r.readers)
+      chunk_readers[g].push_back(k < p.decode.size() ? p.decode[k]
+                                                     : p.prefill[k - p.decode.size()].seq);
+    for (double t : r.ready_each_s)
+      judge(Transfer{g, t, could_start}, could_start, Lateness::StallsStep, true);
+    if (r.blocks) {
+      ready = std::max(ready, r.ready_s);
+      o.tier_bytes += static_cast<double>(r.bytes);
+      chunk_ready[g] = std::max(chunk_ready[g], r.ready_s);
     }
     // Simulated time resolves picoseconds: a block usable within that of the group's start did not
     // stall it.
@@ -547,7 +537,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
     else ready = could_start;
     group_end[g] = ready + tg;
     prev_end = group_end[g];
-    if (streamed) decode_->group_done(p.ids, g, group_end[g]);
+    decode_->group_done(p.ids, g, group_end[g]);
   }
   const double slack = prefetch_.prefetch_slack_s();
   for (uint32_t g = 0; g < groups_; ++g) {
@@ -566,9 +556,7 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   // step's end as its deadline (the earliest the next step can start). Without it group 0 would
   // be issued at its own deadline and late by construction. Which requests stop at this step is
   // not known before their last token, so every streaming request's group 0 goes.
-  if (streamed) {
-    decode_->step_done(p.ids, group_end[groups_ - 2], prev_end, p.lead);
-  }
+  decode_->step_done(p.ids, groups_ >= 2 ? group_end[groups_ - 2] : now, prev_end, p.lead);
   o.stall_s = waited < kEps ? 0.0 : waited;
   // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
   const double t_hbm = cost_.hbm_contention_s(o.time, now + o.stall_s);

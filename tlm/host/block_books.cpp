@@ -1,0 +1,42 @@
+#include "tlm/host/block_books.h"
+
+#include <algorithm>
+
+namespace kvtier {
+
+BlockBooks::BlockBooks(const HostConfig& config, uint64_t budget_blocks, HostStats& stats)
+    : stats_(stats),
+      policy_states_(config.persistent_policy, table_),
+      policy_(make_replacement_policy(policy_params(config), policy_states_)),
+      references_(budget_blocks) {}
+
+HostBlock& BlockBooks::keyed(uint64_t key, uint64_t session, uint64_t position, uint32_t group,
+                             uint64_t pk, uint32_t tenant) {
+  uint32_t record = 0;
+  auto [found, inserted] = table_.try_emplace(key, record);
+  HostBlock& b = *found;
+  if (inserted) {
+    b.record = record;
+    b.id = kv::BlockIdentity{key, session, static_cast<uint32_t>(position),
+                             static_cast<uint16_t>(group), pk};
+    b.owner_tenant = static_cast<uint16_t>(tenant);
+    policy_states_.adopt(b);
+    ++stats_.unique_blocks;
+    peak_tracked_ = std::max<uint64_t>(peak_tracked_, table_.size());
+  } else if (b.id.session != session) {
+    b.multi_session = true;
+  }
+  return b;
+}
+
+void BlockBooks::reference(HostBlock& b, uint32_t tenant, double now_s, bool continues,
+                           bool counted) {
+  kv::BlockPolicy& pol = policy_states_.of(b);
+  pol.tenant = tenant;
+  pol.last_use_s = now_s;
+  if (counted) ++pol.uses;
+  pol.continues = continues;
+  policy_->on_reference(b.id.key, now_s, pol);
+}
+
+}  // namespace kvtier

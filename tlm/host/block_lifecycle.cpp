@@ -1,0 +1,318 @@
+#include "tlm/host/block_lifecycle.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "tlm/host/book_look_ahead.h"
+
+namespace kvtier {
+
+using cmdset::Opcode;
+using cmdset::Status;
+
+namespace {
+cmdset::Format wire_format(kv::Format f) {
+  return f == kv::Format::Int4  ? cmdset::Format::INT4
+         : f == kv::Format::Fp8 ? cmdset::Format::FP8
+                                : cmdset::Format::BF16;
+}
+}  // namespace
+
+BlockLifecycle::BlockLifecycle(const HostConfig& config, const KvGeometry& geometry,
+                               BlockBooks& books, HbmSlots& slots, HostStats& stats,
+                               uint64_t tier_blocks, tlm::tlm_initiator_socket<>& mmio,
+                               uint32_t ring_entries, double cycle_s,
+                               std::function<uint64_t()> staging_slots)
+    : geometry_(geometry),
+      books_(books),
+      slots_(slots),
+      stats_(stats),
+      tier_(tier_blocks, geometry.block_bytes, config),
+      staging_slots_(std::move(staging_slots)),
+      commands_(config, mmio, ring_entries, cycle_s, stats, *this),
+      policy_plane_(config.policy_sync, config.dma != HostDma::Host, books.table(), stats,
+                    [this](const HostBlock& b) { return descriptor(Opcode::UPDATE_POLICY, b); }) {}
+
+void BlockLifecycle::pin(HostBlock& b) {
+  if (b.mech.pins++ == 0) {
+    slots_.pin();
+    books_.policy().pinned_held(b.id.key, b.policy_slot);
+    policy_plane_.note(b);
+  }
+}
+
+void BlockLifecycle::unpin(HostBlock& b, double now_s) {
+  if (b.streamed_by) {
+    // A streamed block is pinned without holding a slot: it goes back to being a tier copy.
+    b.streamed_by = 0;
+    if (--b.mech.pins == 0) {
+      policy_plane_.note(b);
+      if (!b.mech.in_hbm && b.mech.tier_valid) b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
+    }
+    return;
+  }
+  if (--b.mech.pins == 0) {
+    policy_plane_.note(b);
+    slots_.unpin();
+    if (b.mech.in_hbm) books_.policy().idle_held(b.id.key, b.record, b.policy_slot, now_s);
+  }
+}
+
+uint64_t BlockLifecycle::available_slots() const {
+  const uint64_t held = slots_.pinned() + staging_slots_();
+  return held >= geometry_.budget_blocks ? 0 : geometry_.budget_blocks - held;
+}
+
+void BlockLifecycle::promote(HostBlock& b, double deadline_s, uint16_t prio, bool deferrable,
+                             double now_s) {
+  b.hbm_slot = slots_.take();
+  b.mech.in_hbm = true;
+  b.mech.in_flight = true;
+  cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
+  d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
+  d.prio = prio;
+  if (deferrable) d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
+  enqueue(d, Opcode::PROMOTE, b, now_s);
+}
+
+void BlockLifecycle::free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys,
+                                         double now_s) {
+  BookLookAhead ahead(books_.table(), keys.size(), [&](uint64_t j) { return keys[j]; });
+  for (size_t j = 0; j < keys.size(); ++j) {
+    ahead.before(j);
+    const uint64_t key = keys[j];
+    HostBlock* found = books_.find(key);
+    if (!found) continue;  // listed twice
+    HostBlock& b = *found;
+    if (b.multi_session || b.id.session != session || b.mech.pins != 0 || b.mech.in_flight)
+      continue;
+    if (b.mech.in_hbm) {
+      books_.policy().removed_held(key, b.policy_slot);
+      slots_.give_back(b.hbm_slot);
+    }
+    ++stats_.frees;
+    forget(b, now_s);
+  }
+}
+
+void BlockLifecycle::forget(HostBlock& b, double now_s) {
+  if (b.mech.tier_valid) {
+    enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, b.id.key, now_s);
+    tier_.give_back(b.mech.tier_slot);
+  }
+  books_.forget(b);
+}
+
+bool BlockLifecycle::move_to_tier(HostBlock& b, double now_s) {
+  if (!b.mech.tier_valid) {
+    if (tier_.full()) reclaim_tier_slot(now_s);
+    if (tier_.full()) return false;
+    b.mech.tier_slot = tier_.take();
+    b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
+    b.mech.in_flight = true;
+    b.mech.format = tier_.copy_format();
+    demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
+    enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
+  } else {
+    // Write-once: the tier copy is valid, so leaving HBM moves nothing (spec §M.1).
+    enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
+    ++stats_.discards;
+  }
+  integrate(now_s);
+  books_.policy_states().evicted(b);
+  policy_plane_.note(b);
+  b.mech.in_hbm = false;
+  slots_.give_back(b.hbm_slot);
+  slots_.unpin();
+  return true;
+}
+
+bool BlockLifecycle::reclaim_tier_slot(double now_s) {
+  // Queued demotions finish (and stop being in flight) once posted.
+  if (!commands_.path().idle()) flush(now_s);
+  uint64_t key = 0, epoch = 0;
+  while (tier_.next_reclaim_candidate(&key, &epoch)) {
+    HostBlock* found = books_.find(key);
+    if (!found) continue;
+    HostBlock& v = *found;
+    if (v.tier_epoch != epoch || v.mech.in_hbm || !v.mech.tier_valid || v.mech.in_flight ||
+        v.mech.pins)
+      continue;
+    ++stats_.tier_evictions;
+    forget(v, now_s);  // tier-valid: FREEs the tier copy
+    return true;
+  }
+  return false;
+}
+
+double BlockLifecycle::make_room(uint64_t slots, double now_s) {
+  if (slots_.free() >= slots) return now_s;
+  ReplacementPolicy& policy = books_.policy();
+  bool demoted = false;
+  last_demotion_done_s_ = now_s;
+  while (slots_.free() < slots) {
+    // A policy that keeps slots names the victim's record; another one its key.
+    const bool by_record = policy.keeps_slots();
+    std::optional<uint64_t> victim;
+    if (!by_record) victim = policy.victim();
+    else if (const auto owner = policy.victim_owner()) victim = *owner;
+    if (!victim)
+      SC_REPORT_FATAL(
+          "kvtier/host",
+          ("no evictable block although the admission check passed (need " + std::to_string(slots) +
+           " free slots, have " + std::to_string(slots_.free()) + "; resident " +
+           std::to_string(slots_.resident()) + ", pinned " + std::to_string(slots_.pinned()) +
+           ", staging " + std::to_string(staging_slots_()) + ")")
+              .c_str());
+    HostBlock& b =
+        by_record ? books_.table().by_record(static_cast<uint32_t>(*victim)) : books_.at(*victim);
+    policy.removed_held(b.id.key, b.policy_slot);
+    books_.policy_states().evicted(b);
+    b.mech.in_hbm = false;
+    b.prefetched_unused = false;  // fetched and never used
+    policy_plane_.note(b);        // idle, and its reuse score gone unless persistent
+    slots_.give_back(b.hbm_slot);
+    // The tier is finite too: when it is full, the copy of the block that left HBM longest
+    // ago is freed to make room (never a pinned or in-flight one).
+    if (!b.mech.tier_valid && tier_.full()) reclaim_tier_slot(now_s);
+    if (b.mech.tier_valid || !tier_.full()) b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
+    if (b.mech.tier_valid) {
+      // Write-once: the tier copy is still valid, so eviction moves nothing (spec §M.1).
+      enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
+      ++stats_.discards;
+      if (tier_.recompresses(b.mech.format)) {
+        // The RECOMPRESS policy: the block went cold again; re-quantise its tier copy in place.
+        // This rewrites payload and breaks write-once for exactly this block (spec §M.1).
+        b.mech.format = tier_.recompress_format();
+        // Nothing waits for the rewrite: a deadline-ordered engine may hold it.
+        cmdset::Descriptor d = descriptor(Opcode::RECOMPRESS, b);
+        d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
+        enqueue(d, Opcode::RECOMPRESS, b, now_s);
+      }
+    } else if (!tier_.full()) {
+      b.mech.tier_slot = tier_.take();
+      b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
+      b.mech.in_flight = true;
+      b.mech.format = tier_.copy_format();  // the control plane's choice of representation
+      demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
+      enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
+      demoted = true;
+    } else {
+      ++stats_.dropped_no_tier_space;  // lost: the next reference recomputes it
+    }
+  }
+  flush(now_s);
+  // A demoted block's slot is reusable once the device has read it out.
+  return demoted ? std::max(now_s, last_demotion_done_s_) : now_s;
+}
+
+cmdset::Descriptor BlockLifecycle::descriptor(Opcode op, const HostBlock& b) const {
+  cmdset::Descriptor d;
+  d.opcode = op;
+  d.key = b.id.key;
+  d.tenant = b.owner_tenant;
+  d.flags = b.multi_session ? static_cast<uint8_t>(cmdset::DescFlag::SHAREABLE) : 0;
+  d.hbm_addr = geometry_.hbm_kv_base + b.hbm_slot * geometry_.block_bytes;
+  d.tier_addr = b.mech.tier_slot * geometry_.block_bytes;
+  // The tier copy as stored (the device moves the entry's own length on PROMOTE).
+  d.length = static_cast<uint32_t>(stored_bytes(b.mech.format));
+  d.format = wire_format(b.mech.format);
+  return d;
+}
+
+cmdset::Descriptor BlockLifecycle::room_demotion(const HostBlock& b, double now_s) const {
+  // Every demotion makes room (an eviction or a spill), and the room is wanted now: that is its
+  // deadline. Without one, an engine ordering transfers by deadline would place it behind every
+  // prefetch it holds, and the promotions waiting for the slot with it.
+  cmdset::Descriptor d = descriptor(Opcode::DEMOTE, b);
+  d.deadline_ns = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(now_s * 1e9)));
+  return d;
+}
+
+void BlockLifecycle::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t key, double now_s) {
+  if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
+  commands_.path().enqueue(Command{d, key, op, now_s, now_s});
+}
+
+void BlockLifecycle::enqueue(const cmdset::Descriptor& d, Opcode op, const HostBlock& b,
+                             double now_s) {
+  if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
+  commands_.path().enqueue(Command{d, b.id.key, op, now_s, now_s, b.record});
+}
+
+void BlockLifecycle::flush(double at_s) {
+  if (policy_plane_.tracking()) policy_plane_.sync(commands_.path().queued(), at_s);
+  commands_.path().flush(at_s);
+}
+
+HostBlock& BlockLifecycle::block_of(const Command& c) {
+  if (HostBlock* b = find_host_block(books_.table(), c.record, c.key)) return *b;
+  return books_.at(c.key);  // throws: the block is gone
+}
+
+void BlockLifecycle::promoted(const Command& p, double ready_s, double looked_up_s) {
+  HostBlock& b = block_of(p);
+  if (policy_plane_.tracking() && looked_up_s > p.issued_s)
+    policy_plane_.looked_up_later(b, p, looked_up_s);
+  if (trace_ && b.prefetched_unused &&
+      (p.d.flags & static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE)))
+    trace_->async_slice(prefetch_track_, "promotion", "prefetch", p.requested_s, ready_s,
+                        {{"deadline_s", p.d.deadline_ns * 1e-9}});
+  b.mech.ready_s = ready_s;
+  b.mech.in_flight = false;
+  ++stats_.promotions;
+  stats_.promoted_bytes += stored_bytes(b.mech.format);
+  books_.ledger().promotion(b.moves);
+  if (b.streamed_by) {
+    // A streamed block's per-step re-read into staging: counted, not kept one by one. A decode
+    // set streaming every step makes tens of millions of these in an hour of serving, and a
+    // value each grew the run's memory without bound.
+    ++stats_.streamed_promotion_latency_n;
+    stats_.streamed_promotion_latency_sum_s += ready_s - p.requested_s;
+    stats_.streamed_promotion_latency_max_s =
+        std::max(stats_.streamed_promotion_latency_max_s, ready_s - p.requested_s);
+  } else {
+    // The maximum is taken over the same promotions and from the same origin (the decision) as
+    // the percentiles, so that it can never fall below p99.
+    stats_.promotion_latency_s.push_back(ready_s - p.requested_s);
+    stats_.promotion_latency_max_s =
+        std::max(stats_.promotion_latency_max_s, ready_s - p.requested_s);
+  }
+}
+
+void BlockLifecycle::demoted(const Command& c, double done_s) {
+  HostBlock& b = block_of(c);
+  b.mech.in_flight = false;
+  ++stats_.demotions;
+  stats_.demoted_bytes += stored_bytes(b.mech.format);
+  books_.ledger().demotion(b.moves);
+  last_demotion_done_s_ = std::max(last_demotion_done_s_, done_s);
+}
+
+void BlockLifecycle::demotion_refused(const Command& c) {
+  // The index set is full: no tier copy was made and the block is gone.
+  HostBlock& b = block_of(c);
+  b.mech.in_flight = false;
+  b.mech.tier_valid = false;
+  tier_.give_back(b.mech.tier_slot);
+  ++stats_.dropped_index_full;
+}
+
+void BlockLifecycle::recompressed(const Command& c) {
+  ++stats_.recompressions;
+  HostBlock& b = block_of(c);
+  stats_.recompressed_bytes += stored_bytes(b.mech.format);
+  books_.ledger().rewrite(b.moves);
+}
+
+void BlockLifecycle::failed(const Command& c, Status status) {
+  SC_REPORT_ERROR(
+      "kvtier/host",
+      (std::string(cmdset::to_string(c.op)) + " of block " + std::to_string(c.key) + " completed " +
+       cmdset::to_string(status) + ": host and device disagree about the index")
+          .c_str());
+}
+
+}  // namespace kvtier
