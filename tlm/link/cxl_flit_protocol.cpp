@@ -597,6 +597,29 @@ Ticks CxlFlitProtocol::first_owed_due(const RunPlan& p) const {
   return p.tlp_end(k) + p.port_latency;
 }
 
+const CxlFlitProtocol::StreamLayout* CxlFlitProtocol::find_stream_layout(
+    const StreamKey& key) const {
+  const uint32_t* at = stream_cache_index_.find(StreamKeyHash()(key));
+  if (!at) return nullptr;
+  const StreamCacheEntry& e = stream_cache_[*at];
+  return e.key == key ? e.layout.get() : nullptr;
+}
+
+void CxlFlitProtocol::remember_stream_layout(const StreamKey& key,
+                                             std::shared_ptr<const StreamLayout> layout) {
+  if (stream_cache_.size() >= kStreamCacheEntries) {
+    stream_cache_.clear();
+    stream_cache_index_.clear();
+  }
+  auto [at, inserted] = stream_cache_index_.try_emplace(StreamKeyHash()(key));
+  if (inserted) {
+    *at = static_cast<uint32_t>(stream_cache_.size());
+    stream_cache_.push_back({key, std::move(layout)});
+  } else {
+    stream_cache_[*at] = {key, std::move(layout)};  // another key of the same hash: replaced
+  }
+}
+
 // What send_tlp and append_io do for each TLP of the run, with the CXL.io flit being filled,
 // the wire's busy_until and the credits as local values: TLP k is ready at max(earliest, its
 // credit's return) (a credit held before the run, or the one TLP k - C of the run used); it
@@ -654,9 +677,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     key.earliest = E > o ? E - o : 0;
     // Situations recur, but seldom twice in a row: on the bundled excerpt the run before of
     // the same direction and class matched 4 of 50 M look-ups, so the table alone is asked.
-    const StreamLayout* found = nullptr;
-    if (auto hit = stream_cache_.find(key); hit != stream_cache_.end()) found = hit->second.get();
-    if (found) {
+    if (const StreamLayout* found = find_stream_layout(key)) {
       const StreamLayout& l = *found;
       const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
       if (l.flits == 0 || tx.wire.slots_free_by(starts, F)) {
@@ -771,8 +792,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   layout->shape = stream_shapes_.emplace(std::move(shape), next_shape_id_).first->second;
   if (layout->shape == next_shape_id_) ++next_shape_id_;
   if (keyed) {
-    if (stream_cache_.size() >= kStreamCacheEntries) stream_cache_.clear();
-    stream_cache_.emplace(key, layout);
+    remember_stream_layout(key, layout);
   }
   commit_stream(tx, back, *layout, o, n, E, t, first);
   source.credit_returns = TimeRun::patterned(o + rd, 0, layout->last_bits, n);

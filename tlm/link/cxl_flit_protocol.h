@@ -27,6 +27,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tlm/common/key_map.h"
+
 #include "tlm/link/credit_pool.h"
 #include "tlm/link/cxl_flit_format.h"
 #include "tlm/link/cxl_mem_packer.h"
@@ -262,7 +264,18 @@ class CxlFlitProtocol : public LinkProtocol {
   const sc_core::sc_time credit_return_interval_;
   const bool fast_;  // link.flit_engine = fast
   std::array<std::unique_ptr<DirectionState>, 2> dirs_;
-  std::unordered_map<StreamKey, std::shared_ptr<const StreamLayout>, StreamKeyHash> stream_cache_;
+  // The stream layouts met before (send_tlp_stream), looked up tens of millions of times a run:
+  // a flat table by the key's 64-bit hash (tlm/common/key_map.h) into an array of entries, each
+  // checked against its whole key (a hash collision is a miss, and a miss only costs the
+  // placement the cache would have saved: the layout placed is the one cached).
+  struct StreamCacheEntry {
+    StreamKey key;
+    std::shared_ptr<const StreamLayout> layout;
+  };
+  const StreamLayout* find_stream_layout(const StreamKey& key) const;
+  void remember_stream_layout(const StreamKey& key, std::shared_ptr<const StreamLayout> layout);
+  KeyMap<uint32_t> stream_cache_index_;  // hash of the key -> entry
+  std::vector<StreamCacheEntry> stream_cache_;
   std::map<std::vector<Ticks>, uint64_t> stream_shapes_;
   std::map<std::array<uint64_t, 4>, uint64_t>
       arithmetic_shapes_;  // closed-form credit returns: c0 mod m, a, m, step
