@@ -268,6 +268,14 @@ void validate(const PlatformConfig& c, const LoadChecks& checks) {
     if (!why.empty()) throw ConfigError(src + ": ctrl.impl = rtl: " + why);
   }
   validate_index_geometry(c.ctrl, src);
+  if (c.host.persistent_policy == PolicyPersistence::Device &&
+      (c.host.dma != HostDma::Device || c.ctrl.policy_bits < 8))
+    throw ConfigError(src +
+                      ": key 'host.persistent_policy' = device keeps a block's reuse level in its "
+                      "device index entry's policy word (bits 2-7), so it needs the device to keep "
+                      "the word: host.dma = device (now " +
+                      std::string(name_of(c.host.dma)) + ") and ctrl.policy_bits >= 8 (now " +
+                      std::to_string(c.ctrl.policy_bits) + ")");
   if (c.host.layer_groups && c.host.layers_per_block)
     throw ConfigError(
         src + ": keys 'host.layer_groups' = " + std::to_string(c.host.layer_groups) +
@@ -311,8 +319,9 @@ void validate(const PlatformConfig& c, const LoadChecks& checks) {
         " can address");
   // 0 is "the DRAM alone"; a positive device rate below the 0.1 GB/s floor of tier.bw_gbps
   // would stretch a run's simulated time without bound.
-  for (const auto& [key, gbps] : {std::pair<const char*, double>{"tier.read_gbps", c.tier.read_gbps},
-                                  {"tier.write_gbps", c.tier.write_gbps}})
+  for (const auto& [key, gbps] :
+       {std::pair<const char*, double>{"tier.read_gbps", c.tier.read_gbps},
+        {"tier.write_gbps", c.tier.write_gbps}})
     if (gbps != 0 && gbps < 0.1)
       throw ConfigError(src + ": key '" + key + "' = " + format_number(gbps) +
                         " must be 0 (tier.bw_gbps alone) or at least 0.1 GB/s");

@@ -67,7 +67,11 @@ int cmd_experiment(int argc, char** argv) {
       "core-share", po::value<double>(&o.core_share)->default_value(0.10, "0.1"),
       "c3: share of one core that is material")(
       "stall-difference", po::value<double>(&o.stall_difference)->default_value(0.05, "0.05"),
-      "c1: relative exposed-stall difference that is material");
+      "c1: relative exposed-stall difference that is material")(
+      "amplification-difference",
+      po::value<double>(&o.amplification_difference)->default_value(0.05, "0.05"),
+      "c4: relative difference in A_read, A_traffic or reuse per moved byte that is material (a "
+      "hit-rate difference is material above 1 point)");
   po::positional_options_description positional;
   positional.add("experiment", 1);
   po::variables_map vm;
@@ -86,8 +90,9 @@ int cmd_experiment(int argc, char** argv) {
                    "cached (table in tier DRAM)\n"
                 << "  c3  host CPU time attributable to KV movement per token and per core, across "
                    "tenant counts, a queue per tenant, completions by interrupt and by polling\n"
-                << "  c4  hit rate and A_traffic of LFU and EMA (a = 0.01) with and without "
-                   "persistent policy state\n\n"
+                << "  c4  hit rate, A_read, A_traffic and reuse per moved byte of LFU and EMA "
+                   "(a = 0.01) with policy state persisting nowhere, in the device's index entry "
+                   "and in the host\n\n"
                 << desc;
       return 0;
     }

@@ -2,6 +2,7 @@
 // The parts of `kvtier experiment` (platforms/commands/cmd_experiment.cpp): its options, the
 // simulations of one experiment run as child processes, the printed table and the outcome each
 // claim (experiment_claims_*.cpp) returns.
+#include "platforms/claim_rules.h"
 #include "platforms/flip_point.h"
 #include <filesystem>
 #include <iostream>
@@ -32,6 +33,8 @@ struct Options {
   double material = 0.01;          // c2: lookup share that counts as on the critical path
   double core_share = 0.10;        // c3: share of one core that makes KV movement a CPU cost
   double stall_difference = 0.05;  // c1: relative exposed-stall difference that counts
+  // c4: relative difference in A_read, A_traffic or reuse per moved byte that counts
+  double amplification_difference = 0.05;
 };
 
 // One simulation: a label, the overrides that define it, and its stats once run.

@@ -116,6 +116,25 @@ TEST(PlatformConfig, CrossFieldChecks) {
             std::string::npos);
 }
 
+// host.persistent_policy: the flag's old spellings, and device persistence only where the
+// device keeps the word it persists in.
+TEST(PlatformConfig, PolicyPersistenceKeepsTheFlagsSpellingsAndNeedsTheDevicesWord) {
+  EXPECT_EQ(load_platform("", {"host.persistent_policy=true"}).host.persistent_policy,
+            PolicyPersistence::Host);
+  EXPECT_EQ(load_platform("", {"host.persistent_policy=0"}).host.persistent_policy,
+            PolicyPersistence::None);
+  EXPECT_EQ(load_platform("", {"host.persistent_policy=device"}).host.persistent_policy,
+            PolicyPersistence::Device);
+  const std::string host_dma = error_of("[host]\npersistent_policy = device\ndma = host\n");
+  EXPECT_NE(host_dma.find("'host.persistent_policy' = device"), std::string::npos) << host_dma;
+  EXPECT_NE(host_dma.find("host.dma = device (now host)"), std::string::npos) << host_dma;
+  const std::string narrow =
+      error_of("[host]\npersistent_policy = device\n[ctrl]\npolicy_bits = 4\n");
+  EXPECT_NE(narrow.find("ctrl.policy_bits >= 8 (now 4)"), std::string::npos) << narrow;
+  EXPECT_NE(error_of("[host]\npersistent_policy = maybe\n").find("one of false true device"),
+            std::string::npos);
+}
+
 // host.layer_groups splits any model's layers into N groups: Llama-3-70B's 80 into 4 x 20 (blocks
 // of 16 x 20 x 4 KiB = 1.25 MiB), Llama-3-8B's 32 into 4 x 8; it must divide the layers, and it
 // and host.layers_per_block cannot both be set.

@@ -4,6 +4,7 @@
 // checked against hand-worked sequences and times.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -471,6 +472,61 @@ TEST(ControlPlaneHarness, ANarrowEntryKeepsTheLowBitsOfTheWord) {
   EXPECT_TRUE(s.of(Opcode::UPDATE_POLICY).empty());
   for (const cmdset::Descriptor& d : s.of(Opcode::PROMOTE)) EXPECT_EQ(d.policy, 1u);
   EXPECT_EQ(s.host->stats().policy_words_promoted, 4u);
+}
+
+// Claim C4's three places for a block's policy state (host.persistent_policy), LFU. A's four
+// blocks are referenced twice before B evicts them (admission, then prefill: reuse score 2,
+// level 1 + floor(4 log2 3) = 7), and once more when A comes back from the tier:
+//   false   the state died with the eviction: the DEMOTEs carry level 0, A comes back at 0 + 1;
+//   true    the host kept it whole: level 7 on the DEMOTEs, A comes back at 2 + 1;
+//   device  the host dropped it and the entry's word kept level 7: A takes back the level's
+//           middle score, (2^(6/4) + 2^(7/4)) / 2 - 1 = 2.0960, then + 1.
+HostConfig persisting(PolicyPersistence where) {
+  HostConfig c = syncing(PolicySync::OnChange);
+  c.policy = "lfu";
+  c.persistent_policy = where;
+  return c;
+}
+
+TEST(ControlPlaneHarness, PolicyStateSurvivesEvictionWhereTheConfigurationKeepsIt) {
+  Scenario none("none", persisting(PolicyPersistence::None));
+  Scenario host("host", persisting(PolicyPersistence::Host));
+  Scenario device("device", persisting(PolicyPersistence::Device));
+  sc_core::sc_start();
+  const double middle = (std::exp2(6 / 4.0) + std::exp2(7 / 4.0)) / 2 - 1;
+  for (uint64_t k = 100; k < 104; ++k) {
+    ASSERT_NE(none.host->policy_state(k), nullptr);
+    EXPECT_DOUBLE_EQ(none.host->policy_state(k)->reuse_score, 1.0);
+    EXPECT_DOUBLE_EQ(host.host->policy_state(k)->reuse_score, 3.0);
+    EXPECT_NEAR(device.host->policy_state(k)->reuse_score, middle + 1.0, 1e-12);
+  }
+  EXPECT_NEAR(middle, 2.0960, 1e-4);
+  // The level each DEMOTE of A's blocks wrote into the entry it created (bits 2-7 of the word).
+  auto demote_levels = [](const Scenario& s) {
+    std::vector<unsigned> levels;
+    for (const cmdset::Descriptor& d : s.of(Opcode::DEMOTE))
+      if (d.key >= 100 && d.key < 104) levels.push_back(d.policy >> 2);
+    return levels;
+  };
+  EXPECT_EQ(demote_levels(none), std::vector<unsigned>(4, 0u));
+  EXPECT_EQ(demote_levels(host), std::vector<unsigned>(4, 7u));
+  EXPECT_EQ(demote_levels(device), std::vector<unsigned>(4, 7u));
+  EXPECT_EQ(device.host->stats().policy_states_restored, 4u);
+  EXPECT_EQ(host.host->stats().policy_states_restored, 0u);
+  EXPECT_EQ(none.host->stats().policy_states_restored, 0u);
+  EXPECT_EQ(device.host->verify_accounting(), "");
+}
+
+TEST(PolicyWord, ALevelStandsForTheMiddleOfItsScoresAndMapsBack) {
+  EXPECT_EQ(reuse_score_of_level(0), 0.0);
+  for (uint32_t level = 1; level < 63; ++level) {
+    const double score = reuse_score_of_level(level);
+    EXPECT_EQ(reuse_level(score), level) << level;
+    EXPECT_GT(score, std::exp2((level - 1) / 4.0) - 1.0);
+    EXPECT_LT(score, std::exp2(level / 4.0) - 1.0);
+  }
+  EXPECT_EQ(reuse_level(1.0), 5u);  // an LFU count of 1
+  EXPECT_EQ(reuse_level(2.0), 7u);
 }
 
 TEST(PolicyWord, IntentInTheLowBitsAndTheReuseLevelAbove) {

@@ -6,7 +6,9 @@ namespace kvtier {
 
 BlockBooks::BlockBooks(const HostConfig& config, uint64_t budget_blocks, HostStats& stats)
     : stats_(stats),
-      policy_states_(config.persistent_policy, table_),
+      restores_from_device_(config.persistent_policy == PolicyPersistence::Device),
+      policy_states_(config.persistent_policy == PolicyPersistence::Host, restores_from_device_,
+                     table_),
       policy_(make_replacement_policy(policy_params(config), policy_states_)),
       references_(budget_blocks) {}
 
@@ -31,6 +33,12 @@ HostBlock& BlockBooks::keyed(uint64_t key, uint64_t session, uint64_t position, 
 
 void BlockBooks::reference(HostBlock& b, uint32_t tenant, double now_s, bool continues,
                            bool counted) {
+  if (restores_from_device_ && !b.has_policy && b.mech.tier_valid && !b.mech.in_hbm) {
+    // host.persistent_policy = device: the promotion brings back the reuse level the entry's
+    // word holds (the host's record of it: the level its DEMOTE or an update wrote there).
+    policy_->restore(policy_states_.of(b), reuse_score_of_level(b.device_level), now_s);
+    ++stats_.policy_states_restored;
+  }
   kv::BlockPolicy& pol = policy_states_.of(b);
   pol.tenant = tenant;
   pol.last_use_s = now_s;

@@ -11,6 +11,7 @@
 #include "tlm/host/host_config.h"
 #include "tlm/host/host_stats.h"
 #include "tlm/host/policy/policy.h"
+#include "tlm/host/policy_sync.h"
 #include "tlm/host/reference_record.h"
 #include "tlm/kv/block.h"
 
@@ -56,6 +57,7 @@ class BlockBooks {
 
  private:
   HostStats& stats_;
+  const bool restores_from_device_;  // host.persistent_policy = device
   HostBlockTable table_;
   uint64_t peak_tracked_ = 0;
   BlockPolicyStates policy_states_;            // after table_

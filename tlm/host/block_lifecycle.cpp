@@ -32,7 +32,8 @@ BlockLifecycle::BlockLifecycle(const HostConfig& config, const KvGeometry& geome
       tier_(tier_blocks, geometry.block_bytes, config),
       staging_slots_(std::move(staging_slots)),
       commands_(config, mmio, ring_entries, cycle_s, stats, *this),
-      policy_plane_(config.policy_sync, config.dma != HostDma::Host, books.table(), stats,
+      policy_plane_(config.policy_sync, config.dma != HostDma::Host,
+                    config.persistent_policy == PolicyPersistence::Device, books.table(), stats,
                     [this](const HostBlock& b) { return descriptor(Opcode::UPDATE_POLICY, b); }) {}
 
 void BlockLifecycle::pin(HostBlock& b) {

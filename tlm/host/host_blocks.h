@@ -8,6 +8,7 @@
 
 #include "tlm/common/key_map.h"
 #include "tlm/host/policy/policy.h"
+#include "tlm/host/policy_sync.h"
 #include "tlm/kv/block.h"
 #include "workloads/request.h"
 
@@ -42,6 +43,10 @@ struct HostBlock {
   // bytes the record's alignment left free.
   uint8_t sent_word = 0;
   uint8_t policy_marks = 0;
+  // host.persistent_policy = device: the reuse level (reuse_level(), 0..63) its policy state had
+  // when the host dropped the state at its eviction; the level its entry's word keeps (its DEMOTE
+  // or an update writes it there) and the one the host takes back on re-admission.
+  uint8_t device_level = 0;
   uint32_t record = 0;  // its record in blocks_ (by_record), for the policy's victim
   uint32_t policy_slot = ReplacementPolicy::kNoSlot;  // the policy's word (held hooks)
   uint64_t tier_epoch = 0;   // which entry of the tier's reclaim order is current (TierStore)
@@ -68,8 +73,10 @@ inline HostBlock* find_host_block(HostBlockTable& blocks, uint32_t record, uint6
 // tree could touch one) keeps its state in the base class's table until its block appears.
 class BlockPolicyStates final : public kv::PolicyStore {
  public:
-  BlockPolicyStates(bool persistent, HostBlockTable& blocks)
-      : PolicyStore(persistent), blocks_(blocks) {}
+  // `keeps_level`: host.persistent_policy = device (the state is dropped at eviction, its reuse
+  // level kept where the device's word keeps it).
+  BlockPolicyStates(bool persistent, bool keeps_level, HostBlockTable& blocks)
+      : PolicyStore(persistent), keeps_level_(keeps_level), blocks_(blocks) {}
   kv::BlockPolicy& touch(uint64_t key) override {
     if (HostBlock* b = blocks_.find(key)) return of(*b);
     return PolicyStore::touch(key);
@@ -97,7 +104,9 @@ class BlockPolicyStates final : public kv::PolicyStore {
     return b.policy;
   }
   void evicted(HostBlock& b) {
-    if (!persistent()) freed(b);
+    if (persistent()) return;
+    if (keeps_level_ && b.has_policy) b.device_level = reuse_level(b.policy.reuse_score);
+    freed(b);
   }
   void freed(HostBlock& b) {
     if (!b.has_policy) return;
@@ -115,6 +124,7 @@ class BlockPolicyStates final : public kv::PolicyStore {
   }
 
  private:
+  const bool keeps_level_;
   HostBlockTable& blocks_;
   size_t in_blocks_ = 0;  // blocks with a state
 };

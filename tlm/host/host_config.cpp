@@ -8,8 +8,11 @@ namespace kvtier {
 void declare_keys(KeyRegistry& r, HostConfig& c) {
   r.choice("host.policy", &c.policy, replacement_policy_names(),
            "replacement policy (docs/policies.md)");
-  r.flag("host.persistent_policy", &c.persistent_policy,
-         "a block's policy state survives eviction and re-admission (spec §M.2.3, claim C4)");
+  r.choice_enum("host.persistent_policy", &c.persistent_policy, kPolicyPersistenceNames,
+                "where a block's policy state survives eviction and re-admission (spec §M.2.3, "
+                "claim C4): false (nowhere), true (the host's policy store) or device (only the "
+                "reuse level in the device index entry's policy word, taken back when the block "
+                "is promoted; needs host.dma = device and ctrl.policy_bits >= 8)");
   r.number("host.ema_alpha", &c.ema_alpha, 1e-9, 1,
            "ema: weight of the newest reference in the reuse average");
   r.choice_enum(

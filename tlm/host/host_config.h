@@ -3,6 +3,8 @@
 // (tlm/host/policy/), prefetch, tier-copy format and command path.
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tlm/common/enum_names.h"
 
@@ -27,6 +29,18 @@ enum class Recompress { None, Fp8, Int4 };
 inline constexpr EnumName<Recompress> kRecompressNames[] = {
     {Recompress::None, "none"}, {Recompress::Fp8, "fp8"}, {Recompress::Int4, "int4"}};
 inline const char* name_of(Recompress v) { return name_in(kRecompressNames, v); }
+// Where a block's policy state survives its eviction (claim C4, spec §M.2.3): nowhere (the
+// systems the spec reviews), in the host's policy store (exact, for as long as the host knows the
+// block), or only in its device index entry's policy word (the reuse level, ctrl.policy_bits
+// wide, for as long as the tier copy exists), from which the host takes it back when the block
+// is promoted. `0` and `1` are the flag's old spellings.
+enum class PolicyPersistence : uint8_t { None, Host, Device };
+inline const std::vector<std::pair<std::string, PolicyPersistence>> kPolicyPersistenceNames = {
+    {"false", PolicyPersistence::None},
+    {"true", PolicyPersistence::Host},
+    {"device", PolicyPersistence::Device},
+    {"0", PolicyPersistence::None},
+    {"1", PolicyPersistence::Host}};
 enum class HostDma { Device, Host };
 inline constexpr EnumName<HostDma> kHostDmaNames[] = {{HostDma::Device, "device"},
                                                       {HostDma::Host, "host"}};
@@ -82,8 +96,8 @@ struct HostConfig {
   SessionEnd session_end = SessionEnd::Idle;
   double session_idle_s = 300.0;  // session_end = idle: inactivity after which a session has ended
   // Replacement policy parameters (docs/policies.md).
-  bool persistent_policy = false;  // policy state survives eviction and re-admission (claim C4)
-  double ema_alpha = 0.01;         // ema: weight of the newest reference
+  PolicyPersistence persistent_policy = PolicyPersistence::None;  // claim C4
+  double ema_alpha = 0.01;                // ema: weight of the newest reference
   EmaClock ema_clock = EmaClock::Second;  // ema: decay per second or per reference
   double admission_horizon_s = 30.0;      // admission: horizon H
   double admission_lambda_s = 60.0;       // admission: residency seconds one avoided move is worth

@@ -35,6 +35,9 @@ struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, Pol
   uint64_t descriptors = 0;
   uint64_t doorbells = 0;
   uint64_t unique_blocks = 0;  // distinct blocks the computation required (U / M_b)
+  // host.persistent_policy = device: blocks whose policy state the host took back from their
+  // device index entry's word on re-admission.
+  uint64_t policy_states_restored = 0;
   double host_cpu_kv_s = 0.0;  // host CPU time spent building and posting descriptors (C3)
   double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
   double promotion_latency_max_s = 0.0;

@@ -53,6 +53,14 @@ void HostStatsReport::declare_block_stats(StatGroup& g) const {
   g.add("dropped_index_full", h.dropped_index_full, "blocks",
         "demotions the engine refused because the index set was full: no tier copy was made and "
         "the block was lost");
+  if (c_.config.persistent_policy == PolicyPersistence::Device)
+    g.add("policy_states_restored", h.policy_states_restored, "blocks",
+          "re-admitted blocks whose policy state the host took back from their device index "
+          "entry's word (host.persistent_policy = device)");
+  else
+    g.add("policy_states_restored", nullptr, "blocks",
+          "re-admitted blocks whose policy state the host took back from their device index "
+          "entry's word; null: host.persistent_policy is not device");
   g.add("budget", c_.budget_blocks, "blocks",
         "HBM KV budget in blocks (hbm.kv_budget_gib over block_bytes)");
   g.add("peak_resident", h.peak_resident_blocks, "blocks", "most blocks resident in HBM at once");

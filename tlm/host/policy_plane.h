@@ -25,10 +25,13 @@ class PolicyPlane {
   // `tracked`: the device keeps commands' outcomes in an index (host.dma = device); `update`
   // builds a block's UPDATE_POLICY descriptor (its word is filled in here).
   using UpdateDescriptor = std::function<cmdset::Descriptor(const HostBlock&)>;
-  PolicyPlane(PolicySync sync, bool tracked, HostBlockTable& blocks, PolicySyncStats& stats,
-              UpdateDescriptor update)
+  // `entry_keeps_level`: the entry's reuse level is where the block's policy state persists
+  // (host.persistent_policy = device).
+  PolicyPlane(PolicySync sync, bool tracked, bool entry_keeps_level, HostBlockTable& blocks,
+              PolicySyncStats& stats, UpdateDescriptor update)
       : sync_(sync),
         tracked_(tracked),
+        entry_keeps_level_(entry_keeps_level),
         blocks_(blocks),
         stats_(stats),
         update_(std::move(update)) {}
@@ -45,6 +48,10 @@ class PolicyPlane {
 
   static BlockIntent intent_of(const HostBlock& b);
   uint8_t word_of(const HostBlock& b) const {
+    // host.persistent_policy = device: a block whose state the host dropped keeps the reuse
+    // level its entry holds; only the intent is the host's to change.
+    if (!b.has_policy && entry_keeps_level_)
+      return policy_word_of_level(intent_of(b), b.device_level, entry_bits_);
     return policy_word(intent_of(b), b.has_policy ? b.policy.reuse_score : 0.0, entry_bits_);
   }
   // The block's intent or reuse score may have changed: its word is compared at the next sync.
@@ -93,6 +100,7 @@ class PolicyPlane {
 
   const PolicySync sync_;
   const bool tracked_;
+  const bool entry_keeps_level_;
   HostBlockTable& blocks_;
   PolicySyncStats& stats_;
   const UpdateDescriptor update_;

@@ -31,9 +31,20 @@ inline uint8_t reuse_level(double score) {
   const double level = 1.0 + std::floor(4.0 * std::log2(1.0 + score));
   return static_cast<uint8_t>(level >= 63.0 ? 63.0 : level);
 }
-inline uint8_t policy_word(BlockIntent intent, double reuse_score, uint32_t entry_bits) {
-  const uint32_t word = static_cast<uint32_t>(intent) | uint32_t{reuse_level(reuse_score)} << 2;
+// The score a level stands for, the middle of the scores reuse_level() maps to it
+// ([2^((L-1)/4) - 1, 2^(L/4) - 1)): what a host that kept only the word takes back
+// (host.persistent_policy = device). reuse_level() of it is the level again.
+inline double reuse_score_of_level(uint32_t level) {
+  level &= 63;
+  if (level == 0) return 0.0;
+  return (std::exp2((level - 1) / 4.0) + std::exp2(level / 4.0)) / 2.0 - 1.0;
+}
+inline uint8_t policy_word_of_level(BlockIntent intent, uint8_t level, uint32_t entry_bits) {
+  const uint32_t word = static_cast<uint32_t>(intent) | uint32_t{level} << 2;
   return static_cast<uint8_t>(entry_bits >= 8 ? word : word & ((1u << entry_bits) - 1u));
+}
+inline uint8_t policy_word(BlockIntent intent, double reuse_score, uint32_t entry_bits) {
+  return policy_word_of_level(intent, reuse_level(reuse_score), entry_bits);
 }
 
 // Latencies of small messages at 1 ns resolution up to 100 us (a count per nanosecond), longer

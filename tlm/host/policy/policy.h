@@ -32,6 +32,13 @@ class ReplacementPolicy {
   virtual void on_reference(uint64_t key, double now_s, kv::BlockPolicy& state) {
     (void)key, (void)now_s, (void)state;
   }
+  // A block whose state the host had dropped takes back a reuse score of `score` from where it
+  // persisted (host.persistent_policy = device: its device index entry's word) before its next
+  // reference at `now_s`: `state` is fresh. The default keeps the score alone.
+  virtual void restore(kv::BlockPolicy& state, double score, double now_s) {
+    (void)now_s;
+    state.reuse_score = score;
+  }
   // `key` is resident and no request pins it any more: it may be evicted from now on.
   virtual void on_idle(uint64_t key, double now_s) = 0;
   // `key` is pinned again by a request: not evictable until it goes idle.

@@ -30,6 +30,15 @@ class RankedPolicy : public ReplacementPolicy {
       *at = order_.insert({rank(state), order, key}).first;
     }
   }
+  // The restored score counts as one earlier reference, made now: the word holds a level, not
+  // its age, so a decaying score (ema) decays from the re-admission on.
+  void restore(kv::BlockPolicy& state, double score, double now_s) final {
+    state.reuse_score = score;
+    if (!(score > 0.0)) return;
+    state.references = 1;
+    state.last_reference = clock_;
+    state.last_reference_s = now_s;
+  }
   void on_idle(uint64_t key, double) final {
     erase(key);
     const kv::BlockPolicy* state = store_.find(key);

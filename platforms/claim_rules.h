@@ -1,0 +1,21 @@
+#pragma once
+// The decision rules of `kvtier experiment` that read nothing but a run's figures, apart from the
+// runs, so that each is tested on hand-made rows (tests/experiments/flip_point_test.cpp).
+#include <string>
+#include <vector>
+
+namespace kvtier::experiment {
+
+// C4's test (docs/experiments.md): a run's placement figures, the measures on which `a` is
+// materially better than `b` (hit rate more than 1 point higher; A_read or A_traffic lower, or
+// reuse per moved byte higher, by more than `rel` of b's), and whether the claim holds for one
+// budget and policy: policy state kept in the device's entry materially better than none, and
+// host-side persistence not achieving the same (the device's better than the host's on some
+// measure).
+struct Placement {
+  double hit = 0, a_read = 0, a_traffic = 0, reuse = 0;
+};
+std::vector<std::string> materially_better(const Placement& a, const Placement& b, double rel);
+bool c4_holds(const Placement& none, const Placement& device, const Placement& host, double rel);
+
+}  // namespace kvtier::experiment
