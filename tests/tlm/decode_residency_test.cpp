@@ -8,7 +8,9 @@
 // step is floor(stream_share x B_tier x step / block bytes) blocks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <map>
 #include <vector>
 
@@ -74,17 +76,36 @@ struct FakeTier : StreamedResidencyIF {
     auto it = streamed.find(id);
     return it == streamed.end() ? 0 : it->second;
   }
-  bool streams_in_group(uint64_t, uint32_t) const override { return false; }
+  // The step's side: which request reads streamed blocks in which group, how many blocks a
+  // group's stream() brings (each usable 1 ms after its issue), and what was called.
+  std::map<uint64_t, std::vector<uint32_t>> reads_in;
+  uint64_t blocks_per_group = 0;
+  std::vector<std::string> calls;
+  bool streams_in_group(uint64_t id, uint32_t g) const override {
+    auto it = reads_in.find(id);
+    return it != reads_in.end() &&
+           std::find(it->second.begin(), it->second.end(), g) != it->second.end();
+  }
   uint64_t staging_slots() const override { return 0; }
   bool set_staging(uint64_t, double) override { return true; }
-  StreamResult stream(const std::vector<uint64_t>&, uint32_t, double, double, uint64_t,
+  StreamResult stream(const std::vector<uint64_t>&, uint32_t g, double issue_s, double, uint64_t,
                       double) override {
-    return {};
+    calls.push_back("stream " + std::to_string(g));
+    StreamResult r;
+    r.blocks = blocks_per_group;
+    r.bytes = blocks_per_group * kBlockBytes;
+    r.ready_s = issue_s + 1e-3;
+    r.ready_each_s.assign(blocks_per_group, issue_s + 1e-3);
+    return r;
   }
-  void stream_ahead(const std::vector<uint64_t>&, double, double, uint64_t) override {}
-  void drop_streamed_ahead(double) override {}
-  void stream_done(const std::vector<uint64_t>&, uint32_t, double) override {}
-  void stream_finish() override {}
+  void stream_ahead(const std::vector<uint64_t>&, double, double, uint64_t) override {
+    calls.push_back("ahead");
+  }
+  void drop_streamed_ahead(double) override { calls.push_back("drop"); }
+  void stream_done(const std::vector<uint64_t>&, uint32_t g, double) override {
+    calls.push_back("done " + std::to_string(g));
+  }
+  void stream_finish() override { calls.push_back("finish"); }
   const StreamedResidencyStats& streaming_stats() const override { return stats; }
 };
 
@@ -275,3 +296,50 @@ TEST(DecodeResidency, PinnedNeverStreams) {
 }
 
 KVTIER_SC_TEST_MAIN()
+
+// The step's questions (begin_step, read_group, group_done, step_done): a step holding staging
+// streams, and each group reports the step's requests that read streamed blocks there, as their
+// positions in the step's id list, only when the group brought blocks; a step without staging
+// streams nothing, asks the tier nothing but to drop what it streamed ahead, and reports no
+// reader even for a request that has streamed blocks. A pinned decode set answers the same
+// questions with nothing.
+TEST(DecodeResidency, TheStepStreamsOnlyWithStagingAndNamesItsReadersByPosition) {
+  Fixture f;
+  f.tier.reads_in = {{7, {0, 2}}, {9, {2}}};
+  const std::vector<uint64_t> ids = {5, 7, 9};
+  f.tier.blocks_per_group = 3;
+  EXPECT_TRUE(f.residency->begin_step(8, 0.0));
+  const GroupStream g0 = f.residency->read_group(ids, 0, 0.5, 0.6, 2, 0.5);
+  EXPECT_EQ(g0.readers, (std::vector<size_t>{1}));
+  EXPECT_EQ(g0.blocks, 3u);
+  EXPECT_DOUBLE_EQ(g0.ready_s, 0.501);
+  const GroupStream g2 = f.residency->read_group(ids, 2, 0.7, 0.8, 2, 0.7);
+  EXPECT_EQ(g2.readers, (std::vector<size_t>{1, 2}));
+  f.residency->group_done(ids, 2, 0.9);
+  f.residency->step_done(ids, 0.85, 1.0, 2);
+  EXPECT_EQ(f.tier.calls,
+            (std::vector<std::string>{"stream 0", "stream 2", "done 2", "ahead", "finish"}));
+  // A group that brought nothing names no reader.
+  f.tier.blocks_per_group = 0;
+  EXPECT_TRUE(f.residency->read_group(ids, 0, 1.0, 1.1, 2, 1.0).readers.empty());
+  // Without staging: nothing streams, and what was streamed ahead is dropped.
+  f.tier.calls.clear();
+  f.tier.blocks_per_group = 3;
+  EXPECT_FALSE(f.residency->begin_step(0, 2.0));
+  const GroupStream none = f.residency->read_group(ids, 0, 2.0, 2.1, 2, 2.0);
+  EXPECT_TRUE(none.readers.empty());
+  EXPECT_EQ(none.blocks, 0u);
+  f.residency->group_done(ids, 0, 2.2);
+  f.residency->step_done(ids, 2.2, 2.3, 2);
+  EXPECT_EQ(f.tier.calls, (std::vector<std::string>{"drop"}));
+
+  FakeKv kv;
+  FakeSet set;
+  SchedConfig c;
+  DecodeCostModel cost(workload::model_by_name("llama-3-70b"), ModelConfig{}, HbmConfig{}, c);
+  auto pinned = make_decode_residency(nullptr, kv, set, cost, c, kGroups);
+  EXPECT_FALSE(pinned->begin_step(0, 0.0));
+  const GroupStream p = pinned->read_group(ids, 0, 0.0, 0.1, 0, 0.0);
+  EXPECT_EQ(p.blocks, 0u);
+  EXPECT_TRUE(p.readers.empty());
+}
