@@ -43,7 +43,8 @@ struct Command {
   uint8_t host_word = 0;
 };
 
-// What a command path tells the control plane about its commands.
+// What a command path tells the control plane about its commands (its block lifecycle,
+// block_lifecycle.h, acts on them).
 class CommandOutcomes {
  public:
   virtual ~CommandOutcomes() = default;

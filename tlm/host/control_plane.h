@@ -4,6 +4,12 @@
 // plane. It speaks to the device only through 64 B descriptors and doorbells over the link and
 // learns outcomes from completions the device writes into host memory.
 //
+// This class decides about requests (admission, growth, preemption, release, the end of
+// sessions, prefetch from intent) and holds the parts that act on blocks: the block books
+// (block_books.h), what happens to a block (block_lifecycle.h: pins, room, tier, commands and
+// their outcomes), prompt admission (prompt_admission.h), the HBM slots, streamed residency and
+// the prefetcher. The scheduler sees it through KvCacheIF and KvIntentIF (kv_cache_if.h).
+//
 // Residency is tracked with counters and per-block state touched only on events (admission,
 // block fill, release, eviction), never by rescanning the decode set per step.
 #include <cstdint>
@@ -217,9 +223,8 @@ class HostControlPlane final : public sc_core::sc_module,
   // Closes the HBM byte-time integral at the end of the run.
   void finish(double now_s) override {
     streamed_.drop_streamed_ahead(now_s);
-    lifecycle_.commands()
-        .path()
-        .settle_all();  // prefetches never read: their transfers still happened
+    // Prefetches never read: their transfers still happened.
+    lifecycle_.commands().path().settle_all();
     integrate(now_s);
   }
 

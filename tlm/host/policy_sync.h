@@ -4,7 +4,7 @@
 // current costs. Spec §M.2.2: policy state changes on scheduler events while the block does not
 // move, and is updated in place; §M.2.4 lists the cost of doing so (atomic updates under
 // concurrent scheduler writes, coherence between the planes, per-transaction link overhead) as
-// open measurements. The control plane decides when a word is sent (control_plane.cpp); this
+// open measurements. The policy plane decides when a word is sent (policy_plane.h); this
 // header says what the word holds and keeps the counts.
 #include <cmath>
 #include <cstdint>

@@ -18,7 +18,7 @@
 
 namespace kvtier {
 
-// What streamed residency asks of the control plane that holds the blocks' books.
+// What streamed residency asks of the part that acts on blocks (BlockLifecycle, block_lifecycle.h).
 class StreamingHostIF {
  public:
   virtual ~StreamingHostIF() = default;
