@@ -249,7 +249,7 @@ const std::vector<KeyMode>& modes() {
                     ? std::string("host.tier_format = bf16, host.recompress_format = none")
                     : std::string("ctrl.compress_gbps = 0");
        }},
-      // control_plane.cpp stored_bytes / controller.cpp bytes_ratio.
+      // tier_store.cpp stored_bytes / controller.cpp bytes_ratio.
       {{"ctrl.fp8_bytes_ratio"},
        "host.tier_format = fp8 or host.recompress_format = fp8",
        [](const PlatformConfig& c, const std::string&) {

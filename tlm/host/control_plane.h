@@ -153,8 +153,6 @@ class HostControlPlane final : public sc_core::sc_module,
   // Tier slots holding a block (of the tier's whole block capacity).
   uint64_t tier_used_blocks() const { return lifecycle_.tier().used(); }
   uint64_t tier_blocks() const { return lifecycle_.tier().blocks(); }
-  // Payload bytes of one tier copy in `format`.
-  uint64_t stored_bytes(kv::Format format) const { return lifecycle_.stored_bytes(format); }
 
   // The request's longest prompt prefix this cache holds now, in whole blocks of positions, with
   // no side effect (nothing referenced, created or moved): positions every layer group of which
