@@ -44,6 +44,9 @@ class DataPlane {
   // The direct burst path (tlm/common/burst_target.h): the targets tier_out and host_out are
   // bound to. An implementation without one keeps its bursts on the sockets.
   virtual void set_burst_targets(BurstTarget* /*tier*/, BurstTarget* /*host*/) {}
+  // A head of a multi-headed device (tier.shared): the index it looks up is `shared`, the
+  // device's one. False: this implementation keeps its own (the RTL engine's is in its SRAM).
+  virtual bool share_index(BlockIndex& /*shared*/) { return false; }
 
   // The engine's figures in stats.json, whichever implementation ran: the `index` group, its
   // transfer-order part of `prefetch`, and `index_organisation`. `config` is the one it was built
@@ -80,6 +83,10 @@ class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
   void wait_for_all() override { ctrl_.resolve_all(); }
   void set_burst_targets(BurstTarget* tier, BurstTarget* host) override {
     ctrl_.set_burst_targets(tier, host);
+  }
+  bool share_index(BlockIndex& shared) override {
+    ctrl_.share_index(shared);
+    return true;
   }
   const DataPlaneController& controller() const { return ctrl_; }
 

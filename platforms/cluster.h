@@ -2,8 +2,8 @@
 // Serving replicas (issue: scale-out). `cluster.replicas = N` serves the workload on N replicas,
 // each a whole platform of its own (GPU and HBM budget, scheduler, host control plane, link,
 // device and a private tier), simulated together in one run. A router sends each request to a
-// replica when it arrives; nothing else passes between replicas (a tier shared by several
-// replicas is not modelled yet: each keeps its own, `tier.*` as for one).
+// replica when it arrives. Each keeps a private tier (`tier.*` as for one), unless tier.shared
+// puts one tier behind a switch for all of them (tlm/pool/).
 //
 // Routers (`cluster.router`). The prompt is all a router knows of a request when it arrives:
 // never its output length.

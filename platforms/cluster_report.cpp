@@ -113,6 +113,49 @@ Fleet fleet_of(const RunResult& r) {
 
 }  // namespace
 
+// cluster.pool: the tier the replicas share (tier.shared), its books and its device.
+void declare_pool_stats(StatGroup& cluster, const RunResult& r) {
+  const std::string meaning =
+      "the tier every replica shares (tier.shared): its copies, who found and held them, and the "
+      "device behind the switch";
+  if (!r.shared_tier) {
+    cluster.add("pool", nullptr, "group", meaning + "; null: each replica has a private tier");
+    return;
+  }
+  StatGroup g = cluster.group("pool", meaning);
+  const TierPool& books = *r.shared_tier->books;
+  const PoolStats& s = books.stats();
+  g.add("slots", books.store().blocks(), "blocks",
+        "the pool's capacity in blocks (tier.capacity_gib)");
+  g.add("used_at_end", books.store().used(), "blocks",
+        "slots holding a copy at the end of the run");
+  g.add("peak_used", s.peak_used, "blocks", "most slots holding a copy at once");
+  g.add("stored", s.stored, "copies", "copies a replica's DEMOTE stored");
+  g.add("held_again", s.held_again, "evictions",
+        "evictions that held the copy another replica had stored instead of storing one "
+        "(write-once across replicas)");
+  g.add("found", s.found, "blocks",
+        "blocks an admission found in the pool without holding a copy of its own");
+  g.add("found_foreign", s.found_foreign, "blocks",
+        "of those, copies another replica had stored (cross-replica hits)");
+  g.add("refused_tenant", s.refused_tenant, "blocks",
+        "look-ups and evictions refused a copy of another tenant that was not shareable (the "
+        "index's tenant rule across replicas)");
+  g.add("refused_unwritten", s.refused_unwritten, "blocks",
+        "look-ups and evictions refused a copy whose DEMOTE was not yet done");
+  g.add("freed", s.freed, "copies", "copies freed when their last holder let go (one FREE each)");
+  g.add("reclaimed", s.reclaimed, "copies", "copies reclaimed to make room when the pool was full");
+  g.add("reclaimed_held_elsewhere", s.reclaimed_held_elsewhere, "copies",
+        "of those, copies another replica than the reclaiming one held too");
+  r.shared_tier->device->declare_stats(
+      g, r.replicas.empty() ? 0.0 : [&] {
+        double end = 0.0;
+        for (const auto& p : r.replicas)
+          if (p) end = std::max(end, p->scheduler().stats().end_s);
+        return end;
+      }());
+}
+
 nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions& options) {
   nlohmann::ordered_json report, about;
   StatGroup run(report, about);
@@ -199,6 +242,7 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
             "replicas offered more requests per second than their serving ceiling");
   fleet.add("qos_replicas", f.qos, "replicas", "replicas with a tenant below the QoS goal");
   fleet.add("verdict", f.verdict(), "text", "the fleet's verdict line, from the figures above");
+  declare_pool_stats(cluster, r);
   // One entry per replica, under cluster.per_replica and (the same) under the top level's
   // `replicas`.
   auto per_replica = [&](StatGroup list) {
@@ -294,6 +338,14 @@ std::string format_cluster_summary(const RunResult& r) {
   os << "\n";
   os << "(latencies of the cluster row are over every replica's requests; each replica's "
         "figures, constraints and verdict are in replica-K/stats.json)\n";
+  if (r.shared_tier) {
+    const PoolStats& s = r.shared_tier->books->stats();
+    os << "shared tier: " << s.stored << " copies stored, " << s.held_again
+       << " evictions held another replica's copy, " << s.found_foreign
+       << " blocks found that another replica stored, " << s.refused_tenant
+       << " refused by the tenant rule, " << s.reclaimed << " reclaimed (peak " << s.peak_used
+       << " of " << r.shared_tier->books->store().blocks() << " slots)\n";
+  }
   const Fleet fleet = fleet_of(r);
   os << "fleet: " << fleet.verdict() << "\n";
   for (uint32_t k = 0; k < r.config.cluster.replicas; ++k)

@@ -52,7 +52,7 @@ uint64_t block_bytes(const PlatformConfig& c, const workload::ModelDescriptor& m
 }
 
 Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
-                   const workload::Workload& workload)
+                   const workload::Workload& workload, SharedTier* shared)
     : sc_core::sc_module(name),
       config_(config),
       workload_(workload),
@@ -65,6 +65,7 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   hbm_contention_ = std::make_unique<HbmContention>(*hbm_, hbm_achievable_bytes_per_s(config.hbm));
   cost_.attach_hbm(hbm_contention_.get());
   tier_ = make_tier_dram("tier", config.tier);
+  shared_ = shared;
   link_ = std::make_unique<Link>("link", make_link_protocol(config.link));
   link_->set_root_complex_dma(config.link.root_complex_dma_gbps);
   ctrl_ = make_data_plane("ctrl", config.ctrl);
@@ -87,6 +88,12 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   host_ = std::make_unique<HostControlPlane>("host", host_config, config.ctrl.ring_entries,
                                              block_bytes_, budget_blocks, groups_, kv_base,
                                              tier_blocks, ctrl_->cycle().to_seconds());
+  if (shared) {
+    host_->join_pool(*shared->books);
+    if (!ctrl_->share_index(shared->device->index()))
+      throw ConfigError("tier.shared: ctrl.impl = " + ctrl_->implementation() +
+                        " keeps its own index, which a shared tier cannot use");
+  }
   host_->set_host_copy_time([copy = HostCopyModel(config.host_copy)](uint64_t bytes, bool batched) {
     return copy.copy_time_s(bytes, batched);
   });
@@ -99,6 +106,7 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   SchedConfig sched_config = config.sched;
   sched_config.max_model_len = effective_max_model_len(config);
   sched_config.max_sim_s = config.sim.max_sim_s;
+  sched_config.lockstep = shared != nullptr;
   sched_ = std::make_unique<Scheduler>(
       "sched", sched_config, workload,
       KvCacheParts{*host_, *host_, host_->streamed_residency(), config.host.decode_residency},
@@ -122,9 +130,19 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
     checkers_.back()->out.bind(target);
   };
   connect(host_->mmio_out, link_->host_in, "host.mmio_out -> link.host_in");
-  connect(link_->device_out, ctrl_->mmio_in(), "link.device_out -> ctrl.mmio_in");
-  connect(ctrl_->tier_out(), tier_->in, "ctrl.tier_out -> tier.in");
-  connect(ctrl_->host_out(), link_->device_in, "ctrl.host_out -> link.device_in");
+  if (shared) {
+    // A shared tier's device is behind a switch, which every message crosses.
+    switch_hop_ = std::make_unique<SwitchHop>("switch", config.switch_config.latency_ns);
+    connect(link_->device_out, switch_hop_->down_in, "link.device_out -> switch.down_in");
+    connect(switch_hop_->down_out, ctrl_->mmio_in(), "switch.down_out -> ctrl.mmio_in");
+    connect(ctrl_->host_out(), switch_hop_->up_in, "ctrl.host_out -> switch.up_in");
+    connect(switch_hop_->up_out, link_->device_in, "switch.up_out -> link.device_in");
+    connect(ctrl_->tier_out(), tier_->in, "ctrl.tier_out -> tier.in");
+  } else {
+    connect(link_->device_out, ctrl_->mmio_in(), "link.device_out -> ctrl.mmio_in");
+    connect(ctrl_->tier_out(), tier_->in, "ctrl.tier_out -> tier.in");
+    connect(ctrl_->host_out(), link_->device_in, "ctrl.host_out -> link.device_in");
+  }
   connect(link_->host_out, host_bus_->in, "link.host_out -> host_bus.in");
   // DMA bursts take the direct path along the same bindings (ctrl.burst_path = direct), unless
   // the protocol checkers are to see every transaction.
@@ -134,7 +152,9 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   connect(host_bus_->out, hbm_->in, "host_bus.out -> hbm.in");
   if (direct_bursts) {
     link_->set_host_side(host_bus_.get());
-    ctrl_->set_burst_targets(tier_.get(), link_.get());
+    if (shared)  // the device's DRAM, and its port on the switch before this replica's link
+      ctrl_->set_burst_targets(&shared->device->dram(), &shared->device->head(*link_));
+    else ctrl_->set_burst_targets(tier_.get(), link_.get());
   }
   host_bus_->add_window(addr::kHostMemBase, addr::kHostMemSize);
   connect(host_bus_->out, host_->completion_in, "host_bus.out -> host.completion_in");

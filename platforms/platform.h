@@ -22,6 +22,8 @@
 #include "tlm/link/link.h"
 #include "tlm/mem/hbm_contention.h"
 #include "tlm/mem/memory_target.h"
+#include "tlm/pool/shared_tier.h"
+#include "tlm/pool/switch_hop.h"
 #include "tlm/sched/decode_cost_model.h"
 #include "tlm/sched/scheduler.h"
 #include "workloads/model.h"
@@ -45,8 +47,9 @@ inline constexpr const char* kProvenanceMeaning =
 
 class Platform : public sc_core::sc_module {
  public:
+  // `shared`: the tier this replica shares with others (tier.shared), or null for a private one.
   Platform(sc_core::sc_module_name name, const PlatformConfig& config,
-           const workload::Workload& workload);
+           const workload::Workload& workload, SharedTier* shared = nullptr);
 
   bool finished() const { return sched_->done(); }
   // Every metric in report order; wall_time_s is the caller's measurement.
@@ -99,7 +102,9 @@ class Platform : public sc_core::sc_module {
   DecodeCostModel cost_;
   std::unique_ptr<MemoryTarget> hbm_;
   std::unique_ptr<HbmContention> hbm_contention_;
-  std::unique_ptr<MemoryTarget> tier_;
+  std::unique_ptr<MemoryTarget> tier_;  // a private tier (with a shared one: bound, never used)
+  SharedTier* shared_;
+  std::unique_ptr<SwitchHop> switch_hop_;    // a shared tier's switch, for this replica's messages
   std::unique_ptr<MemoryTarget> host_dram_;  // the index's table (ctrl.index_org = host) only
   std::unique_ptr<Link> link_;
   std::unique_ptr<DataPlane> ctrl_;  // ctrl.impl: the TLM model or the RTL engine

@@ -54,6 +54,7 @@ KeyRegistry declare_all(PlatformConfig& c) {
   declare_keys(r, c.workload);
   declare_sim_keys(r, c.sim);
   declare_keys(r, c.cluster);
+  declare_keys(r, c.switch_config);
   return r;
 }
 
@@ -237,6 +238,34 @@ struct Loader {
   }
 };
 
+// tier.shared: what a shared tier is modelled with, and what it is not (yet).
+void validate_shared_tier(const PlatformConfig& c, const std::string& src) {
+  if (!c.tier.shared) return;
+  auto refuse = [&](const std::string& why) {
+    throw ConfigError(src + ": key 'tier.shared' = true: " + why);
+  };
+  if (c.cluster.replicas + 1 > c.switch_config.ports)
+    refuse("cluster.replicas = " + std::to_string(c.cluster.replicas) +
+           " host links and the pool device's port need " + std::to_string(c.cluster.replicas + 1) +
+           " switch ports, switch.ports = " + std::to_string(c.switch_config.ports));
+  if (c.ctrl.impl != DataPlaneImpl::Tlm)
+    refuse("the RTL engine has one host port and its own index (ctrl.impl = tlm only)");
+  if (c.ctrl.index_org != IndexOrg::Full)
+    refuse("the shared index is a full SRAM index (ctrl.index_org = full; now " +
+           std::string(name_of(c.ctrl.index_org)) + ")");
+  if (c.ctrl.burst_path != BurstPath::Direct || c.sim.check_tlm_protocol)
+    refuse(
+        "the device's heads reach the shared DRAM and port by direct bursts "
+        "(ctrl.burst_path = direct, sim.check_tlm_protocol = false)");
+  if (c.host.dma != HostDma::Device)
+    refuse("copies are moved by the device's DMA (host.dma = device; now " +
+           std::string(name_of(c.host.dma)) + ")");
+  if (c.host.recompress_format != Recompress::None)
+    refuse(
+        "a copy several replicas hold is never rewritten in place (host.recompress_format = "
+        "none)");
+}
+
 void validate(const PlatformConfig& c, const LoadChecks& checks) {
   const std::string& src = c.source;
   const workload::ModelDescriptor& m = c.model_shape;
@@ -325,6 +354,7 @@ void validate(const PlatformConfig& c, const LoadChecks& checks) {
     if (gbps != 0 && gbps < 0.1)
       throw ConfigError(src + ": key '" + key + "' = " + format_number(gbps) +
                         " must be 0 (tier.bw_gbps alone) or at least 0.1 GB/s");
+  validate_shared_tier(c, src);
   validate_host_config(c.host, src);
   validate_sched_config(c.sched, src);
   const double hbm_blocks = c.hbm.kv_budget_gib * gib / block_bytes;

@@ -19,6 +19,7 @@
 #include "tlm/common/config.h"
 #include "tlm/common/key_registry.h"  // ConfigError
 #include "tlm/link/host_copy_model.h"
+#include "tlm/pool/switch_config.h"
 #include "workloads/model.h"
 #include "workloads/workload_config.h"
 
@@ -52,6 +53,7 @@ struct PlatformConfig {
   WorkloadSection workload;
   SimConfig sim;
   ClusterConfig cluster;  // serving replicas (platforms/cluster.h)
+  SwitchConfig switch_config;  // [switch]: in front of a shared tier (tier.shared)
   // The served model's shapes: model.config's file, or the built-in model.name (set on loading).
   workload::ModelDescriptor model_shape;
 };

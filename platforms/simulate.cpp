@@ -102,6 +102,15 @@ RunResult simulate(const RunOptions& options) {
   if (const std::string w = overload_warning(r.config, offered_load(*r.workload), replicas);
       !w.empty())
     std::cerr << "kvtier: warning: " << w << "\n";
+  if (r.config.tier.shared) {
+    const uint64_t bytes = block_bytes(r.config, r.config.model_shape);
+    HostConfig host = r.config.host;  // the copies' formats are the compression engine's
+    host.fp8_bytes_ratio = r.config.ctrl.fp8_bytes_ratio;
+    host.int4_bytes_ratio = r.config.ctrl.int4_bytes_ratio;
+    r.shared_tier = make_shared_tier(
+        static_cast<uint64_t>(r.config.tier.capacity_gib * 1024.0 * 1024.0 * 1024.0) / bytes, bytes,
+        host, r.config.tier, r.config.ctrl, r.config.switch_config, r.config.link);
+  }
   if (replicas > 1) {
     if (!options.allow_cluster)
       throw ConfigError("cluster.replicas = " + std::to_string(replicas) +
@@ -110,7 +119,7 @@ RunResult simulate(const RunOptions& options) {
     r.replicas.resize(replicas);
     auto build = [&](uint32_t k) {
       r.replicas[k] = std::make_unique<Platform>(("replica" + std::to_string(k)).c_str(), r.config,
-                                                 r.routing->parts[k]);
+                                                 r.routing->parts[k], r.shared_tier.get());
     };
     if (routes_at_arrival(r.config.cluster.router)) {
       // Every replica is built with an empty request list that the router fills at arrivals.
@@ -130,7 +139,7 @@ RunResult simulate(const RunOptions& options) {
         if (!r.routing->parts[k].requests.empty()) build(k);
     }
   } else {
-    r.platform = std::make_unique<Platform>("platform", r.config, *r.workload);
+    r.platform = std::make_unique<Platform>("platform", r.config, *r.workload, r.shared_tier.get());
   }
   if (!options.timeline.empty()) {
     r.trace = std::make_unique<TraceEventLog>(options.timeline_start_s, options.timeline_end_s);

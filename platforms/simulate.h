@@ -53,6 +53,8 @@ struct RunResult {
   PlatformConfig config;
   std::unique_ptr<workload::Workload> workload;
   std::string workload_spec;           // the spec the run loaded, options included
+  // tier.shared: the tier every replica shares (built before them, so destroyed after them).
+  std::unique_ptr<SharedTier> shared_tier;
   std::unique_ptr<Platform> platform;  // one replica (cluster.replicas = 1); else null
   // cluster.replicas > 1: how the workload was routed, and one platform per replica (null for a
   // replica a router deciding before the run gave no request; a router deciding at each arrival

@@ -39,7 +39,7 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
                   config.mechanism_bits),
       policy_mask_(config.policy_bits >= 64 ? ~uint64_t{0}
                                             : (uint64_t{1} << config.policy_bits) - 1),
-      index_(config.index_sets, config.index_ways, config.key_tag_bits),
+      own_index_(config.index_sets, config.index_ways, config.key_tag_bits),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       issued_(config.desc_queue_depth),
       pipeline_(config.index_read_cycles),
@@ -66,7 +66,7 @@ void DataPlaneController::set_trace(TraceEventLog* trace) {
 }
 
 double DataPlaneController::footprint_mm2() const {
-  const double mib = static_cast<double>(index_.capacity()) * entry_bits_ / (1024.0 * 1024.0);
+  const double mib = static_cast<double>(index_->capacity()) * entry_bits_ / (1024.0 * 1024.0);
   return mib / config_.sram_mib_per_mm2;
 }
 
@@ -106,9 +106,9 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
     // Each command's index set is hinted a few commands ahead of its lookup (a per-layer run's
     // index image is tens of MiB, read at random): the misses overlap.
     constexpr size_t kHintAhead = 8;
-    for (size_t k = 0; k < std::min(kHintAhead, batch.size()); ++k) index_.prefetch(batch[k].key);
+    for (size_t k = 0; k < std::min(kHintAhead, batch.size()); ++k) index_->prefetch(batch[k].key);
     auto hint_after = [&](size_t k) {
-      if (k + kHintAhead < batch.size()) index_.prefetch(batch[k + kHintAhead].key);
+      if (k + kHintAhead < batch.size()) index_->prefetch(batch[k + kHintAhead].key);
     };
     // Ring order unless deadlines can change something: they differ, a transfer is held, or one
     // may be held.
@@ -307,7 +307,7 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d,
   // candidate until none moves it finds the first such cycle.
   const sc_core::sc_time unbounded = std::max(in_fifo, lookup_.busy_until());
   const sc_core::sc_time latency = config_.index_read_cycles * cycle_;
-  const uint32_t set = index_.set_of(d.key);
+  const uint32_t set = index_->set_of(d.key);
   const size_t in_pipeline =
       static_cast<size_t>(std::min<uint64_t>(issued_count_, pipeline_.size()));
   sc_core::sc_time a = unbounded;
@@ -396,8 +396,8 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
   Completion& c = w.c;
   c.tag = d.tag;
   c.status = Status::OK;
-  const auto slot = index_.find(d.key);
-  IndexEntry* e = slot ? &index_.at(*slot) : nullptr;
+  const auto slot = index_->find(d.key);
+  IndexEntry* e = slot ? &index_->at(*slot) : nullptr;
   const bool foreign = e && e->tenant != d.tenant;
   // Tenant rule: PROMOTE, QUERY and DEMOTE see another tenant's entry only when it is shareable.
   const bool read_visible = e && (!foreign || e->shareable);
@@ -435,10 +435,10 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
         else
           c.flags |= static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP),
               ++stats_.write_once_skips;
-      } else if (const auto free = index_.free_slot(d.key)) {
+      } else if (const auto free = index_->free_slot(d.key)) {
         IndexEntry n;
         n.valid = true;
-        n.tag = index_.tag_of(d.key);
+        n.tag = index_->tag_of(d.key);
         n.tenant = d.tenant;
         n.shareable = (d.flags & static_cast<uint8_t>(cmdset::DescFlag::SHAREABLE)) != 0;
         n.hbm_resident = true;
@@ -449,9 +449,9 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
         n.qos = d.qos;
         n.prio = d.prio;
         n.policy = d.policy;
-        index_.insert(*free, n);
+        index_->insert(*free, n);
         write_through();
-        stats_.peak_index_entries = std::max(stats_.peak_index_entries, index_.valid_entries());
+        stats_.peak_index_entries = std::max(stats_.peak_index_entries, index_->valid_entries());
         move(Opcode::DEMOTE, d.hbm_addr, d.tier_addr, d.length, d.format);
         stats_.bytes_to_tier += d.length;
       } else {
@@ -482,7 +482,7 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
       } else if (d.opcode == Opcode::FREE) {
         if (e->pinned) c.status = Status::PINNED;
         else {
-          index_.erase(*slot);
+          index_->erase(*slot);
           index_cache_.erase(d.key);
           write_through();
         }
@@ -511,7 +511,7 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
   const size_t status_index = static_cast<size_t>(c.status);
   if (status_index < stats_.per_status.size()) ++stats_.per_status[status_index];
   pipeline_[static_cast<size_t>(issued_count_++ % pipeline_.size())] = InPipeline{
-      w.accepted, index_.set_of(d.key), w.move && w.length > 0, d.opcode == Opcode::UPDATE_POLICY};
+      w.accepted, index_->set_of(d.key), w.move && w.length > 0, d.opcode == Opcode::UPDATE_POLICY};
   issued_.push(w.accepted);
   return w;
 }

@@ -113,11 +113,14 @@ class DataPlaneController : public sc_core::sc_module {
   const ControllerStats& stats() const { return stats_; }
   // Records each DMA burst on its engine's track and each block transfer on its link direction.
   void set_trace(TraceEventLog* trace);
-  const BlockIndex& index() const { return index_; }
+  const BlockIndex& index() const { return *index_; }
+  // A multi-headed device (tier.shared): this head looks up and updates `shared`, the one index
+  // of the device's tier, instead of its own (before the run).
+  void share_index(BlockIndex& shared) { index_ = &shared; }
   // SRAM bits of one index entry and of the whole index (spec §M.2.4: footprint).
   uint32_t entry_bits() const { return entry_bits_; }
   double footprint_kib() const {
-    return static_cast<double>(index_.capacity()) * entry_bits_ / 8.0 / 1024.0;
+    return static_cast<double>(index_->capacity()) * entry_bits_ / 8.0 / 1024.0;
   }
   double footprint_mm2() const;
   sc_core::sc_time cycle() const { return cycle_; }
@@ -217,7 +220,8 @@ class DataPlaneController : public sc_core::sc_module {
   const sc_core::sc_time cycle_;
   const uint32_t entry_bits_;
   const uint64_t policy_mask_;  // the bits of a policy word an entry keeps (ctrl.policy_bits)
-  BlockIndex index_;
+  BlockIndex own_index_;
+  BlockIndex* index_ = &own_index_;  // own_index_, or the device's shared one
   std::vector<uint8_t> ring_;
   uint32_t head_ = 0;  // next ring slot to execute
   uint64_t completions_posted_ = 0;

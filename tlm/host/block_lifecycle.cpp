@@ -29,7 +29,8 @@ BlockLifecycle::BlockLifecycle(const HostConfig& config, const KvGeometry& geome
       books_(books),
       slots_(slots),
       stats_(stats),
-      tier_(tier_blocks, geometry.block_bytes, config),
+      own_tier_(tier_blocks, geometry.block_bytes, config),
+      tier_(&own_tier_),
       staging_slots_(std::move(staging_slots)),
       commands_(config, mmio, ring_entries, cycle_s, stats, *this),
       policy_plane_(config.policy_sync, config.dma != HostDma::Host,
@@ -50,7 +51,7 @@ void BlockLifecycle::unpin(HostBlock& b, double now_s) {
     b.streamed_by = 0;
     if (--b.mech.pins == 0) {
       policy_plane_.note(b);
-      if (!b.mech.in_hbm && b.mech.tier_valid) b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
+      if (!b.mech.in_hbm && b.mech.tier_valid) queue_tier_only(b);
     }
     return;
   }
@@ -100,20 +101,93 @@ void BlockLifecycle::free_session_blocks(uint64_t session, const std::vector<uin
 
 void BlockLifecycle::forget(HostBlock& b, double now_s) {
   if (b.mech.tier_valid) {
-    enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, b.id.key, now_s);
-    tier_.give_back(b.mech.tier_slot);
+    if (!pool_.pool) {
+      enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, b.id.key, now_s);
+      tier_->give_back(b.mech.tier_slot);
+    } else if (pool_.pool->release(b.id.key, pool_.member)) {
+      // The copy's last holder: the one FREE (the pool has its slot back).
+      enqueue(descriptor(Opcode::FREE, b), Opcode::FREE, b.id.key, now_s);
+    }
   }
   books_.forget(b);
 }
 
+void BlockLifecycle::join_pool(TierPool& pool) {
+  pool_.pool = &pool;
+  pool_.member = pool.join(*this);
+  tier_ = &pool.store();
+}
+
+BlockLifecycle::PoolHold BlockLifecycle::hold_pool_copy(HostBlock& b, double now_s) {
+  bool refused = false;
+  const PoolCopy* c =
+      pool_.pool->hold_on_eviction(b.id.key, b.owner_tenant, pool_.member, now_s, &refused);
+  if (!c) return refused ? PoolHold::Refused : PoolHold::Absent;
+  // Write-once across replicas: the copy is there, so leaving HBM moves nothing. The device's
+  // entry is its storer's (its tenant owns the commands about it).
+  b.mech.tier_valid = true;
+  b.mech.tier_slot = c->slot;
+  b.mech.format = c->format;
+  b.owner_tenant = c->tenant;
+  ++stats_.pool_held_again;
+  return PoolHold::Held;
+}
+
+bool BlockLifecycle::attach_pool_copy(HostBlock& b, uint16_t tenant, double now_s) {
+  if (!pool_.pool || b.mech.in_hbm || b.mech.tier_valid || b.mech.in_flight) return false;
+  const PoolCopy* c = pool_.pool->readable(b.id.key, tenant, now_s);
+  if (!c) return false;
+  if (c->stored_by != pool_.member) ++stats_.pool_foreign_hits;
+  pool_.pool->hold(b.id.key, pool_.member);
+  b.mech.tier_valid = true;
+  b.mech.tier_slot = c->slot;
+  b.mech.format = c->format;
+  b.owner_tenant = c->tenant;
+  queue_tier_only(b);
+  return true;
+}
+
+void BlockLifecycle::take_tier_slot(HostBlock& b) {
+  if (!pool_.pool) {
+    b.mech.tier_slot = tier_->take();
+    return;
+  }
+  b.mech.tier_slot = pool_.pool
+                         ->store_copy(b.id.key, tier_->copy_format(), b.owner_tenant,
+                                      b.multi_session, pool_.member)
+                         .slot;
+}
+
+void BlockLifecycle::queue_tier_only(HostBlock& b) {
+  if (pool_.pool) pool_.pool->queue_for_reclaim(b.id.key);
+  else b.tier_epoch = tier_->queue_for_reclaim(b.id.key);
+}
+
+bool BlockLifecycle::needs_copy(uint64_t key) const {
+  const HostBlock* b = books_.find(key);
+  return b && (b->mech.in_hbm || b->mech.pins || b->mech.in_flight || b->streamed_by);
+}
+
+void BlockLifecycle::copy_reclaimed(uint64_t key) {
+  // Tier-only and idle (the pool asked needs_copy() first): the block leaves the books, as a
+  // private tier's reclaim makes it do, without a FREE of its own.
+  if (HostBlock* b = books_.find(key); b && b->mech.tier_valid) {
+    b->mech.tier_valid = false;
+    books_.forget(*b);
+  }
+}
+
 bool BlockLifecycle::move_to_tier(HostBlock& b, double now_s) {
+  const PoolHold held =
+      !b.mech.tier_valid && pool_.pool ? hold_pool_copy(b, now_s) : PoolHold::Absent;
+  if (held == PoolHold::Refused) return false;
   if (!b.mech.tier_valid) {
-    if (tier_.full()) reclaim_tier_slot(now_s);
-    if (tier_.full()) return false;
-    b.mech.tier_slot = tier_.take();
+    if (tier_->full()) reclaim_tier_slot(now_s);
+    if (tier_->full()) return false;
+    take_tier_slot(b);
     b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
     b.mech.in_flight = true;
-    b.mech.format = tier_.copy_format();
+    b.mech.format = tier_->copy_format();
     demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
     enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
   } else {
@@ -134,7 +208,27 @@ bool BlockLifecycle::reclaim_tier_slot(double now_s) {
   // Queued demotions finish (and stop being in flight) once posted.
   if (!commands_.path().idle()) flush(now_s);
   uint64_t key = 0, epoch = 0;
-  while (tier_.next_reclaim_candidate(&key, &epoch)) {
+  if (pool_.pool) {
+    PoolCopy copy;
+    if (!pool_.pool->reclaim(pool_.member, &key, &copy)) return false;
+    ++stats_.tier_evictions;
+    // The one FREE, in the name of the copy's owner; this replica's own block of it, if any,
+    // leaves the books (the other holders' blocks have left theirs).
+    cmdset::Descriptor d;
+    d.opcode = Opcode::FREE;
+    d.key = key;
+    d.tenant = copy.tenant;
+    d.tier_addr = copy.slot * geometry_.block_bytes;
+    d.length = static_cast<uint32_t>(stored_bytes(copy.format));
+    d.format = wire_format(copy.format);
+    enqueue(d, Opcode::FREE, key, now_s);
+    if (HostBlock* b = books_.find(key); b && b->mech.tier_valid) {
+      b->mech.tier_valid = false;
+      books_.forget(*b);
+    }
+    return true;
+  }
+  while (tier_->next_reclaim_candidate(&key, &epoch)) {
     HostBlock* found = books_.find(key);
     if (!found) continue;
     HostBlock& v = *found;
@@ -175,31 +269,38 @@ double BlockLifecycle::make_room(uint64_t slots, double now_s) {
     b.prefetched_unused = false;  // fetched and never used
     policy_plane_.note(b);        // idle, and its reuse score gone unless persistent
     slots_.give_back(b.hbm_slot);
+    // In a pool, a copy another replica stored is held instead of stored again.
+    const PoolHold held =
+        !b.mech.tier_valid && pool_.pool ? hold_pool_copy(b, now_s) : PoolHold::Absent;
+    const bool refused = held == PoolHold::Refused;
     // The tier is finite too: when it is full, the copy of the block that left HBM longest
     // ago is freed to make room (never a pinned or in-flight one).
-    if (!b.mech.tier_valid && tier_.full()) reclaim_tier_slot(now_s);
-    if (b.mech.tier_valid || !tier_.full()) b.tier_epoch = tier_.queue_for_reclaim(b.id.key);
+    if (!b.mech.tier_valid && !refused && tier_->full()) reclaim_tier_slot(now_s);
+    if (b.mech.tier_valid || (!refused && !tier_->full())) queue_tier_only(b);
     if (b.mech.tier_valid) {
       // Write-once: the tier copy is still valid, so eviction moves nothing (spec §M.1).
       enqueue(descriptor(Opcode::DISCARD, b), Opcode::DISCARD, b.id.key, now_s);
       ++stats_.discards;
-      if (tier_.recompresses(b.mech.format)) {
+      if (tier_->recompresses(b.mech.format)) {
         // The RECOMPRESS policy: the block went cold again; re-quantise its tier copy in place.
         // This rewrites payload and breaks write-once for exactly this block (spec §M.1).
-        b.mech.format = tier_.recompress_format();
+        b.mech.format = tier_->recompress_format();
         // Nothing waits for the rewrite: a deadline-ordered engine may hold it.
         cmdset::Descriptor d = descriptor(Opcode::RECOMPRESS, b);
         d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
         enqueue(d, Opcode::RECOMPRESS, b, now_s);
       }
-    } else if (!tier_.full()) {
-      b.mech.tier_slot = tier_.take();
+    } else if (!refused && !tier_->full()) {
+      take_tier_slot(b);
       b.mech.tier_valid = true;  // corrected if the device answers NO_SPACE
       b.mech.in_flight = true;
-      b.mech.format = tier_.copy_format();  // the control plane's choice of representation
+      b.mech.format = tier_->copy_format();  // the control plane's choice of representation
+      if (pool_.pool) queue_tier_only(b);    // its entry in the pool exists only now
       demand(DemandDirection::ToTier, now_s, static_cast<double>(stored_bytes(b.mech.format)));
       enqueue(room_demotion(b, now_s), Opcode::DEMOTE, b, now_s);
       demoted = true;
+    } else if (refused) {
+      ++stats_.pool_no_copy;  // lost: its copy in the pool is unwritten or another tenant's
     } else {
       ++stats_.dropped_no_tier_space;  // lost: the next reference recomputes it
     }
@@ -288,6 +389,7 @@ void BlockLifecycle::demoted(const Command& c, double done_s) {
   b.mech.in_flight = false;
   ++stats_.demotions;
   stats_.demoted_bytes += stored_bytes(b.mech.format);
+  if (pool_.pool) pool_.pool->written(b.id.key, done_s);
   books_.ledger().demotion(b.moves);
   last_demotion_done_s_ = std::max(last_demotion_done_s_, done_s);
 }
@@ -297,7 +399,8 @@ void BlockLifecycle::demotion_refused(const Command& c) {
   HostBlock& b = block_of(c);
   b.mech.in_flight = false;
   b.mech.tier_valid = false;
-  tier_.give_back(b.mech.tier_slot);
+  if (pool_.pool) pool_.pool->refused(b.id.key);
+  else tier_->give_back(b.mech.tier_slot);
   ++stats_.dropped_index_full;
 }
 

@@ -25,10 +25,11 @@
 #include "tlm/host/policy_plane.h"
 #include "tlm/host/streamed_residency_books.h"
 #include "tlm/host/tier_store.h"
+#include "tlm/pool/tier_pool.h"
 
 namespace kvtier {
 
-class BlockLifecycle final : public StreamingHostIF, private CommandOutcomes {
+class BlockLifecycle final : public StreamingHostIF, public PoolMemberIF, private CommandOutcomes {
  public:
   // `mmio`: where descriptors and doorbells go (host.dma = device); `tier_blocks`: the tier's
   // capacity in blocks; `staging_slots`: HBM slots streamed residency holds for staging now
@@ -59,6 +60,10 @@ class BlockLifecycle final : public StreamingHostIF, private CommandOutcomes {
   double make_room(uint64_t slots, double now_s) override;
   void integrate(double now_s) override { slots_.integrate(now_s); }
   bool move_to_tier(HostBlock& b, double now_s) override;
+  bool tier_refuses(const HostBlock& b, double now_s) const override {
+    return pool_.pool && !b.mech.tier_valid && pool_.pool->find(b.id.key) &&
+           !pool_.pool->visible(b.id.key, b.owner_tenant, now_s);
+  }
   // `b` takes a free HBM slot and is promoted from its tier copy: due `deadline_s` at priority
   // `prio` (`deferrable`: nothing reads it before its request is admitted).
   void promote(HostBlock& b, double deadline_s, uint16_t prio, bool deferrable, double now_s);
@@ -74,11 +79,26 @@ class BlockLifecycle final : public StreamingHostIF, private CommandOutcomes {
   // Writes the queued descriptors (with the policy plane's updates) and rings the doorbell at
   // `at_s`; completions come back before it returns (loosely timed: their times lie ahead).
   void flush(double at_s) override;
-  uint64_t stored_bytes(kv::Format format) const override { return tier_.stored_bytes(format); }
+  uint64_t stored_bytes(kv::Format format) const override { return tier_->stored_bytes(format); }
+
+  // ---- A tier shared by several replicas (tier.shared; tlm/pool/tier_pool.h) ----
+  // This replica's blocks keep their tier copies in `pool` from now on (before the run).
+  void join_pool(TierPool& pool);
+  bool pooled() const { return pool_.pool != nullptr; }
+  // A block the admission reads with no copy of its own takes the pool's copy that `tenant`
+  // may read, if one is there; true when it did.
+  bool attach_pool_copy(HostBlock& b, uint16_t tenant, double now_s);
+  // Whether the pool holds a copy of `key` that `tenant` may read at `now_s` (no pool: false).
+  bool pool_serves(uint64_t key, uint16_t tenant, double now_s) const {
+    return pool_.pool && pool_.pool->visible(key, tenant, now_s);
+  }
+  // PoolMemberIF: what the pool asks a holder when it reclaims a copy.
+  bool needs_copy(uint64_t key) const override;
+  void copy_reclaimed(uint64_t key) override;
 
   CommandPaths& commands() { return commands_; }
   PolicyPlane& policy_plane() { return policy_plane_; }
-  const TierStore& tier() const { return tier_; }
+  const TierStore& tier() const { return *tier_; }
   // SUSTAINABILITY is fed from here: every transfer's payload at the time it is decided.
   void report_demand_to(SustainabilityConstraint& sustainability) {
     sustainability_ = &sustainability;
@@ -104,8 +124,18 @@ class BlockLifecycle final : public StreamingHostIF, private CommandOutcomes {
   cmdset::Descriptor room_demotion(const HostBlock& b, double now_s) const;
   // Frees the tier copy of the tier-only block that left HBM longest ago; false if none can go.
   bool reclaim_tier_slot(double now_s);
-  // Drops a block from the books: FREE of its tier copy (if any), ledger, policy state, entry.
+  // Drops a block from the books: FREE of its tier copy (if any, and with a pool if it was the
+  // copy's last holder), ledger, policy state, entry.
   void forget(HostBlock& b, double now_s);
+  // A block leaving HBM with no copy of its own, in a pool: it holds the copy another replica
+  // stored (Held), may keep none (Refused: that copy is unwritten or another tenant's), or must
+  // store one (Absent).
+  enum class PoolHold { Held, Refused, Absent };
+  PoolHold hold_pool_copy(HostBlock& b, double now_s);
+  // A new tier copy's slot: the private tier's, or a copy entered in the pool.
+  void take_tier_slot(HostBlock& b);
+  // `b` is tier-only now: it joins the tier's (or the pool's) reclaim order.
+  void queue_tier_only(HostBlock& b);
   void demand(DemandDirection d, double t_s, double bytes) {
     if (sustainability_) sustainability_->demand(d, t_s, bytes);
   }
@@ -114,7 +144,12 @@ class BlockLifecycle final : public StreamingHostIF, private CommandOutcomes {
   BlockBooks& books_;
   HbmSlots& slots_;
   HostStats& stats_;
-  TierStore tier_;  // tier slots, the reclaim order, the copies' formats
+  TierStore own_tier_;  // tier slots, the reclaim order, the copies' formats (a private tier)
+  TierStore* tier_;     // own_tier_, or the pool's
+  struct PoolSeat {
+    TierPool* pool = nullptr;  // tier.shared: the pool, and this replica's member number in it
+    uint32_t member = 0;
+  } pool_;
   std::function<uint64_t()> staging_slots_;
   // The command path (host.dma), its CPU and queues; the paths report back here.
   CommandPaths commands_;

@@ -150,7 +150,10 @@ class HostControlPlane final : public sc_core::sc_module,
     admission_.set_trace(trace, trace->track("host", "admission promotions"));
     lifecycle_.set_trace(trace, trace->track("host", "prefetch promotions"));
   }
-  // Tier slots holding a block (of the tier's whole block capacity).
+  // tier.shared: this replica's tier copies live in `pool`, shared with the other replicas that
+  // join it (before the run).
+  void join_pool(TierPool& pool) { lifecycle_.join_pool(pool); }
+  // Tier slots holding a block (of the tier's whole block capacity; a pool's, shared).
   uint64_t tier_used_blocks() const { return lifecycle_.tier().used(); }
   uint64_t tier_blocks() const { return lifecycle_.tier().blocks(); }
 
@@ -173,8 +176,9 @@ class HostControlPlane final : public sc_core::sc_module,
   const HostConfig& config() const { return config_; }
   // The control plane's figures in stats.json (tlm/host/host_stats.h).
   HostStatsReport stats_report() const {
-    return HostStatsReport(stats_, {config_, geometry_.block_bytes, geometry_.layer_groups,
-                                    geometry_.budget_blocks, &books_.ledger()});
+    return HostStatsReport(
+        stats_, {config_, geometry_.block_bytes, geometry_.layer_groups, geometry_.budget_blocks,
+                 &books_.ledger(), lifecycle_.pooled()});
   }
   // The policy state of block `key` (null: none), for tests and reports.
   const kv::BlockPolicy* policy_state(uint64_t key) const {

@@ -32,6 +32,12 @@ struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, Pol
   uint64_t tier_evictions =
       0;  // tier-only blocks FREEd, least recently evicted first, to make tier room
   uint64_t dropped_index_full = 0;
+  // A tier shared by several replicas (tier.shared): blocks found in the pool that another
+  // replica stored, evictions that held another replica's copy instead of storing one, and
+  // evictions that kept no copy (the pool's copy of the key unwritten or another tenant's).
+  uint64_t pool_foreign_hits = 0;
+  uint64_t pool_held_again = 0;
+  uint64_t pool_no_copy = 0;
   uint64_t descriptors = 0;
   uint64_t doorbells = 0;
   uint64_t unique_blocks = 0;  // distinct blocks the computation required (U / M_b)
@@ -73,6 +79,7 @@ class HostStatsReport {
     uint32_t layer_groups = 0;
     uint64_t budget_blocks = 0;                   // the HBM KV budget in blocks
     const kv::WriteOnceLedger* ledger = nullptr;  // demotions per block (spec §M.1)
+    bool pooled = false;                          // the tier is shared (tier.shared)
   };
   HostStatsReport(const HostStats& stats, const Context& context) : h_(stats), c_(context) {}
   // Into the run's top-level group: the reference outcomes (tier_hit_rate, miss_rate) ...

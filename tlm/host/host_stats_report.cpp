@@ -53,6 +53,25 @@ void HostStatsReport::declare_block_stats(StatGroup& g) const {
   g.add("dropped_index_full", h.dropped_index_full, "blocks",
         "demotions the engine refused because the index set was full: no tier copy was made and "
         "the block was lost");
+  // A tier shared by several replicas (tier.shared): what this replica's books did with it.
+  const struct {
+    const char* key;
+    uint64_t value;
+    const char* meaning;
+  } pool[] = {
+      {"pool_foreign_hits", h.pool_foreign_hits,
+       "blocks this replica's admissions found in the shared tier that another replica had "
+       "stored (cross-replica hits)"},
+      {"pool_held_again", h.pool_held_again,
+       "evictions that held the copy another replica had stored instead of storing one "
+       "(write-once across replicas: no DEMOTE)"},
+      {"pool_no_copy", h.pool_no_copy,
+       "evicted blocks that kept no copy: the pool's copy of their key was still being written "
+       "or belonged to another tenant and was not shareable"}};
+  for (const auto& p : pool) {
+    if (c_.pooled) g.add(p.key, p.value, "blocks", p.meaning);
+    else g.add(p.key, nullptr, "blocks", std::string(p.meaning) + "; null: the tier is private");
+  }
   if (c_.config.persistent_policy == PolicyPersistence::Device)
     g.add("policy_states_restored", h.policy_states_restored, "blocks",
           "re-admitted blocks whose policy state the host took back from their device index "

@@ -23,9 +23,13 @@ PromptAdmission::CachedPrefix PromptAdmission::cached_prefix(const workload::Req
         i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
     bool in_hbm = true, cached = true;
     for (uint32_t g = 0; g < geometry_.layer_groups && cached; ++g) {
-      const HostBlock* b = books_.find(geometry_.group_key(pk, g));
+      const uint64_t key = geometry_.group_key(pk, g);
+      const HostBlock* b = books_.find(key);
       in_hbm = in_hbm && b && b->mech.in_hbm;
-      cached = b && (b->mech.in_hbm || b->mech.tier_valid);
+      // A tier shared by several replicas serves what any of them stored (arrival time: what a
+      // router sees when it decides).
+      cached = (b && (b->mech.in_hbm || b->mech.tier_valid)) ||
+               lifecycle_.pool_serves(key, static_cast<uint16_t>(r.tenant), r.arrival_s);
     }
     if (!cached) break;
     hbm_run = hbm_run && in_hbm;
@@ -79,6 +83,8 @@ AdmitResult PromptAdmission::admit(const workload::Request& r, RunningRequest& r
     for (uint32_t g = 0; g < geometry_.layer_groups; ++g) {
       ahead.before(i * geometry_.layer_groups + g);
       HostBlock& b = books_.keyed(geometry_.group_key(pk, g), r.session, i, g, pk, r.tenant);
+      // No copy of its own: another replica's in a shared tier serves it.
+      lifecycle_.attach_pool_copy(b, static_cast<uint16_t>(r.tenant), now_s);
       group_blocks[g] = &b;
       lifecycle_.reference(b, r.tenant, now_s, run.continues, true);
       // A block another request streams is recomputed rather than promoted: promoting it would

@@ -20,6 +20,7 @@ bool StreamedResidencyBooks::spill(uint64_t id, double now_s) {
     if (!b.mech.in_hbm || b.mech.pins != 1 || b.mech.in_flight || b.streamed_by ||
         b.mech.ready_s > now_s)
       continue;
+    if (host_.tier_refuses(b, now_s)) continue;       // a shared tier keeps no copy of it
     if (!host_.move_to_tier(b, now_s)) return false;  // the tier is full of blocks that cannot go
     b.streamed_by = id + 1;
     run.streamed[b.id.layer_group].push_back(b.id.key);

@@ -31,6 +31,9 @@ class StreamingHostIF {
   // copy yet (its tier slot taken now), else discarded; its slot is free and unpinned
   // afterwards. False, having changed nothing, when the tier has no room for it.
   virtual bool move_to_tier(HostBlock& b, double now_s) = 0;
+  // Whether `b` may keep no tier copy at all now: in a shared tier, its key's copy is another
+  // tenant's or still being written (tlm/pool/tier_pool.h). A private tier never refuses.
+  virtual bool tier_refuses(const HostBlock& /*b*/, double /*now_s*/) const { return false; }
   // A command about `b`, filled from its books; queued; the queue posted at `at_s`.
   virtual cmdset::Descriptor descriptor(cmdset::Opcode op, const HostBlock& b) const = 0;
   virtual void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key,

@@ -13,6 +13,10 @@ void declare_keys(KeyRegistry& r, TierConfig& c) {
            "reads and writes share the device, each burst taking bytes / its direction's rate");
   r.number("tier.write_gbps", &c.write_gbps, 0, 1e5,
            "the tier device's peak write rate, GB/s; 0 = tier.bw_gbps alone");
+  r.flag("tier.shared", &c.shared,
+         "one tier shared by every replica of the cluster (cluster.replicas), one device behind a "
+         "switch ([switch]) whose DRAM, index and port the replicas share, and whose copies any "
+         "replica finds by content key; false: a private tier per replica (tier.* each)");
 }
 
 }  // namespace kvtier

@@ -14,6 +14,9 @@ struct TierConfig {
   // (docs/link.md, "The device: banks that saturate and queue").
   double read_gbps = 0.0;
   double write_gbps = 0.0;
+  // One tier shared by every replica of a cluster, behind a switch (tlm/pool/pool_device.h),
+  // instead of a private tier per replica. capacity_gib is then the pool's.
+  bool shared = false;
   // The rate a burst of each direction sees: the lower of the DRAM's and the device's.
   double read_bytes_per_s() const { return direction_bytes_per_s(read_gbps); }
   double write_bytes_per_s() const { return direction_bytes_per_s(write_gbps); }

@@ -62,6 +62,10 @@ struct SchedConfig {
   uint32_t max_model_len = 0;
   // Simulated seconds after which the run stops with an error (sim.max_sim_s; 0: no limit).
   double max_sim_s = 0.0;
+  // Synchronise with the kernel after every step, whatever the quantum (not a key: set where
+  // replicas share a tier, so that each decides at simulated time and their requests reach the
+  // shared device in time order, the same under any quantum; tlm/pool/pool_device.h).
+  bool lockstep = false;
   CostModel cost_model =
       CostModel::Operators;  // layer_overhead_us and prefill_*: two_bandwidth only
   // QoS targets (spec §M.4.3): every tenant gets ttft_target_s / itl_target_s unless

@@ -154,7 +154,7 @@ void Scheduler::run() {
     intent(o.end_s, o.t_step);
 
     qk.inc(seconds(o.end_s - now));
-    if (qk.need_sync()) qk.sync();
+    if (config_.lockstep || qk.need_sync()) qk.sync();
   }
   qk.sync();
   stats_.end_s = to_seconds(sc_core::sc_time_stamp());

@@ -1,0 +1,140 @@
+// A tier shared by two replicas (tier.shared, tlm/pool/): whole cluster runs where a returning
+// turn sent to the other replica finds what its first turn's replica evicted, and where the
+// tenant rule keeps another tenant from it. One simulation per test (SystemC elaborates once per
+// process); the same runs with private tiers are in pool_quantum_check.py, which compares runs.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "platforms/cluster.h"
+#include "platforms/simulate.h"
+#include "tests/tlm/sc_test_main.h"
+
+using namespace kvtier;
+
+namespace {
+
+struct Turn {
+  double arrival_s;
+  int tenant, session, turn, hashed_as, prompt, output, hashes;  // keys (hashed_as << 32) + 1..
+};
+
+std::string trace_file(const std::string& tag, const std::vector<Turn>& turns) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("kvtier_" + tag + "_" + std::to_string(::getpid()) + ".jsonl"))
+                               .string();
+  std::ofstream f(path);
+  f << "{\"kvtier_workload\":1,\"block_tokens\":16,\"tenants\":2,\"source\":\"test\"}\n";
+  for (const Turn& t : turns) {
+    f << "{\"arrival_s\":" << t.arrival_s << ",\"tenant\":" << t.tenant
+      << ",\"session\":" << t.session << ",\"turn\":" << t.turn << ",\"prompt_tokens\":" << t.prompt
+      << ",\"output_tokens\":" << t.output << ",\"prefix_hashes\":[";
+    for (int i = 0; i < t.hashes; ++i) {
+      char hex[17];
+      std::snprintf(
+          hex, sizeof hex, "%016llx",
+          static_cast<unsigned long long>((static_cast<uint64_t>(t.hashed_as) << 32) + i + 1));
+      f << (i ? "," : "") << '"' << hex << '"';
+    }
+    f << "]}\n";
+  }
+  return "native:" + path;
+}
+
+// The pinned preset (5 MiB all-layer blocks of 16 tokens) with an HBM budget of 60 blocks
+// (0.29296875 GiB), round robin over two replicas sharing one tier. Sessions 1 and 2 send
+// 640-token first turns (40 blocks) at 0 and 1 s, to replicas 0 and 1; their blocks stay idle in
+// HBM. At 60 s session 2's second turn (700 tokens, 44 blocks) goes to replica 0: 40 idle + 44
+// new > 60, so replica 0 evicts 40 + 44 - 60 = 24 of session 1's blocks, least recently used
+// first, into the pool (DEMOTE). At 61 s the fourth request goes to replica 1 with session 1's
+// prompt; the 24 copies are written by then.
+RunResult run_pool(const std::string& tag, const Turn& fourth, RunOptions& o) {
+  o.platform = "h200-cxl2-x16-pinned";
+  o.workload = trace_file(tag, {{0.0, 0, 1, 0, 1, 640, 4, 40},
+                                {1.0, 0, 2, 0, 2, 640, 4, 40},
+                                {60.0, 0, 2, 1, 2, 700, 4, 40},
+                                fourth});
+  o.overrides = {"link.protocol=simple",         "cluster.replicas=2",
+                 "cluster.router=round_robin",   "host.session_end=idle",
+                 "hbm.kv_budget_gib=0.29296875", "tier.shared=true"};
+  o.allow_cluster = true;
+  return simulate(o);
+}
+
+}  // namespace
+
+// Session 1's second turn on replica 1 finds the 24 blocks replica 0 evicted: 384 prompt tokens
+// served from the pool (with private tiers, none: RoundRobinSendsAReturningTurnWhereItsPrefixIsNot
+// in cluster_test.cpp, and pool_quantum_check.py on this workload). Replica 1 then evicts 24 of
+// session 2's idle blocks to make room for the 44: the pool stored 48 copies in all.
+TEST(SharedTier, AReturningTurnElsewhereFindsWhatItsFirstReplicaEvicted) {
+  RunOptions o;
+  const RunResult r = run_pool("pool", {61.0, 0, 1, 1, 1, 700, 4, 40}, o);
+  ASSERT_TRUE(r.shared_tier);
+  const nlohmann::ordered_json s = write_cluster_stats(r, o);
+  EXPECT_EQ(s["requests_completed"], 4);
+  EXPECT_EQ(s["cached_prompt_tokens"], 24 * 16);
+  EXPECT_EQ(s["prefill_tokens"], 2 * 640 + 2 * 700 - 24 * 16);
+  const auto& pool = s["cluster"]["pool"];
+  EXPECT_EQ(pool["stored"], 48);
+  EXPECT_EQ(pool["found"], 24);
+  EXPECT_EQ(pool["found_foreign"], 24);
+  EXPECT_EQ(pool["refused_tenant"], 0);
+  EXPECT_EQ(pool["reclaimed"], 0);
+  EXPECT_EQ(pool["peak_used"], 48);
+  const HostStats& h1 = served_replica(r, 1)->host().stats();
+  EXPECT_EQ(h1.pool_foreign_hits, 24u);
+  EXPECT_EQ(h1.tier_hits, 24u);
+  EXPECT_EQ(h1.promotions, 24u);
+  EXPECT_EQ(served_replica(r, 0)->host().stats().pool_foreign_hits, 0u);
+  // Both replicas' heads moved their payload through the one device: 48 demotions and 24
+  // promotions of 5 MiB each crossed its port.
+  const uint64_t block = served_replica(r, 0)->block_bytes();
+  EXPECT_EQ(pool["port_into_device"]["bytes"], 48 * block);
+  EXPECT_EQ(pool["port_out_of_device"]["bytes"], 24 * block);
+  EXPECT_EQ(pool["dram_write_bytes"], 48 * block);
+  EXPECT_EQ(pool["dram_read_bytes"], 24 * block);
+  EXPECT_EQ(pool["index_entries"], 48);
+}
+
+// The same prompt from a tenant-1 session: the copies are tenant 0's and not shareable (one
+// session made them), so the pool refuses all 24 and the request computes its whole prompt.
+TEST(SharedTier, AnotherTenantsPrivateCopiesAreNotServedAcrossReplicas) {
+  RunOptions o;
+  const RunResult r = run_pool("pool_tenant", {61.0, 1, 3, 0, 1, 700, 4, 40}, o);
+  const nlohmann::ordered_json s = write_cluster_stats(r, o);
+  EXPECT_EQ(s["requests_completed"], 4);
+  EXPECT_EQ(s["cached_prompt_tokens"], 0);
+  EXPECT_EQ(s["prefill_tokens"], 2 * 640 + 2 * 700);
+  const auto& pool = s["cluster"]["pool"];
+  EXPECT_EQ(pool["refused_tenant"], 24);
+  EXPECT_EQ(pool["found"], 0);
+  EXPECT_EQ(served_replica(r, 1)->host().stats().tier_hits, 0u);
+}
+
+// A shared tier is refused where it is not modelled, naming the key and why.
+TEST(SharedTier, IsRefusedWithTheRtlEngineOrTooFewSwitchPorts) {
+  for (const auto& [set, says] : std::vector<std::pair<std::string, std::string>>{
+           {"ctrl.impl=rtl", "ctrl.impl = tlm only"},
+           {"switch.ports=2", "need 3 switch ports"},
+           {"host.recompress_format=int4", "host.recompress_format = none"}}) {
+    RunOptions o;
+    o.overrides = {"cluster.replicas=2", "tier.shared=true", set};
+    o.allow_cluster = true;
+    try {
+      simulate(o);
+      ADD_FAILURE() << set << ": a shared tier ran";
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("tier.shared"), std::string::npos) << what;
+      EXPECT_NE(what.find(says), std::string::npos) << what;
+    }
+  }
+}
+
+KVTIER_SC_TEST_MAIN()

@@ -1,0 +1,133 @@
+// The books of a tier shared by several replicas (tlm/pool/tier_pool.h) against hand counts:
+// write-once across replicas, the tenant rule, unwritten copies, the last holder's FREE, and a
+// reclaim that asks every holder.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <set>
+
+#include "tlm/pool/tier_pool.h"
+
+using namespace kvtier;
+
+namespace {
+
+// A replica as the pool sees it: the keys it still needs, and the keys it was told are gone.
+struct FakeMember final : PoolMemberIF {
+  std::set<uint64_t> needed, gone;
+  bool needs_copy(uint64_t key) const override { return needed.count(key) > 0; }
+  void copy_reclaimed(uint64_t key) override { gone.insert(key); }
+};
+
+HostConfig host() { return HostConfig{}; }
+
+}  // namespace
+
+// Replica 0 stores key 7 (tenant 0); until its DEMOTE is done at 2 s nobody may read or hold it.
+// Replica 1 then finds it (a cross-replica hit) and, evicting its own block of key 7 later,
+// holds the same copy instead of storing another: one slot for two holders.
+TEST(TierPool, ACopyIsStoredOnceAndReadByAnotherReplicaOnceWritten) {
+  TierPool pool(4, 1024, host());
+  FakeMember a, b;
+  const uint32_t ra = pool.join(a), rb = pool.join(b);
+  EXPECT_EQ(ra, 0u);
+  EXPECT_EQ(rb, 1u);
+  const PoolCopy& c = pool.store_copy(7, kv::Format::Bf16, 0, false, ra);
+  EXPECT_EQ(c.slot, 0u);  // the lowest slot first
+  EXPECT_EQ(pool.store().used(), 1u);
+  EXPECT_EQ(pool.readable(7, 0, 1.0), nullptr);  // DEMOTE not done: ready time unknown
+  pool.written(7, 2.0);
+  EXPECT_EQ(pool.readable(7, 0, 1.5), nullptr);  // done only at 2 s
+  EXPECT_EQ(pool.stats().refused_unwritten, 2u);
+  ASSERT_NE(pool.readable(7, 0, 2.0), nullptr);
+  pool.hold(7, rb);
+  EXPECT_EQ(pool.stats().found, 1u);
+  EXPECT_EQ(pool.stats().found_foreign, 1u);
+  bool refused = true;
+  const PoolCopy* held = pool.hold_on_eviction(7, 0, rb, 3.0, &refused);
+  ASSERT_NE(held, nullptr);
+  EXPECT_FALSE(refused);
+  EXPECT_EQ(held->slot, 0u);
+  EXPECT_EQ(held->holders, 0b11u);
+  EXPECT_EQ(pool.store().used(), 1u);  // still one copy
+  // A key nobody stored: the evicting replica must store it.
+  EXPECT_EQ(pool.hold_on_eviction(8, 0, rb, 3.0, &refused), nullptr);
+  EXPECT_FALSE(refused);
+}
+
+// Tenant 0's private copy is neither read nor held by tenant 1; a shareable one is.
+TEST(TierPool, AnotherTenantsPrivateCopyIsNeverServed) {
+  TierPool pool(4, 1024, host());
+  FakeMember a, b;
+  const uint32_t ra = pool.join(a), rb = pool.join(b);
+  pool.store_copy(1, kv::Format::Bf16, 0, false, ra);
+  pool.store_copy(2, kv::Format::Bf16, 0, true, ra);
+  pool.written(1, 0.0);
+  pool.written(2, 0.0);
+  EXPECT_EQ(pool.readable(1, 1, 1.0), nullptr);
+  EXPECT_EQ(pool.visible(1, 1, 1.0), nullptr);
+  EXPECT_NE(pool.readable(1, 0, 1.0), nullptr);  // its own tenant, on any replica
+  EXPECT_NE(pool.readable(2, 1, 1.0), nullptr);  // shareable
+  bool refused = false;
+  EXPECT_EQ(pool.hold_on_eviction(1, 1, rb, 1.0, &refused), nullptr);
+  EXPECT_TRUE(refused);  // the evicting replica keeps no copy: the key is taken
+  EXPECT_EQ(pool.stats().refused_tenant, 2u);
+}
+
+// Two holders: the first to let go frees nothing; the last one's release frees the slot (its
+// caller sends the one FREE).
+TEST(TierPool, OnlyTheLastHolderFreesTheCopy) {
+  TierPool pool(2, 1024, host());
+  FakeMember a, b;
+  const uint32_t ra = pool.join(a), rb = pool.join(b);
+  pool.store_copy(5, kv::Format::Bf16, 0, true, ra);
+  pool.written(5, 0.0);
+  pool.hold(5, rb);
+  EXPECT_FALSE(pool.release(5, ra));
+  EXPECT_EQ(pool.store().used(), 1u);
+  EXPECT_TRUE(pool.release(5, rb));
+  EXPECT_EQ(pool.store().used(), 0u);
+  EXPECT_EQ(pool.find(5), nullptr);
+  EXPECT_EQ(pool.stats().freed, 1u);
+  // A refused DEMOTE takes its copy out at once.
+  pool.store_copy(6, kv::Format::Bf16, 0, false, ra);
+  pool.refused(6);
+  EXPECT_EQ(pool.store().used(), 0u);
+}
+
+// A full pool of two copies: key 1 went tier-only first, then key 2. Replica 1 needs key 1 (it
+// has it in HBM), so a reclaim by replica 0 passes it over and frees key 2, which both held:
+// replica 1 is told, replica 0 (the reclaimer) is not. Key 1, queued again when replica 1 lets
+// it become tier-only, is the next to go.
+TEST(TierPool, AReclaimAsksEveryHolderAndTellsTheOthers) {
+  TierPool pool(2, 1024, host());
+  FakeMember a, b;
+  const uint32_t ra = pool.join(a), rb = pool.join(b);
+  pool.store_copy(1, kv::Format::Bf16, 0, true, ra);
+  pool.store_copy(2, kv::Format::Bf16, 0, true, ra);
+  pool.written(1, 0.0);
+  pool.written(2, 0.0);
+  pool.hold(1, rb);
+  pool.hold(2, rb);
+  pool.queue_for_reclaim(1);
+  pool.queue_for_reclaim(2);
+  EXPECT_TRUE(pool.store().full());
+  b.needed.insert(1);
+  uint64_t key = 0;
+  PoolCopy copy;
+  ASSERT_TRUE(pool.reclaim(ra, &key, &copy));
+  EXPECT_EQ(key, 2u);
+  EXPECT_EQ(copy.slot, 1u);
+  EXPECT_EQ(copy.holders, 0b11u);
+  EXPECT_EQ(b.gone, (std::set<uint64_t>{2}));
+  EXPECT_TRUE(a.gone.empty());
+  EXPECT_EQ(pool.stats().reclaimed, 1u);
+  EXPECT_EQ(pool.stats().reclaimed_held_elsewhere, 1u);
+  // Key 1's entry was consumed while replica 1 needed it: nothing else can go now.
+  EXPECT_FALSE(pool.reclaim(ra, &key, &copy));
+  b.needed.clear();
+  pool.queue_for_reclaim(1);
+  ASSERT_TRUE(pool.reclaim(rb, &key, &copy));
+  EXPECT_EQ(key, 1u);
+  EXPECT_EQ(pool.store().used(), 0u);
+}
