@@ -39,7 +39,9 @@ DataPlaneController::DataPlaneController(sc_core::sc_module_name name, const Ctr
                   config.mechanism_bits),
       policy_mask_(config.policy_bits >= 64 ? ~uint64_t{0}
                                             : (uint64_t{1} << config.policy_bits) - 1),
-      own_index_(config.index_sets, config.index_ways, config.key_tag_bits),
+      own_index_(
+          std::make_unique<BlockIndex>(config.index_sets, config.index_ways, config.key_tag_bits)),
+      index_(own_index_.get()),
       ring_(static_cast<size_t>(config.ring_entries) * cmdset::kDescriptorBytes),
       issued_(config.desc_queue_depth),
       pipeline_(config.index_read_cycles),

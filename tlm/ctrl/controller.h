@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -116,7 +117,12 @@ class DataPlaneController : public sc_core::sc_module {
   const BlockIndex& index() const { return *index_; }
   // A multi-headed device (tier.shared): this head looks up and updates `shared`, the one index
   // of the device's tier, instead of its own (before the run).
-  void share_index(BlockIndex& shared) { index_ = &shared; }
+  // Its own index is given up then (a pool's index is sized for the pool: one per head would be
+  // the pool's size times the heads).
+  void share_index(BlockIndex& shared) {
+    index_ = &shared;
+    own_index_.reset();
+  }
   // SRAM bits of one index entry and of the whole index (spec §M.2.4: footprint).
   uint32_t entry_bits() const { return entry_bits_; }
   double footprint_kib() const {
@@ -220,8 +226,8 @@ class DataPlaneController : public sc_core::sc_module {
   const sc_core::sc_time cycle_;
   const uint32_t entry_bits_;
   const uint64_t policy_mask_;  // the bits of a policy word an entry keeps (ctrl.policy_bits)
-  BlockIndex own_index_;
-  BlockIndex* index_ = &own_index_;  // own_index_, or the device's shared one
+  std::unique_ptr<BlockIndex> own_index_;
+  BlockIndex* index_;  // own_index_, or the device's shared one
   std::vector<uint8_t> ring_;
   uint32_t head_ = 0;  // next ring slot to execute
   uint64_t completions_posted_ = 0;
