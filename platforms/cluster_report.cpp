@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "platforms/simulate.h"
+#include "tlm/pool/pool_demand.h"
 #include "tlm/kv/metrics.h"
 
 namespace kvtier {
@@ -113,6 +114,14 @@ Fleet fleet_of(const RunResult& r) {
 
 }  // namespace
 
+// The replicas' demand on a shared tier's device (tlm/pool/pool_demand.h).
+PoolDemand pool_demand(const RunResult& r) {
+  std::vector<const SustainabilityConstraint*> replicas;
+  for (const auto& p : r.replicas)
+    if (p) replicas.push_back(&p->sustainability());
+  return sum_pool_demand(replicas, r.shared_tier->device->bytes_per_s());
+}
+
 // cluster.pool: the tier the replicas share (tier.shared), its books and its device.
 void declare_pool_stats(StatGroup& cluster, const RunResult& r) {
   const std::string meaning =
@@ -147,13 +156,28 @@ void declare_pool_stats(StatGroup& cluster, const RunResult& r) {
   g.add("reclaimed", s.reclaimed, "copies", "copies reclaimed to make room when the pool was full");
   g.add("reclaimed_held_elsewhere", s.reclaimed_held_elsewhere, "copies",
         "of those, copies another replica than the reclaiming one held too");
-  r.shared_tier->device->declare_stats(
-      g, r.replicas.empty() ? 0.0 : [&] {
-        double end = 0.0;
-        for (const auto& p : r.replicas)
-          if (p) end = std::max(end, p->scheduler().stats().end_s);
-        return end;
-      }());
+  double end_s = 0.0;
+  for (const auto& p : r.replicas)
+    if (p) end_s = std::max(end_s, p->scheduler().stats().end_s);
+  r.shared_tier->device->declare_stats(g, end_s);
+  const PoolDemand d = pool_demand(r);
+  StatGroup demand = g.group(
+      "demand",
+      "SUSTAINABILITY of the shared device: every replica's demand on it, summed per window of "
+      "host.sustain_window_s, against what the device moves (each replica's own verdict judges "
+      "it against the whole device)");
+  demand.add("device_bytes_per_s", d.device_bytes_per_s, "B/s",
+             "the device's rate: the slower of its DRAM's directions (tier.*), or its switch port "
+             "if lower");
+  demand.add("windows", d.windows, "windows", "windows with a step or transfer of any replica");
+  demand.add("windows_over", d.windows_over, "windows",
+             "windows whose summed demanded rate (the decode sets' tier reads over their compute "
+             "time) exceeded the device's rate");
+  demand.add("peak_demanded_utilisation", d.peak_demanded / d.device_bytes_per_s, "x",
+             "the largest window's summed demanded rate over the device's rate");
+  demand.add("peak_carried_utilisation", d.peak_carried / d.device_bytes_per_s, "x",
+             "the largest window's summed carried payload (promotions and demotions decided in "
+             "it, every replica) per second over the device's rate");
 }
 
 nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions& options) {
@@ -345,6 +369,11 @@ std::string format_cluster_summary(const RunResult& r) {
        << " blocks found that another replica stored, " << s.refused_tenant
        << " refused by the tenant rule, " << s.reclaimed << " reclaimed (peak " << s.peak_used
        << " of " << r.shared_tier->books->store().blocks() << " slots)\n";
+    const PoolDemand d = pool_demand(r);
+    os << "shared device: the replicas' demand summed per window peaks at " << std::setprecision(3)
+       << d.peak_demanded / d.device_bytes_per_s << " x its rate (" << d.windows_over << " of "
+       << d.windows << " windows over; carried at most " << d.peak_carried / d.device_bytes_per_s
+       << " x)\n";
   }
   const Fleet fleet = fleet_of(r);
   os << "fleet: " << fleet.verdict() << "\n";

@@ -80,6 +80,8 @@ class Platform : public sc_core::sc_module {
   // Every component that records into a timeline records into `trace` (null: none). Call before
   // the simulation starts.
   void attach_trace(TraceEventLog* trace);
+  // The SUSTAINABILITY events of this replica (a shared tier's demand is summed over replicas).
+  const SustainabilityConstraint& sustainability() const { return constraints_->sustainability; }
   const Link& link() const { return *link_; }
   const DataPlane& controller() const { return *ctrl_; }
 

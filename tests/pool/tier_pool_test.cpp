@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "tlm/pool/pool_demand.h"
 #include "tlm/pool/tier_pool.h"
 
 using namespace kvtier;
@@ -130,4 +131,28 @@ TEST(TierPool, AReclaimAsksEveryHolderAndTellsTheOthers) {
   ASSERT_TRUE(pool.reclaim(rb, &key, &copy));
   EXPECT_EQ(key, 1u);
   EXPECT_EQ(pool.store().used(), 0u);
+}
+
+// The shared device's SUSTAINABILITY (tlm/pool/pool_demand.h), 1 s windows. Replica 0's steps
+// need 40 GB/s of tier reads in window 0 (20 GB over 0.5 s of compute) and 10 GB/s in window 1;
+// replica 1's 30 GB/s and 20 GB/s. Summed: 70 and 30 GB/s. Against a 64 GB/s device window 0 is
+// over (each replica alone is within it); against 80 GB/s none is. Carried: replica 0 decided
+// 16 GB of promotions and 8 GB of demotions in window 1, replica 1 nothing: 24 GB/s at most.
+TEST(PoolDemand, TheReplicasDemandIsSummedPerWindowAgainstTheDevice) {
+  SustainabilityConstraint a(1.0), b(1.0);
+  a.step(0.2, 0.5, 20e9);
+  a.step(1.1, 1.0, 10e9);
+  b.step(0.7, 1.0, 30e9);
+  b.step(1.5, 0.5, 10e9);
+  a.demand(DemandDirection::ToHbm, 1.3, 16e9);
+  a.demand(DemandDirection::ToTier, 1.9, 8e9);
+  const PoolDemand over = sum_pool_demand({&a, &b}, 64e9);
+  EXPECT_EQ(over.windows, 2u);
+  EXPECT_EQ(over.windows_over, 1u);
+  EXPECT_DOUBLE_EQ(over.peak_demanded, 70e9);
+  EXPECT_DOUBLE_EQ(over.peak_carried, 24e9);
+  const PoolDemand within = sum_pool_demand({&a, &b}, 80e9);
+  EXPECT_EQ(within.windows_over, 0u);
+  // One replica alone is within the smaller device in every window.
+  EXPECT_EQ(sum_pool_demand({&a}, 64e9).windows_over, 0u);
 }

@@ -14,6 +14,7 @@
 // Order of time: reservations on these shared timelines are made in the order the heads make
 // them. The replicas' schedulers keep lockstep at every step when the tier is shared
 // (SchedConfig::lockstep), so heads are asked in simulated-time order whatever the quantum.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <systemc>
@@ -84,6 +85,12 @@ class PoolDevice : public sc_core::sc_module {
   // The burst path of a new head whose host link is `link`.
   BurstTarget& head(BurstTarget& link);
   double switch_latency_ns() const { return switch_latency_ns_; }
+  // The most payload the device moves per second in either direction: its DRAM's (or its own
+  // peak's) slower direction, or its port's rate if lower. What the replicas' demand together is
+  // judged against.
+  double bytes_per_s() const {
+    return std::min({dram_->read_bytes_per_s(), dram_->write_bytes_per_s(), port_.bytes_per_s()});
+  }
 
   // stats.json's `pool_device`: the shared DRAM, the port and the index.
   void declare_stats(StatGroup& group, double end_s) const;
