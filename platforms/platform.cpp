@@ -51,6 +51,17 @@ uint64_t block_bytes(const PlatformConfig& c, const workload::ModelDescriptor& m
          layer_groups(c, m) * c.host.block_tokens;
 }
 
+uint64_t tier_blocks(const PlatformConfig& c, uint64_t block_bytes) {
+  return static_cast<uint64_t>(c.tier.capacity_gib * kGiB) / block_bytes;
+}
+
+HostConfig host_config(const PlatformConfig& c) {
+  HostConfig h = c.host;  // the tier-copy formats are the compression engine's
+  h.fp8_bytes_ratio = c.ctrl.fp8_bytes_ratio;
+  h.int4_bytes_ratio = c.ctrl.int4_bytes_ratio;
+  return h;
+}
+
 Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
                    const workload::Workload& workload, SharedTier* shared)
     : sc_core::sc_module(name),
@@ -65,7 +76,6 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   hbm_contention_ = std::make_unique<HbmContention>(*hbm_, hbm_achievable_bytes_per_s(config.hbm));
   cost_.attach_hbm(hbm_contention_.get());
   tier_ = make_tier_dram("tier", config.tier);
-  shared_ = shared;
   link_ = std::make_unique<Link>("link", make_link_protocol(config.link));
   link_->set_root_complex_dma(config.link.root_complex_dma_gbps);
   ctrl_ = make_data_plane("ctrl", config.ctrl);
@@ -76,11 +86,8 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
                            static_cast<uint64_t>(config.hbm.activation_reserve_gib * kGiB);
   const uint64_t budget_blocks =
       static_cast<uint64_t>(config.hbm.kv_budget_gib * kGiB) / block_bytes_;
-  const uint64_t tier_blocks =
-      static_cast<uint64_t>(config.tier.capacity_gib * kGiB) / block_bytes_;
-  HostConfig host_config = config.host;  // the tier-copy formats are the compression engine's
-  host_config.fp8_bytes_ratio = config.ctrl.fp8_bytes_ratio;
-  host_config.int4_bytes_ratio = config.ctrl.int4_bytes_ratio;
+  const uint64_t tier_blocks = kvtier::tier_blocks(config, block_bytes_);
+  const HostConfig host_config = kvtier::host_config(config);
   constraints_ = std::make_unique<Constraints>(
       kv::parse_qos_targets(config.sched.tenant_qos,
                             {config.sched.ttft_target_s, config.sched.itl_target_s}),

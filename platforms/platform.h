@@ -104,9 +104,8 @@ class Platform : public sc_core::sc_module {
   DecodeCostModel cost_;
   std::unique_ptr<MemoryTarget> hbm_;
   std::unique_ptr<HbmContention> hbm_contention_;
-  std::unique_ptr<MemoryTarget> tier_;  // a private tier (with a shared one: bound, never used)
-  SharedTier* shared_;
-  std::unique_ptr<SwitchHop> switch_hop_;    // a shared tier's switch, for this replica's messages
+  std::unique_ptr<MemoryTarget> tier_;     // a private tier (with a shared one: bound, never used)
+  std::unique_ptr<SwitchHop> switch_hop_;  // a shared tier's switch, for this replica's messages
   std::unique_ptr<MemoryTarget> host_dram_;  // the index's table (ctrl.index_org = host) only
   std::unique_ptr<Link> link_;
   std::unique_ptr<DataPlane> ctrl_;  // ctrl.impl: the TLM model or the RTL engine
@@ -121,5 +120,10 @@ class Platform : public sc_core::sc_module {
 // Blocks per token position: 1 when a block spans all layers.
 uint32_t layer_groups(const PlatformConfig& config, const workload::ModelDescriptor& model);
 uint64_t block_bytes(const PlatformConfig& config, const workload::ModelDescriptor& model);
+// The tier's capacity in blocks of `block_bytes` (a private tier's, or a shared one's).
+uint64_t tier_blocks(const PlatformConfig& config, uint64_t block_bytes);
+// The host's configuration as the control plane and a shared tier's books take it: the tier
+// copies' byte ratios are the compression engine's (ctrl.fp8_bytes_ratio, ctrl.int4_bytes_ratio).
+HostConfig host_config(const PlatformConfig& config);
 
 }  // namespace kvtier

@@ -104,12 +104,9 @@ RunResult simulate(const RunOptions& options) {
     std::cerr << "kvtier: warning: " << w << "\n";
   if (r.config.tier.shared) {
     const uint64_t bytes = block_bytes(r.config, r.config.model_shape);
-    HostConfig host = r.config.host;  // the copies' formats are the compression engine's
-    host.fp8_bytes_ratio = r.config.ctrl.fp8_bytes_ratio;
-    host.int4_bytes_ratio = r.config.ctrl.int4_bytes_ratio;
-    r.shared_tier = make_shared_tier(
-        static_cast<uint64_t>(r.config.tier.capacity_gib * 1024.0 * 1024.0 * 1024.0) / bytes, bytes,
-        host, r.config.tier, r.config.ctrl, r.config.switch_config, r.config.link);
+    r.shared_tier =
+        make_shared_tier(tier_blocks(r.config, bytes), bytes, host_config(r.config), r.config.tier,
+                         r.config.ctrl, r.config.switch_config, r.config.link);
   }
   if (replicas > 1) {
     if (!options.allow_cluster)

@@ -29,8 +29,8 @@ BlockLifecycle::BlockLifecycle(const HostConfig& config, const KvGeometry& geome
       books_(books),
       slots_(slots),
       stats_(stats),
-      own_tier_(tier_blocks, geometry.block_bytes, config),
-      tier_(&own_tier_),
+      own_tier_(std::make_unique<TierStore>(tier_blocks, geometry.block_bytes, config)),
+      tier_(own_tier_.get()),
       staging_slots_(std::move(staging_slots)),
       commands_(config, mmio, ring_entries, cycle_s, stats, *this),
       policy_plane_(config.policy_sync, config.dma != HostDma::Host,
@@ -116,6 +116,7 @@ void BlockLifecycle::join_pool(TierPool& pool) {
   pool_.pool = &pool;
   pool_.member = pool.join(*this);
   tier_ = &pool.store();
+  own_tier_.reset();
 }
 
 BlockLifecycle::PoolHold BlockLifecycle::hold_pool_copy(HostBlock& b, double now_s) {
@@ -166,6 +167,24 @@ void BlockLifecycle::queue_tier_only(HostBlock& b) {
 bool BlockLifecycle::needs_copy(uint64_t key) const {
   const HostBlock* b = books_.find(key);
   return b && (b->mech.in_hbm || b->mech.pins || b->mech.in_flight || b->streamed_by);
+}
+
+std::string BlockLifecycle::verify_pool_holdings() const {
+  if (!pool_.pool) return "";
+  std::string why;
+  uint64_t valid = 0;
+  books_.table().for_each([&](uint64_t key, const HostBlock& b) {
+    if (!b.mech.tier_valid) return;
+    ++valid;
+    const PoolCopy* c = pool_.pool->find(key);
+    if (!c || !((c->holders >> pool_.member) & 1) || c->slot != b.mech.tier_slot)
+      why += "block " + std::to_string(key) + " holds no pool copy of its key in slot " +
+             std::to_string(b.mech.tier_slot) + "; ";
+  });
+  if (const uint64_t held = pool_.pool->held_by(pool_.member); held != valid)
+    why += "the pool counts " + std::to_string(held) + " copies held by replica " +
+           std::to_string(pool_.member) + ", its books " + std::to_string(valid) + "; ";
+  return why;
 }
 
 void BlockLifecycle::copy_reclaimed(uint64_t key) {
