@@ -240,6 +240,11 @@ struct Loader {
 
 // tier.shared: what a shared tier is modelled with, and what it is not (yet).
 void validate_shared_tier(const PlatformConfig& c, const std::string& src) {
+  // As tier.read_gbps: a positive port rate below 0.1 GB/s would stretch a run without bound.
+  const double port = c.switch_config.device_port_gbps;
+  if (port != 0 && port < 0.1)
+    throw ConfigError(src + ": key 'switch.device_port_gbps' = " + format_number(port) +
+                      " must be 0 (the host link's raw rate) or at least 0.1 GB/s");
   if (!c.tier.shared) return;
   auto refuse = [&](const std::string& why) {
     throw ConfigError(src + ": key 'tier.shared' = true: " + why);

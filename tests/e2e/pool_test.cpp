@@ -117,6 +117,33 @@ TEST(SharedTier, AnotherTenantsPrivateCopiesAreNotServedAcrossReplicas) {
   EXPECT_EQ(served_replica(r, 1)->host().stats().tier_hits, 0u);
 }
 
+// A pool too small for two replicas' evictions (1 GiB, 819 blocks of 1.25 MiB, on the default
+// platform's four layer groups and streamed residency, 2 GiB of HBM each, round robin): it
+// reclaims copies, some of them held by the other replica, which then forgets its block. No
+// figure here is worked by hand; what holds is the books: every replica's residency counters and
+// its tier copies agree with the pool's holders after the run, and every request is settled.
+TEST(SharedTier, AFullPoolReclaimsCopiesTheOtherReplicaHoldsAndTheBooksStayTrue) {
+  RunOptions o;
+  o.workload = "synthetic:sessions=8";
+  o.overrides = {"cluster.replicas=2", "cluster.router=round_robin", "hbm.kv_budget_gib=2",
+                 "tier.capacity_gib=1", "tier.shared=true"};
+  o.allow_cluster = true;
+  const RunResult r = simulate(o);
+  const nlohmann::ordered_json s = write_cluster_stats(r, o);
+  EXPECT_EQ(s["requests_completed"].get<uint64_t>() + s["requests_rejected"].get<uint64_t>(),
+            s["requests"].get<uint64_t>());
+  const auto& pool = s["cluster"]["pool"];
+  EXPECT_EQ(pool["slots"], 819);
+  EXPECT_EQ(pool["peak_used"], 819);
+  EXPECT_GT(pool["reclaimed"].get<uint64_t>(), 0u);
+  EXPECT_GT(pool["reclaimed_held_elsewhere"].get<uint64_t>(), 0u);
+  EXPECT_LE(pool["used_at_end"].get<uint64_t>(), 819u);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_TRUE(served_replica(r, k));
+    EXPECT_EQ(served_replica(r, k)->host().verify_accounting(), "") << "replica " << k;
+  }
+}
+
 // A shared tier is refused where it is not modelled, naming the key and why.
 TEST(SharedTier, IsRefusedWithTheRtlEngineOrTooFewSwitchPorts) {
   for (const auto& [set, says] : std::vector<std::pair<std::string, std::string>>{
@@ -134,6 +161,20 @@ TEST(SharedTier, IsRefusedWithTheRtlEngineOrTooFewSwitchPorts) {
       EXPECT_NE(what.find("tier.shared"), std::string::npos) << what;
       EXPECT_NE(what.find(says), std::string::npos) << what;
     }
+  }
+}
+
+// A port rate that would stretch a run without bound is refused, naming the key (shared or not).
+TEST(SharedTier, ATrickleOfADevicePortIsRefused) {
+  RunOptions o;
+  o.overrides = {"switch.device_port_gbps=0.01"};
+  try {
+    simulate(o);
+    ADD_FAILURE() << "a 0.01 GB/s device port was accepted";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("switch.device_port_gbps"), std::string::npos) << what;
+    EXPECT_NE(what.find("at least 0.1 GB/s"), std::string::npos) << what;
   }
 }
 

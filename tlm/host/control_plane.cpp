@@ -105,7 +105,7 @@ std::string HostControlPlane::verify_accounting() const {
     pinned += r.private_ids.size();
     resident += r.private_ids.size();
   }
-  std::string why = slots_.verify(resident, pinned);
+  std::string why = slots_.verify(resident, pinned) + lifecycle_.verify_pool_holdings();
   if (idle != books_.policy().evictable())
     why += "idle blocks " + std::to_string(idle) + " but the policy offers " +
            std::to_string(books_.policy().evictable()) + "; ";

@@ -191,7 +191,8 @@ class HostControlPlane final : public sc_core::sc_module,
     return config_.session_end == SessionEnd::LastTurn ? !r.last_turn : true;
   }
   // Recounts residency from the blocks themselves (O(blocks): for tests and end-of-run checks)
-  // and returns what disagrees with the event-maintained counters; empty when all agree.
+  // and returns what disagrees with the event-maintained counters, and with a shared tier what
+  // its books and the pool disagree on; empty when all agree.
   std::string verify_accounting() const;
   uint64_t resident_blocks() const { return slots_.resident(); }
   uint64_t pinned_slots() const { return slots_.pinned(); }

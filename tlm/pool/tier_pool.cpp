@@ -94,6 +94,12 @@ bool TierPool::release(uint64_t key, uint32_t member) {
   return true;
 }
 
+uint64_t TierPool::held_by(uint32_t member) const {
+  uint64_t n = 0;
+  copies_.for_each([&](uint64_t, const PoolCopy& c) { n += (c.holders >> member) & 1; });
+  return n;
+}
+
 void TierPool::queue_for_reclaim(uint64_t key) {
   if (PoolCopy* c = copies_.find(key)) c->epoch = store_.queue_for_reclaim(key);
 }

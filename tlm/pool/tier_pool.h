@@ -104,6 +104,14 @@ class TierPool {
   // forgets its block, and sends the one FREE), or false when none can go.
   bool reclaim(uint32_t member, uint64_t* key, PoolCopy* copy);
 
+  // Whether an evicting block of `key` and `tenant` may keep no copy at `now_s`: the key is
+  // stored, but unwritten or another tenant's (what hold_on_eviction() refuses, uncounted).
+  bool refuses(uint64_t key, uint16_t tenant, double now_s) const {
+    return copies_.find(key) && !visible(key, tenant, now_s);
+  }
+  // Copies `member` holds (for the check that a replica's books and the pool agree; O(copies)).
+  uint64_t held_by(uint32_t member) const;
+
   const PoolStats& stats() const { return stats_; }
   uint32_t members() const { return static_cast<uint32_t>(members_.size()); }
 
