@@ -225,7 +225,7 @@ std::vector<Metric> Platform::metrics(double wall_time_s) const {
   const double moved_blocks = static_cast<double>(h.promotions + h.demotions);
   const double tokens = static_cast<double>(s.tokens_generated);
   const double completed = static_cast<double>(s.requests_completed);
-  const double unique = static_cast<double>(h.unique_blocks);
+  const double unique = static_cast<double>(host_->unique_keys());
   const auto ratio = ratio_or_null;
   const LinkStats& ls = link_->stats();
   const double promotions = static_cast<double>(h.promotions);
@@ -458,6 +458,12 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
                 "the control plane's block accounting: geometry, references and their "
                 "outcomes, evictions and residency (tlm/host)");
   host_->stats_report().declare_block_stats(blocks);
+  StatGroup bound = run.group(
+      "offline_bound",
+      "the offline-optimal placement bound behind a_read_opt, a_traffic_opt and hit_rate_opt: the "
+      "run's reference string and what the bound made of it (tlm/kv/offline_optimal.h, "
+      "docs/policies.md); null: not computed (sim.offline_bound = false)");
+  declare_offline_bound(bound);
   StatGroup index =
       run.group("index",
                 "the data-plane engine's block index and command counts (ctrl.impl: TLM model "
@@ -509,6 +515,35 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
   provenance.add("seed", seed, "integer", "random seed of the run (--seed)");
   provenance.add("link_protocol", link_->protocol().name(), "text",
                  "the link protocol model that ran (link.protocol)");
+}
+
+void Platform::declare_offline_bound(StatGroup& g) const {
+  const kv::OfflineOptimalResult* opt = host_->offline_optimal();
+  auto of = [&](uint64_t kv::OfflineOptimalResult::*field) -> nlohmann::json {
+    if (!opt) return nullptr;
+    return (*opt).*field;
+  };
+  using R = kv::OfflineOptimalResult;
+  g.add("references", of(&R::references), "blocks",
+        "Reads and Produces in the string: prompt blocks at admission (counted), blocks prefill or "
+        "decode computes, streamed blocks read into staging, and pins of blocks not referenced "
+        "just before (prefetch, restored streamed blocks)");
+  g.add("distinct_keys", of(&R::blocks), "blocks", "distinct block keys in the string");
+  g.add("holds", of(&R::holds), "blocks",
+        "references at which the run started holding a block in HBM (pinned, not streamed): the "
+        "bound keeps it resident until its Release, so its capacity varies with the decode set");
+  g.add("releases", of(&R::releases), "blocks", "ends of those holds");
+  g.add("promotions", of(&R::promotions), "blocks",
+        "the fewest promotions of any placement of the string (Belady's MIN with the run's holds)");
+  g.add("demotions_floor", of(&R::demotions_lower_bound), "blocks",
+        "at most the demotions of any placement (interval packing under the capacity the holds "
+        "leave)");
+  g.add("min_schedule_demotions", of(&R::belady_demotions), "blocks",
+        "the demotions of MIN's own schedule (an attainable placement)");
+  g.add(
+      "capacity_overruns", of(&R::capacity_overruns), "count",
+      "misses that found every resident block held (0 for a consistent string: the run's pins fit "
+      "its budget)");
 }
 
 void Platform::declare_policy_plane(StatGroup& g) const {

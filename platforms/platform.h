@@ -94,6 +94,7 @@ class Platform : public sc_core::sc_module {
   // `hbm_regions`: HBM capacity by region on one GPU, and the KV residency against it.
   void declare_hbm_regions(StatGroup& group) const;
   // `policy_plane`: UPDATE_POLICY traffic and what keeping the device's policy words cost.
+  void declare_offline_bound(StatGroup& g) const;
   void declare_policy_plane(StatGroup& group) const;
 
   const PlatformConfig config_;

@@ -23,7 +23,7 @@ HostBlock& BlockBooks::keyed(uint64_t key, uint64_t session, uint64_t position, 
                              static_cast<uint16_t>(group), pk};
     b.owner_tenant = static_cast<uint16_t>(tenant);
     policy_states_.adopt(b);
-    ++stats_.unique_blocks;
+    references_.created(key);
     peak_tracked_ = std::max<uint64_t>(peak_tracked_, table_.size());
   } else if (b.id.session != session) {
     b.multi_session = true;

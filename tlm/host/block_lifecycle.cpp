@@ -37,11 +37,24 @@ BlockLifecycle::BlockLifecycle(const HostConfig& config, const KvGeometry& geome
                     config.persistent_policy == PolicyPersistence::Device, books.table(), stats,
                     [this](const HostBlock& b) { return descriptor(Opcode::UPDATE_POLICY, b); }) {}
 
-void BlockLifecycle::pin(HostBlock& b) {
+void BlockLifecycle::pin(HostBlock& b, kv::ReferenceKind how) {
   if (b.mech.pins++ == 0) {
     slots_.pin();
     books_.policy().pinned_held(b.id.key, b.policy_slot);
     policy_plane_.note(b);
+  }
+  note_held(b, how);
+}
+
+void BlockLifecycle::note_held(HostBlock& b, kv::ReferenceKind how) {
+  const bool held = b.mech.pins > 0 && b.mech.in_hbm && !b.streamed_by;
+  const bool recorded = b.bound_hold != ReferenceRecord::kNoHold;
+  if (held == recorded) return;
+  if (held) {
+    b.bound_hold = books_.references().record(b.id.key, how, false, true);
+  } else {
+    books_.references().end_hold(b.bound_hold);
+    b.bound_hold = ReferenceRecord::kNoHold;
   }
 }
 
@@ -53,6 +66,7 @@ void BlockLifecycle::unpin(HostBlock& b, double now_s) {
       policy_plane_.note(b);
       if (!b.mech.in_hbm && b.mech.tier_valid) queue_tier_only(b);
     }
+    note_held(b);
     return;
   }
   if (--b.mech.pins == 0) {
@@ -60,6 +74,7 @@ void BlockLifecycle::unpin(HostBlock& b, double now_s) {
     slots_.unpin();
     if (b.mech.in_hbm) books_.policy().idle_held(b.id.key, b.record, b.policy_slot, now_s);
   }
+  note_held(b);
 }
 
 uint64_t BlockLifecycle::available_slots() const {
@@ -72,6 +87,7 @@ void BlockLifecycle::promote(HostBlock& b, double deadline_s, uint16_t prio, boo
   b.hbm_slot = slots_.take();
   b.mech.in_hbm = true;
   b.mech.in_flight = true;
+  note_held(b);
   cmdset::Descriptor d = descriptor(Opcode::PROMOTE, b);
   d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
   d.prio = prio;
@@ -218,6 +234,7 @@ bool BlockLifecycle::move_to_tier(HostBlock& b, double now_s) {
   books_.policy_states().evicted(b);
   policy_plane_.note(b);
   b.mech.in_hbm = false;
+  note_held(b);
   slots_.give_back(b.hbm_slot);
   slots_.unpin();
   return true;

@@ -47,8 +47,17 @@ class BlockLifecycle final : public StreamingHostIF, public PoolMemberIF, privat
     policy_plane_.note(b);
   }
   // ---- Pins: a pinned block stays in HBM (or, streamed, in the tier for its reader) ----
-  void pin(HostBlock& b);
+  // `how`: what the pin is to the offline bound when it starts holding the block in HBM: a
+  // Read of content made before, or a Produce (prefill computes the block as it takes its slot).
+  void pin(HostBlock& b, kv::ReferenceKind how = kv::ReferenceKind::Read);
   void unpin(HostBlock& b, double now_s);
+  // The offline bound's held blocks (kv/offline_optimal.h) are the run's pinned ones: each change
+  // of pinned, in HBM and not streamed is recorded, as a holding reference or a Release.
+  void note_held(HostBlock& b) override { note_held(b, kv::ReferenceKind::Read); }
+  void note_held(HostBlock& b, kv::ReferenceKind how);
+  void note_streamed_read(const HostBlock& b) override {
+    books_.references().record(b.id.key, kv::ReferenceKind::Read, false);
+  }
   // Before reading a block's ready time: a deferrable promotion of it still in flight (a
   // prefetch) is waited for from `now_s`.
   void settle(HostBlock& b, double now_s) {

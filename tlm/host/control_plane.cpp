@@ -193,7 +193,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
           b.hbm_slot = slots_.take();
           b.mech.in_hbm = true;
           b.mech.ready_s = now_s;
-          lifecycle_.pin(b);
+          lifecycle_.pin(b, kv::ReferenceKind::Produce);  // computed into its slot now
         } else {
           // Resident already under this identity (another reader made it): share that copy and
           // give back the slot counted for it.
@@ -216,6 +216,7 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
   for (uint32_t g = 0; g < geometry_.layer_groups; ++g) {
     const uint64_t slot = run.private_ids[g];
     Block& b = books_.keyed(geometry_.group_key(pk, g), run.session, position, g, pk, run.tenant);
+    const bool held_before = b.bound_hold != ReferenceRecord::kNoHold;
     if (b.streamed_by) streamed_.unstream(b);
     if (b.mech.in_hbm) {
       // Already resident under this identity: keep that copy, give the slot back.
@@ -226,10 +227,12 @@ void HostControlPlane::grow(uint64_t id, uint64_t kv_tokens, double now_s) {
       b.mech.ready_s = now_s;
     }
     slots_.unpin();  // the private slot's pin moves to the keyed block
-    lifecycle_.pin(b);
+    // Decode filled it: to the offline bound a Produce that holds the block (one entry), or,
+    // when another reader holds it already, a Produce of its own.
+    lifecycle_.pin(b, kv::ReferenceKind::Produce);
+    if (held_before) books_.references().record(b.id.key, kv::ReferenceKind::Produce, false);
     run.hold(b);
     lifecycle_.reference(b, run.tenant, now_s, run.continues, false);
-    books_.references().record(b.id.key, kv::ReferenceKind::Produce, false);
   }
   run.private_ids.clear();
 }

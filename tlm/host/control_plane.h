@@ -178,8 +178,10 @@ class HostControlPlane final : public sc_core::sc_module,
   HostStatsReport stats_report() const {
     return HostStatsReport(
         stats_, {config_, geometry_.block_bytes, geometry_.layer_groups, geometry_.budget_blocks,
-                 &books_.ledger(), lifecycle_.pooled()});
+                 &books_.ledger(), lifecycle_.pooled(), &books_.references()});
   }
+  // U of spec §M.5.1: the distinct block keys the run's computation required.
+  uint64_t unique_keys() const { return books_.references().distinct_keys(); }
   // The policy state of block `key` (null: none), for tests and reports.
   const kv::BlockPolicy* policy_state(uint64_t key) const {
     return books_.policy_states().find(key);
@@ -203,9 +205,6 @@ class HostControlPlane final : public sc_core::sc_module,
   double prefetch_slack_s() const override { return config_.prefetch_slack_us * 1e-6; }
   const kv::WriteOnceLedger& ledger() const { return books_.ledger(); }
   const ReplacementPolicy& policy() const { return books_.policy(); }
-  // Every block reference in order: prompt blocks at admission (Read when the block was in HBM
-  // or the tier, Produce when prefill computes it) and blocks decode fills (Produce).
-  const kv::ReferenceLog& reference_string() const { return books_.references().log(); }
   // Blocks the host's books hold now and at most (every block with state: in HBM, in the tier,
   // or keyed and not yet freed), for the memory a run needs per tracked block (kvtier bench).
   uint64_t tracked_blocks() const { return books_.tracked(); }
@@ -214,7 +213,8 @@ class HostControlPlane final : public sc_core::sc_module,
   // wanted: sim.offline_bound = false). Set before the run.
   void keep_reference_string(bool keep) { books_.references().keep(keep); }
   bool keeps_reference_string() const { return books_.references().kept(); }
-  // The offline-optimal bound over reference_string() at the same budget (computed once);
+  // The offline-optimal bound over the reference string at the same budget (computed once, from
+  // the string, which it consumes: tlm/host/reference_record.h);
   // nothing when the reference string was not kept.
   const kv::OfflineOptimalResult* offline_optimal() const { return books_.references().bound(); }
   // Every running request's KV has grown for this step: the policy words that changed go to the

@@ -10,6 +10,7 @@
 #include "tlm/host/policy/policy.h"
 #include "tlm/host/policy_sync.h"
 #include "tlm/kv/block.h"
+#include "tlm/kv/reference_log.h"
 #include "workloads/request.h"
 
 namespace kvtier {
@@ -49,6 +50,9 @@ struct HostBlock {
   uint8_t device_level = 0;
   uint32_t record = 0;  // its record in blocks_ (by_record), for the policy's victim
   uint32_t policy_slot = ReplacementPolicy::kNoSlot;  // the policy's word (held hooks)
+  // The offline bound's open hold of it (ReferenceRecord::kNoHold: none): pinned, in HBM and
+  // not streamed, as BlockLifecycle::note_held last recorded (four bytes the alignment left).
+  uint32_t bound_hold = kv::ReferenceLog::kNoHold;
   uint64_t tier_epoch = 0;   // which entry of the tier's reclaim order is current (TierStore)
   uint64_t streamed_by = 0;  // 1 + id of the running request that streams it (0: none)
   uint64_t issued_by = 0;    // the last admission that promoted it (admit(): each once)

@@ -11,6 +11,7 @@
 #include "tlm/host/kv_cache_if.h"
 #include "tlm/host/policy_sync.h"
 #include "tlm/host/prefetcher.h"
+#include "tlm/host/reference_record.h"
 #include "tlm/kv/block.h"
 
 namespace kvtier {
@@ -40,7 +41,6 @@ struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, Pol
   uint64_t pool_no_copy = 0;
   uint64_t descriptors = 0;
   uint64_t doorbells = 0;
-  uint64_t unique_blocks = 0;  // distinct blocks the computation required (U / M_b)
   // host.persistent_policy = device: blocks whose policy state the host took back from their
   // device index entry's word on re-admission.
   uint64_t policy_states_restored = 0;
@@ -80,6 +80,7 @@ class HostStatsReport {
     uint64_t budget_blocks = 0;                   // the HBM KV budget in blocks
     const kv::WriteOnceLedger* ledger = nullptr;  // demotions per block (spec §M.1)
     bool pooled = false;                          // the tier is shared (tier.shared)
+    const ReferenceRecord* references = nullptr;  // U: the distinct keys; the blocks created
   };
   HostStatsReport(const HostStats& stats, const Context& context) : h_(stats), c_(context) {}
   // Into the run's top-level group: the reference outcomes (tier_hit_rate, miss_rate) ...

@@ -35,7 +35,12 @@ void HostStatsReport::declare_block_stats(StatGroup& g) const {
   g.add("layer_groups", c_.layer_groups, "count",
         "blocks per token position: layers over layers per block (1: a block spans "
         "all layers)");
-  g.add("unique", h.unique_blocks, "blocks", "distinct blocks the computation required (U / M_b)");
+  g.add("unique", c_.references->distinct_keys(), "blocks",
+        "distinct block keys the computation required (U / M_b, spec §M.5.1): each counted once, "
+        "however often the books forgot and created it again");
+  g.add("created_again", c_.references->created_count() - c_.references->distinct_keys(), "blocks",
+        "blocks the books created again after forgetting them (left HBM and the tier, then "
+        "referenced again: their content computed anew)");
   g.add("references", h.references, "blocks", "block references by admitted requests' prompts");
   g.add("hbm_hits", h.hbm_hits, "blocks", "references found resident in HBM");
   g.add("tier_hits", h.tier_hits, "blocks", "references found in the tier and promoted");

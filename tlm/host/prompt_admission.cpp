@@ -91,10 +91,19 @@ AdmitResult PromptAdmission::admit(const workload::Request& r, RunningRequest& r
       // need room streamed residency is short of by construction.
       const bool readable =
           b.mech.in_hbm || (b.mech.tier_valid && plan.promote_from_tier && !b.streamed_by);
-      books_.references().record(
-          b.id.key, readable ? kv::ReferenceKind::Read : kv::ReferenceKind::Produce, true);
       ++stats_.references;
       position_cached = position_cached && readable;
+    }
+    // The offline bound's string: a block is read where the position is served from cache or
+    // the block is resident. A position prefill recomputes produces its other blocks anew when
+    // prefill computes them (grow(): a Produce that holds the block, in the step that computes
+    // it), not here: the reference is counted without an entry of its own (the tier copy of one
+    // of its groups is not promoted, so the bound must not charge a read of it either).
+    for (uint32_t g = 0; g < geometry_.layer_groups; ++g) {
+      const HostBlock& b = *group_blocks[g];
+      if (position_cached || b.mech.in_hbm)
+        books_.references().record(b.id.key, kv::ReferenceKind::Read, true);
+      else books_.references().count_produced_later();
     }
     if (!position_cached) {
       stats_.misses += geometry_.layer_groups;

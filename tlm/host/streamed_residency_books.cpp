@@ -34,6 +34,7 @@ bool StreamedResidencyBooks::spill(uint64_t id, double now_s) {
       b.mech.in_hbm = true;
       slots_.pin();
       b.streamed_by = 0;
+      host_.note_held(b);
       run.streamed[b.id.layer_group].pop_back();
       --stats_.spills;
       continue;
@@ -138,11 +139,13 @@ std::vector<HostBlock*> StreamedResidencyBooks::promote(const std::vector<uint64
         b.mech.in_hbm = true;
         b.streamed_by = 0;
         slots_.pin();
+        host_.note_held(b);
         run.spill_cursor = 0;    // it may be spilled again, oldest first
         restored.push_back(&b);  // posted below, once its slot is free
         continue;
       }
       if (staging_.empty()) SC_REPORT_FATAL("kvtier/host", "streamed blocks but no staging slots");
+      host_.note_streamed_read(b);
       cmdset::Descriptor d = host_.descriptor(Opcode::PROMOTE, b);
       d.hbm_addr = geometry_.kv.hbm_kv_base +
                    staging_[staging_next_++ % staging_.size()] * geometry_.kv.block_bytes;
@@ -250,6 +253,7 @@ void StreamedResidencyBooks::unstream(HostBlock& b) {
   list.erase(std::find(list.begin(), list.end(), b.id.key));
   b.streamed_by = 0;
   slots_.pin();
+  host_.note_held(b);
   ++stats_.unstreamed;
 }
 

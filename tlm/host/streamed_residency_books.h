@@ -41,6 +41,10 @@ class StreamingHostIF {
   virtual void flush(double at_s) = 0;
   // Payload bytes of one tier copy in `format`.
   virtual uint64_t stored_bytes(kv::Format format) const = 0;
+  // For the offline bound's reference string: whether `b` is now held (pinned in HBM) changed,
+  // or a streamed block is read from the tier into a staging slot for a step.
+  virtual void note_held(HostBlock& /*b*/) {}
+  virtual void note_streamed_read(const HostBlock& /*b*/) {}
 };
 
 class StreamedResidencyBooks final : public StreamedResidencyIF {

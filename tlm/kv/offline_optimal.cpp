@@ -1,10 +1,12 @@
 #include "tlm/kv/offline_optimal.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <queue>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 namespace kvtier::kv {
@@ -62,19 +64,59 @@ void sort_by_key(std::vector<KeyAt>& v, std::vector<KeyAt>& scratch) {
   }
 }
 
+// What an entry of the log is to the bound: a Produce (a key's first reference always is one) or
+// a Read of content produced before. The low bit of an entry's byte; with it, whether it is
+// counted and whether it holds its block (one byte per entry: the bound reads no more of the log
+// once the keys are ids).
+enum Role : uint8_t { kProduceRole = 0, kReadRole = 1 };
+constexpr uint8_t kRoleMask = 1, kCountedBit = 2, kHoldsBit = 4;
+inline uint8_t role_of(uint8_t entry) { return entry & kRoleMask; }
+
+// A small signed count per point, one byte each: most points change by -1, 0 or +1; a point
+// where a whole request's blocks end their holds at once can change by thousands, and keeps its
+// count in a side table instead.
+class PointDeltas {
+ public:
+  void assign(size_t n) { small_.assign(n, 0), large_.clear(); }
+  void add(size_t at, int32_t d) {
+    if (small_[at] != kLarge) {
+      const int32_t v = small_[at] + d;
+      if (v > kLarge && v <= INT8_MAX) {
+        small_[at] = static_cast<int8_t>(v);
+        return;
+      }
+      large_[static_cast<uint32_t>(at)] = small_[at];
+      small_[at] = kLarge;
+    }
+    large_[static_cast<uint32_t>(at)] += d;
+  }
+  int32_t at(size_t i) const {
+    return small_[i] != kLarge ? small_[i] : large_.at(static_cast<uint32_t>(i));
+  }
+
+ private:
+  static constexpr int8_t kLarge = INT8_MIN;  // the count is in large_
+  std::vector<int8_t> small_;
+  std::unordered_map<uint32_t, int32_t> large_;
+};
+
 // Belady's MIN over the dense ids: promotions, hits and the MIN schedule's demotions into `out`.
-// Its next-use array lives only while it runs.
-void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
-                const std::vector<uint8_t>& reads, uint64_t capacity, OfflineOptimalResult& out) {
-  const size_t n = refs.size();
+// Also, for the demotion floor, where the blocks the run holds with dead content occupy a slot:
+// `held_dead_delta[t]` is +1 where such a stretch starts and -1 where it ends (the running sum at
+// t counts them; a whole request's blocks can end their holds at one point: PointDeltas). Its
+// next-use array lives only while it runs.
+void belady_min(const std::vector<uint32_t>& id, const std::vector<uint8_t>& role,
+                const ReferenceLog& holds, uint64_t capacity, OfflineOptimalResult& out,
+                PointDeltas& held_dead_delta) {
+  const size_t n = role.size();
   // Next use of the content each reference leaves resident: the key's next reference if that is
   // a Read, else never (the content is dead: produced anew or never referenced again).
-  std::vector<uint32_t> next_read(n);
+  std::vector<uint32_t> next_read(n, kNever);
   {
     std::vector<uint32_t> next_ref(out.blocks, kNever);
     for (size_t i = n; i-- > 0;) {
       const uint32_t j = next_ref[id[i]];
-      next_read[i] = j != kNever && reads[j] ? j : kNever;
+      next_read[i] = j != kNever && role_of(role[j]) == kReadRole ? j : kNever;
       next_ref[id[i]] = static_cast<uint32_t>(i);
     }
   }
@@ -86,66 +128,114 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
   // would rise to the top of the shared heap through every level (tens of millions of sift-ups
   // that miss the cache on a per-layer run); apart, the choice is the same and cheap. A block's
   // state is one 8-byte record (a reference touches one cache line, not three arrays).
+  //
+  // A held block (pinned by the run: from a reference that `holds` to its hold's end) is resident
+  // and never a victim: its entries are skipped while it is held and a fresh one is pushed when
+  // it is released. Holds to end wait in a heap by end (at most the blocks held at once). The slots
+  // held blocks take are what the budget leaves the others, a capacity that varies from step to
+  // step.
   {
     const auto entry = [](uint32_t next, uint32_t block) { return uint64_t{next} << 32 | block; };
     struct BlockState {
       uint32_t current_next = kNever;  // the next read its resident content waits for
-      uint8_t resident = 0, tier_copy = 0;
+      // kept: its entry is in the heaps a rebuild is making (cleared once they are made).
+      uint8_t resident : 1, tier_copy : 1, held : 1, dead_open : 1, kept : 1;
+      BlockState() : resident(0), tier_copy(0), held(0), dead_open(0), kept(0) {}
     };
+    static_assert(sizeof(BlockState) == 8, "a block's state is one 8-byte record");
     std::vector<BlockState> state(out.blocks);
     std::priority_queue<uint64_t> farthest;  // live entries; stale ones skipped
     std::priority_queue<uint32_t> dead;      // blocks whose content is dead; stale ones skipped
-    std::vector<uint32_t> kept_in_rebuild(out.blocks, 0);
-    uint32_t rebuilds = 0;
     uint64_t size = 0;
+    const auto offer = [&](uint32_t next, uint32_t b) {
+      if (next == kNever) dead.push(b);
+      else farthest.push(entry(next, b));
+    };
+    held_dead_delta.assign(n + 1);
+    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> ending;
+    size_t holds_seen = 0;
+    // Hold of `b` ends before entry `at`: from there it is a candidate again.
+    const auto release = [&](uint32_t at, uint32_t b) {
+      BlockState& s = state[b];
+      if (!s.held) return;
+      if (s.dead_open) {
+        held_dead_delta.add(at, -1);
+        s.dead_open = 0;
+      }
+      s.held = 0;
+      if (s.resident) offer(s.current_next, b);
+    };
     for (size_t i = 0; i < n; ++i) {
+      for (; !ending.empty() && (ending.top() >> 32) <= i; ending.pop())
+        release(static_cast<uint32_t>(ending.top() >> 32), static_cast<uint32_t>(ending.top()));
       const uint32_t b = id[i];
       BlockState& sb = state[b];
+      // A held block whose content is dead takes a slot no kept interval of the floor covers;
+      // its stretch ends here, at its next entry.
+      if (sb.dead_open) {
+        held_dead_delta.add(i, -1);
+        sb.dead_open = 0;
+      }
       if (sb.resident) {
-        if (reads[i]) {
+        if (role_of(role[i]) == kReadRole) {
           ++out.hits;
-          out.counted_hits += refs.counted(i);
+          out.counted_hits += (role[i] & kCountedBit) != 0;
         }
       } else {
-        if (reads[i]) ++out.promotions;
-        if (size == capacity) {
-          for (;;) {
-            uint32_t next = kNever, v;
-            if (!dead.empty()) {
-              v = dead.top();
-              dead.pop();
-            } else {
-              const uint64_t top = farthest.top();
-              farthest.pop();
-              next = static_cast<uint32_t>(top >> 32);
-              v = static_cast<uint32_t>(top);
-            }
-            BlockState& sv = state[v];
-            if (!sv.resident || sv.current_next != next) continue;
-            if (next != kNever && !sv.tier_copy) {
-              ++out.belady_demotions;
-              sv.tier_copy = 1;
-            }
-            sv.resident = 0;
-            --size;
+        if (role_of(role[i]) == kReadRole) ++out.promotions;
+        // Evict down to below the capacity (more than one when held blocks took slots beyond it,
+        // which a run never does: counted, the held blocks stay).
+        while (size >= capacity) {
+          if (dead.empty() && farthest.empty()) {
+            ++out.capacity_overruns;
             break;
           }
+          uint32_t next = kNever, v;
+          if (!dead.empty()) {
+            v = dead.top();
+            dead.pop();
+          } else {
+            const uint64_t top = farthest.top();
+            farthest.pop();
+            next = static_cast<uint32_t>(top >> 32);
+            v = static_cast<uint32_t>(top);
+          }
+          BlockState& sv = state[v];
+          if (!sv.resident || sv.held || sv.current_next != next) continue;
+          if (next != kNever && !sv.tier_copy) {
+            ++out.belady_demotions;
+            sv.tier_copy = 1;
+          }
+          sv.resident = 0;
+          --size;
         }
         sb.resident = 1;
         ++size;
       }
       sb.current_next = next_read[i];
-      if (next_read[i] == kNever) dead.push(b);
-      else farthest.push(entry(next_read[i], b));
+      if (role[i] & kHoldsBit) {
+        sb.held = 1;
+        const uint32_t end = holds.hold_end(holds_seen++);
+        if (end != ReferenceLog::kOpen) {
+          ++out.releases;
+          ending.push(uint64_t{end} << 32 | b);
+        }
+      }
+      if (!sb.held) offer(next_read[i], b);
+      else if (next_read[i] == kNever) {
+        held_dead_delta.add(i + 1, +1);
+        sb.dead_open = 1;
+      }
       // Keep the heaps proportional to the resident set: one entry per resident block.
       if (farthest.size() + dead.size() > 4 * capacity + 1024) {
         std::priority_queue<uint64_t> fresh;
         std::priority_queue<uint32_t> fresh_dead;
-        ++rebuilds;
+        std::vector<uint32_t> kept;  // at most one per resident block
         const auto keep = [&](uint32_t next, uint32_t v) {
-          if (!state[v].resident || state[v].current_next != next || kept_in_rebuild[v] == rebuilds)
+          if (!state[v].resident || state[v].held || state[v].current_next != next || state[v].kept)
             return false;
-          kept_in_rebuild[v] = rebuilds;
+          state[v].kept = 1;
+          kept.push_back(v);
           return true;
         };
         for (; !farthest.empty(); farthest.pop()) {
@@ -156,18 +246,15 @@ void belady_min(const ReferenceLog& refs, const std::vector<uint32_t>& id,
           if (keep(kNever, dead.top())) fresh_dead.push(dead.top());
         farthest.swap(fresh);
         dead.swap(fresh_dead);
+        for (uint32_t v : kept) state[v].kept = 0;
       }
     }
   }
 }
 
-}  // namespace
-
-OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, uint64_t capacity) {
-  return offline_optimal(ReferenceLog(refs), capacity);
-}
-
-OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity) {
+// The bound over `refs`; `consumed`, when given, is emptied (its memory freed) once the keys are
+// dense ids, so that the log and the bound's later arrays are not held at once.
+OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, ReferenceLog* consumed) {
   if (capacity == 0)
     throw std::invalid_argument("offline_optimal: capacity must be at least one block");
   OfflineOptimalResult out;
@@ -186,7 +273,7 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
   // the sort's array holds about an eighth of the references, not all: a key's references all
   // fall in its share, and what comes out, each reference's first, does not depend on the split.
   std::vector<uint32_t> id(n);
-  std::vector<uint8_t> reads(n);
+  std::vector<uint8_t> role(n);
   {
     constexpr unsigned kShareBits = 3;
     const auto share_of = [](uint64_t key) {
@@ -200,7 +287,8 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
     // the peak of the demotion floor's arrays).
     std::vector<uint8_t> share_at(n);
     std::vector<uint64_t> in_share(size_t{1} << kShareBits, 0);
-    for (size_t i = 0; i < n; ++i) ++in_share[share_at[i] = static_cast<uint8_t>(share_of(refs.key(i)))];
+    for (size_t i = 0; i < n; ++i)
+      ++in_share[share_at[i] = static_cast<uint8_t>(share_of(refs.key(i)))];
     std::vector<KeyAt> by_key, scratch;
     by_key.reserve(*std::max_element(in_share.begin(), in_share.end()));
     for (unsigned share = 0; share < in_share.size(); ++share) {
@@ -222,17 +310,29 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
     // A key's id is the number of keys first referenced before it. In reference order a first
     // reference points at itself and a later one at an earlier index, whose entry already holds
     // the key's id when it is read: the ids replace the indices in place.
+    // Each key's first reference is a Produce.
     uint32_t keys = 0;
+    std::vector<uint8_t> produced;
     for (size_t i = 0; i < n; ++i) {
       const bool first = id[i] == i;
       id[i] = first ? keys++ : id[id[i]];
+      if (first) produced.push_back(0);
       out.counted_references += refs.counted(i);
-      reads[i] = !first && refs.kind(i) == ReferenceKind::Read;
+      const ReferenceKind kind = refs.kind(i);
+      role[i] = static_cast<uint8_t>(
+          (produced[id[i]] && kind == ReferenceKind::Read ? kReadRole : kProduceRole) |
+          (refs.counted(i) ? kCountedBit : 0) | (refs.holds(i) ? kHoldsBit : 0));
+      produced[id[i]] = 1;
+      out.holds += refs.holds(i);
     }
     out.blocks = keys;
+    out.references = n;
   }
+  if (consumed) consumed->drop_entries();  // its hold ends are still read below
 
-  belady_min(refs, id, reads, capacity, out);
+  PointDeltas held_dead_delta;
+  belady_min(id, role, refs, capacity, out, held_dead_delta);
+  if (consumed) *consumed = ReferenceLog();
 
   // Demotion floor. Split each key's references into incarnations (a Produce starts one). An
   // incarnation read at least once is live on [produce, last read]; a schedule that never demotes
@@ -242,9 +342,12 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
   // capacity. The largest set of intervals within those per-point capacities comes from the sweep
   // that, at an over-covered point, drops the covering interval that ends last (optimal for
   // interval packing; the same exchange argument as MIN's). Keys with no whole-kept incarnation
-  // then each need a demotion. Relaxations (each only lowers the floor): the referenced block
-  // of a live but not whole-kept incarnation is not counted at its own reference, and a key with
-  // several live incarnations counts as kept when any one of them is.
+  // then each need a demotion. Blocks the run holds take slots too: at t, the held blocks whose
+  // content is dead (no interval of theirs covers t) leave capacity - held_dead(t) for the
+  // intervals; the greedy drop stays optimal with a capacity that varies by point. Relaxations
+  // (each only lowers the floor): the referenced block of a live but not whole-kept incarnation is
+  // not counted at its own reference, nor is a held block whose dropped interval covers t, and a
+  // key with several live incarnations counts as kept when any one of them is.
   {
     // What starts at each reference: a live incarnation (the index of its last read), a dead
     // Produce (kDeadPoint) or nothing (kNever). Each Produce starts one incarnation, so the
@@ -266,7 +369,7 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
     };
     for (size_t i = 0; i < n; ++i) {
       const uint32_t b = id[i];
-      if (reads[i]) {
+      if (role_of(role[i]) == kReadRole) {
         last_read[b] = static_cast<uint32_t>(i);
       } else {
         close(b);
@@ -283,18 +386,24 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
     std::vector<uint8_t> dropped_end(n, 0);
     uint64_t active = 0;
     uint64_t dropped = 0;
+    int64_t held_dead = 0;  // held blocks with dead content at t (running sum of the deltas)
     for (size_t t = 0; t < n; ++t) {
       const uint32_t what = starting[t];
-      if (what == kNever) continue;
+      const int32_t held_change = held_dead_delta.at(t);
+      held_dead += held_change;
+      // Coverage can exceed the room only where an interval starts or the room shrinks.
+      if (what == kNever && held_change <= 0) continue;
       for (; !earliest_end.empty() && earliest_end.top() < t; earliest_end.pop())
         if (!dropped_end[earliest_end.top()]) --active;
       const bool dead_point = what == kDeadPoint;
-      if (!dead_point) {
+      if (what != kNever && !dead_point) {
         earliest_end.push(what);
         latest_end.push(what);
         ++active;
       }
-      const uint64_t room = capacity - (dead_point ? 1 : 0);
+      const uint64_t taken =
+          static_cast<uint64_t>(std::max<int64_t>(held_dead, 0)) + (dead_point ? 1 : 0);
+      const uint64_t room = capacity > taken ? capacity - taken : 0;
       for (; active > room; --active, ++dropped) {
         // The latest end is still active: anything expired ends before every active one.
         dropped_end[latest_end.top()] = 1;
@@ -305,6 +414,20 @@ OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity
     out.demotions_lower_bound = live_keys > whole ? live_keys - whole : 0;
   }
   return out;
+}
+
+}  // namespace
+
+OfflineOptimalResult offline_optimal(const ReferenceLog& refs, uint64_t capacity) {
+  return compute(refs, capacity, nullptr);
+}
+
+OfflineOptimalResult offline_optimal(ReferenceLog&& refs, uint64_t capacity) {
+  return compute(refs, capacity, &refs);
+}
+
+OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& refs, uint64_t capacity) {
+  return offline_optimal(ReferenceLog(refs), capacity);
 }
 
 uint64_t belady_hits(const std::vector<uint64_t>& keys, uint64_t capacity) {

@@ -8,7 +8,10 @@
 //   content into HBM (prefill computes it, decode fills it): it costs no transfer, and the block
 //   is resident afterwards. The first reference to a key always counts as a Produce.
 // - At most `capacity` blocks are resident; a reference to a non-resident block evicts one when
-//   HBM is full. Pinning (the decode set must stay resident) is not modelled: a relaxation.
+//   HBM is full. A block the run held (pinned in HBM for a running request: from a reference
+//   that `holds` to the hold's end, ReferenceLog::end_hold) is never evicted: the capacity left to
+//   the others varies from step to step as the run's decode set does. Pins are the run's own; the
+//   optimum is over the placements of everything else.
 // - Eviction of a block whose next reference is a Read and that has no tier copy is a demotion;
 //   a tier copy, once written, stays valid (write-once, spec §M.1), so a block is demoted at most
 //   once. A block whose next reference is a Produce, or that is never referenced again, is dead
@@ -28,7 +31,7 @@
 namespace kvtier::kv {
 
 struct OfflineOptimalResult {
-  uint64_t references = 0;
+  uint64_t references = 0;  // Reads and Produces (Releases are not references)
   uint64_t counted_references = 0;
   uint64_t blocks = 0;                 // distinct keys
   uint64_t promotions = 0;             // minimum over all schedules (Belady's MIN)
@@ -36,6 +39,11 @@ struct OfflineOptimalResult {
   uint64_t belady_demotions = 0;       // demotions of the MIN schedule itself (attainable)
   uint64_t hits = 0;                   // Reads found resident under MIN (the most of any schedule)
   uint64_t counted_hits = 0;           // of those, counted references
+  uint64_t holds = 0;                  // references that start holding their block
+  uint64_t releases = 0;               // of those holds, the ones that ended
+  // Misses that found every resident block held, so that no block could make room: a log whose
+  // holds exceed the capacity, which a run never records (its pins are within its budget).
+  uint64_t capacity_overruns = 0;
   uint64_t traffic_lower_bound() const { return promotions + demotions_lower_bound; }
 };
 
@@ -43,6 +51,9 @@ struct OfflineOptimalResult {
 // bytes per reference beside the log's 9 (the dense ids, then next uses or interval starts), and
 // arrays per distinct block.
 OfflineOptimalResult offline_optimal(const ReferenceLog& references, uint64_t capacity);
+// The same, emptying `references` (freeing its chunks) as soon as the bound has read its keys:
+// the log and the bound's later arrays are then never held at once.
+OfflineOptimalResult offline_optimal(ReferenceLog&& references, uint64_t capacity);
 OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& references,
                                      uint64_t capacity);
 

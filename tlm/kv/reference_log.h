@@ -1,32 +1,58 @@
 #pragma once
 // The block reference string of a run (spec §M.5.1), as the offline-optimal bound reads it:
 // one key and one flag byte per reference, 9 bytes instead of a 16-byte padded struct, kept in
-// fixed chunks that never move. A whole trace makes tens of millions of references; a vector of
-// structs held up to twice their size after its last doubling and copied itself at every one.
-// Plain C++, no SystemC.
+// fixed chunks that never move, and the end of each hold (4 bytes per reference that holds; a
+// hold's end is written when the run releases the block, so releases take no entry). A whole trace
+// makes tens of millions of references; a vector of structs held up to twice their size after its
+// last doubling and copied itself at every one. Plain C++, no SystemC.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace kvtier::kv {
 
-enum class ReferenceKind : uint8_t { Read = 0, Produce = 1 };
+// Read: the block's existing content is needed. Produce: the content is written into HBM (prefill
+// or decode computes it). Release (in a vector of BlockReference only): not a reference: the
+// key's open hold ends here; the log keeps it as the hold's end, not as an entry.
+enum class ReferenceKind : uint8_t { Read = 0, Produce = 1, Release = 2 };
 
 struct BlockReference {
   uint64_t key = 0;
   ReferenceKind kind = ReferenceKind::Read;
   bool counted = true;  // counted in the hit rate (a prompt's reference; decode fills are not)
+  // A Read or Produce that also starts holding the block: the run pinned it in HBM here (a
+  // running request's KV), so it stays resident until the key's next Release. Holds of one key
+  // do not nest.
+  bool holds = false;
 };
 
 class ReferenceLog {
  public:
+  // A hold not ended (the run stopped with the block pinned), and no hold.
+  static constexpr uint32_t kOpen = UINT32_MAX;
+  static constexpr uint32_t kNoHold = UINT32_MAX;
+
   ReferenceLog() = default;
+  // From a vector, for tests and replays: a Release ends the key's open hold (none: ignored).
   explicit ReferenceLog(const std::vector<BlockReference>& refs) {
-    for (const BlockReference& r : refs) push_back(r.key, r.kind, r.counted);
+    std::unordered_map<uint64_t, uint32_t> open;
+    for (const BlockReference& r : refs) {
+      if (r.kind == ReferenceKind::Release) {
+        if (auto it = open.find(r.key); it != open.end()) {
+          end_hold(it->second);
+          open.erase(it);
+        }
+        continue;
+      }
+      const uint32_t hold = push_back(r.key, r.kind, r.counted, r.holds);
+      if (hold != kNoHold) open[r.key] = hold;
+    }
   }
 
-  void push_back(uint64_t key, ReferenceKind kind, bool counted) {
+  // Appends a Read or Produce; returns the number of the hold it starts, or kNoHold.
+  uint32_t push_back(uint64_t key, ReferenceKind kind, bool counted, bool holds = false) {
     const size_t at = size_ & kChunkMask;
     if (at == 0) {
       // Left uninitialised: every entry is written before it is read.
@@ -35,8 +61,17 @@ class ReferenceLog {
     }
     keys_.back()[at] = key;
     flags_.back()[at] = static_cast<uint8_t>((kind == ReferenceKind::Produce ? kProduce : 0) |
-                                             (counted ? kCounted : 0));
+                                             (counted ? kCounted : 0) | (holds ? kHolds : 0));
     ++size_;
+    if (!holds) return kNoHold;
+    const size_t h = holds_ & kChunkMask;
+    if (h == 0) hold_ends_.emplace_back(new uint32_t[kChunk]);
+    hold_ends_.back()[h] = kOpen;
+    return static_cast<uint32_t>(holds_++);
+  }
+  // Hold `hold` ends before the next entry: its block may leave HBM from there on.
+  void end_hold(uint32_t hold) {
+    hold_ends_[hold >> kChunkBits][hold & kChunkMask] = static_cast<uint32_t>(size_);
   }
 
   size_t size() const { return size_; }
@@ -46,20 +81,34 @@ class ReferenceLog {
     return (flag(i) & kProduce) ? ReferenceKind::Produce : ReferenceKind::Read;
   }
   bool counted(size_t i) const { return (flag(i) & kCounted) != 0; }
-  BlockReference operator[](size_t i) const { return {key(i), kind(i), counted(i)}; }
+  bool holds(size_t i) const { return (flag(i) & kHolds) != 0; }
+  BlockReference operator[](size_t i) const { return {key(i), kind(i), counted(i), holds(i)}; }
+  // Holds in entry order: the h-th entry that holds ends before entry hold_end(h) (kOpen: never).
+  size_t hold_count() const { return holds_; }
+  uint32_t hold_end(size_t h) const { return hold_ends_[h >> kChunkBits][h & kChunkMask]; }
+  // Frees the entries (keys and flags), keeping the hold ends: size() and the entries' accessors
+  // are not to be used afterwards.
+  void drop_entries() {
+    std::vector<std::unique_ptr<uint64_t[]>>().swap(keys_);
+    std::vector<std::unique_ptr<uint8_t[]>>().swap(flags_);
+  }
   // Bytes the log holds (whole chunks).
-  size_t bytes() const { return keys_.size() * kChunk * (sizeof(uint64_t) + sizeof(uint8_t)); }
+  size_t bytes() const {
+    return keys_.size() * kChunk * (sizeof(uint64_t) + sizeof(uint8_t)) +
+           hold_ends_.size() * kChunk * sizeof(uint32_t);
+  }
 
  private:
-  static constexpr size_t kChunkBits = 16;  // 64 Ki references, 576 KiB per chunk
+  static constexpr size_t kChunkBits = 16;  // 64 Ki entries, 576 KiB per chunk (256 KiB of ends)
   static constexpr size_t kChunk = size_t{1} << kChunkBits;
   static constexpr size_t kChunkMask = kChunk - 1;
-  static constexpr uint8_t kProduce = 1, kCounted = 2;
+  static constexpr uint8_t kProduce = 1, kCounted = 2, kHolds = 4;
   uint8_t flag(size_t i) const { return flags_[i >> kChunkBits][i & kChunkMask]; }
 
   std::vector<std::unique_ptr<uint64_t[]>> keys_;
   std::vector<std::unique_ptr<uint8_t[]>> flags_;
-  size_t size_ = 0;
+  std::vector<std::unique_ptr<uint32_t[]>> hold_ends_;
+  size_t size_ = 0, holds_ = 0;
 };
 
 }  // namespace kvtier::kv
