@@ -112,17 +112,24 @@ Fleet fleet_of(const RunResult& r) {
   return f;
 }
 
-}  // namespace
+// The platforms behind a shared tier: every replica built, or the run's only platform.
+std::vector<const Platform*> pool_members(const RunResult& r) {
+  if (r.platform) return {r.platform.get()};
+  std::vector<const Platform*> members;
+  for (const auto& p : r.replicas)
+    if (p) members.push_back(p.get());
+  return members;
+}
 
 // The replicas' demand on a shared tier's device (tlm/pool/pool_demand.h).
 PoolDemand pool_demand(const RunResult& r) {
   std::vector<const SustainabilityConstraint*> replicas;
-  for (const auto& p : r.replicas)
-    if (p) replicas.push_back(&p->sustainability());
+  for (const Platform* p : pool_members(r)) replicas.push_back(&p->sustainability());
   return sum_pool_demand(replicas, r.shared_tier->device->bytes_per_s());
 }
 
-// cluster.pool: the tier the replicas share (tier.shared), its books and its device.
+}  // namespace
+
 void declare_pool_stats(StatGroup& cluster, const RunResult& r) {
   const std::string meaning =
       "the tier every replica shares (tier.shared): its copies, who found and held them, and the "
@@ -157,8 +164,7 @@ void declare_pool_stats(StatGroup& cluster, const RunResult& r) {
   g.add("reclaimed_held_elsewhere", s.reclaimed_held_elsewhere, "copies",
         "of those, copies another replica than the reclaiming one held too");
   double end_s = 0.0;
-  for (const auto& p : r.replicas)
-    if (p) end_s = std::max(end_s, p->scheduler().stats().end_s);
+  for (const Platform* p : pool_members(r)) end_s = std::max(end_s, p->scheduler().stats().end_s);
   r.shared_tier->device->declare_stats(g, end_s);
   const PoolDemand d = pool_demand(r);
   StatGroup demand = g.group(
@@ -311,6 +317,23 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
   return report;
 }
 
+std::string format_pool_summary(const RunResult& r) {
+  if (!r.shared_tier) return "";
+  std::ostringstream os;
+  const PoolStats& s = r.shared_tier->books->stats();
+  os << "shared tier: " << s.stored << " copies stored, " << s.held_again
+     << " evictions held another replica's copy, " << s.found_foreign
+     << " blocks found that another replica stored, " << s.refused_tenant
+     << " refused by the tenant rule, " << s.reclaimed << " reclaimed (peak " << s.peak_used
+     << " of " << r.shared_tier->books->store().blocks() << " slots)\n";
+  const PoolDemand d = pool_demand(r);
+  os << "shared device: the replicas' demand summed per window peaks at " << std::setprecision(3)
+     << d.peak_demanded / d.device_bytes_per_s << " x its rate (" << d.windows_over << " of "
+     << d.windows << " windows over; carried at most " << d.peak_carried / d.device_bytes_per_s
+     << " x)\n";
+  return os.str();
+}
+
 std::string format_cluster_summary(const RunResult& r) {
   std::ostringstream os;
   const Pooled p = pool(r);
@@ -362,19 +385,7 @@ std::string format_cluster_summary(const RunResult& r) {
   os << "\n";
   os << "(latencies of the cluster row are over every replica's requests; each replica's "
         "figures, constraints and verdict are in replica-K/stats.json)\n";
-  if (r.shared_tier) {
-    const PoolStats& s = r.shared_tier->books->stats();
-    os << "shared tier: " << s.stored << " copies stored, " << s.held_again
-       << " evictions held another replica's copy, " << s.found_foreign
-       << " blocks found that another replica stored, " << s.refused_tenant
-       << " refused by the tenant rule, " << s.reclaimed << " reclaimed (peak " << s.peak_used
-       << " of " << r.shared_tier->books->store().blocks() << " slots)\n";
-    const PoolDemand d = pool_demand(r);
-    os << "shared device: the replicas' demand summed per window peaks at " << std::setprecision(3)
-       << d.peak_demanded / d.device_bytes_per_s << " x its rate (" << d.windows_over << " of "
-       << d.windows << " windows over; carried at most " << d.peak_carried / d.device_bytes_per_s
-       << " x)\n";
-  }
+  os << format_pool_summary(r);
   const Fleet fleet = fleet_of(r);
   os << "fleet: " << fleet.verdict() << "\n";
   for (uint32_t k = 0; k < r.config.cluster.replicas; ++k)

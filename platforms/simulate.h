@@ -52,7 +52,7 @@ struct RunOptions {
 struct RunResult {
   PlatformConfig config;
   std::unique_ptr<workload::Workload> workload;
-  std::string workload_spec;           // the spec the run loaded, options included
+  std::string workload_spec;  // the spec the run loaded, options included
   // tier.shared: the tier every replica shares (built before them, so destroyed after them).
   std::unique_ptr<SharedTier> shared_tier;
   std::unique_ptr<Platform> platform;  // one replica (cluster.replicas = 1); else null
@@ -62,7 +62,7 @@ struct RunResult {
   std::unique_ptr<RoutedWorkload> routing;
   std::vector<std::unique_ptr<Platform>> replicas;
   std::unique_ptr<ArrivalRouter> router;
-  std::unique_ptr<TraceEventLog> trace;          // with RunOptions::timeline
+  std::unique_ptr<TraceEventLog> trace;                        // with RunOptions::timeline
   std::vector<std::unique_ptr<TraceEventLog>> replica_traces;  // a cluster's, into `trace`
   std::unique_ptr<std::ofstream> timeline_file;  // the timeline is streamed here while the run goes
   double wall_time_s = 0.0;
@@ -103,6 +103,11 @@ const Platform* served_replica(const RunResult& result, size_t k);
 // caller (Platform's writers, per replica).
 nlohmann::ordered_json write_cluster_stats(const RunResult& result, const RunOptions& options);
 std::string format_cluster_summary(const RunResult& result);
+// A shared tier (tier.shared), with one replica or several: the group `pool` (its books, its
+// device behind the switch, the summed demand on it) under `parent`, null without one; and the
+// summary's two lines about it (nothing without one).
+void declare_pool_stats(StatGroup& parent, const RunResult& result);
+std::string format_pool_summary(const RunResult& result);
 // requests.jsonl of a cluster: every request in the input's order with its input id and the
 // replica that served it (each replica's records otherwise as Platform::write_requests).
 void write_cluster_requests(const RunResult& result, std::ostream& os);

@@ -3,10 +3,12 @@
 namespace kvtier {
 
 nlohmann::ordered_json write_stats(const Platform& platform, double wall_time_s, uint64_t seed,
-                                   const ProvenanceDeclarer& more_provenance) {
+                                   const ProvenanceDeclarer& more_provenance,
+                                   const GroupDeclarer& more_groups) {
   nlohmann::ordered_json report, about;
   StatGroup run(report, about);
   platform.declare_stats(run, wall_time_s, seed);
+  if (more_groups) more_groups(run);
   if (more_provenance) {
     StatGroup provenance = run.group("provenance", kProvenanceMeaning);
     more_provenance(provenance);

@@ -17,7 +17,11 @@ using ProvenanceDeclarer = std::function<void(StatGroup& provenance)>;
 // stats.json of a finished run: the platform's groups (Platform::declare_stats), `about` (every
 // key's "unit; meaning" by its dotted path, list items' keys as `list[].key`), then what follows
 // it (`tlm_protocol` with sim.check_tlm_protocol). `wall_time_s` is the caller's measurement.
+// `more_groups`: groups of the caller's, declared after the platform's own
+// (a shared tier's `pool`, which the run holds, not the platform).
+using GroupDeclarer = std::function<void(StatGroup& run)>;
 nlohmann::ordered_json write_stats(const Platform& platform, double wall_time_s, uint64_t seed,
-                                   const ProvenanceDeclarer& more_provenance = nullptr);
+                                   const ProvenanceDeclarer& more_provenance = nullptr,
+                                   const GroupDeclarer& more_groups = nullptr);
 
 }  // namespace kvtier

@@ -52,15 +52,22 @@ bool write_platform_files(const Platform& platform, const RunResult& result,
   const bool announce = replica < 0;
   return write_file(dir / "stats.json", announce,
                     [&](std::ostream& os) {
-                      os << write_stats(platform, result.wall_time_s, options.seed,
-                                        [&](StatGroup& provenance) {
-                                          add_run_provenance(provenance, result, options);
-                                          if (replica >= 0)
-                                            provenance.add(
-                                                "replica", replica, "index",
-                                                "this replica of cluster.replicas (the cluster's "
-                                                "figures are in ../stats.json)");
-                                        })
+                      os << write_stats(
+                                platform, result.wall_time_s, options.seed,
+                                [&](StatGroup& provenance) {
+                                  add_run_provenance(provenance, result, options);
+                                  if (replica >= 0)
+                                    provenance.add(
+                                        "replica", replica, "index",
+                                        "this replica of cluster.replicas (the cluster's "
+                                        "figures are in ../stats.json)");
+                                },
+                                // One replica on a shared tier: the pool is the run's
+                                // (a cluster's is in ../stats.json).
+                                [&](StatGroup& run) {
+                                  if (replica < 0 && result.shared_tier)
+                                    declare_pool_stats(run, result);
+                                })
                                 .dump(2)
                          << "\n";
                     }) &&
@@ -91,8 +98,7 @@ bool write_cluster_outputs(const RunResult& result, const RunOptions& options,
     if (!platform) continue;
     const std::filesystem::path sub = dir / ("replica-" + std::to_string(k));
     std::filesystem::create_directories(sub);
-    if (!write_platform_files(*platform, result, options, sub, static_cast<int>(k)))
-      return false;
+    if (!write_platform_files(*platform, result, options, sub, static_cast<int>(k))) return false;
     ++written;
   }
   std::cout << "wrote " << (dir / "replica-K").string()
@@ -159,7 +165,7 @@ int cmd_run(int argc, char** argv) {
     if (result.routing) {
       written = write_cluster_outputs(result, options, out);
     } else {
-      std::cout << format_summary(result, false);
+      std::cout << format_summary(result, false) << format_pool_summary(result);
       if (!out.empty()) {
         std::cout << "\n";
         written = write_platform_files(*result.platform, result, options, out, -1);
