@@ -151,7 +151,8 @@ void declare_pool_stats(StatGroup& cluster, const RunResult& r) {
         "evictions that held the copy another replica had stored instead of storing one "
         "(write-once across replicas)");
   g.add("found", s.found, "blocks",
-        "blocks an admission found in the pool without holding a copy of its own");
+        "blocks an admission, or a prefetch for a queued request, found in the pool without "
+        "holding a copy of its own");
   g.add("found_foreign", s.found_foreign, "blocks",
         "of those, copies another replica had stored (cross-replica hits)");
   g.add("refused_tenant", s.refused_tenant, "blocks",

@@ -102,6 +102,47 @@ TEST(SharedTier, AReturningTurnElsewhereFindsWhatItsFirstReplicaEvicted) {
   EXPECT_EQ(pool["index_entries"], 48);
 }
 
+// Prefetch looks in the pool too. Session 1's first turn (640 tokens, 40 blocks) runs on
+// replica 0; session 2's first turn (160 tokens and 100 out: 17 blocks) occupies replica 1 from
+// 59.5 s, whose one decode seat (sched.max_decode_set = 1) makes session 1's second turn (the same
+// 640 tokens) wait there from 61 s. Session 2's second turn on replica 0 at 60 s evicts 24 of
+// session 1's blocks into the pool, as above. With a prefetch horizon the queued request is
+// looked at while it waits (43 slots obtainable against its 40): its 24 blocks are found in the
+// pool, promoted and used at admission, HBM hits; without one they are tier hits promoted at
+// admission. Either way 24 promotions, and the same 384 tokens served from cache.
+void expect_prefetch_from_pool(uint32_t horizon) {
+  RunOptions o;
+  o.platform = "h200-cxl2-x16-pinned";
+  o.workload = trace_file("pool_prefetch", {{0.0, 0, 1, 0, 1, 640, 4, 40},
+                                            {59.5, 0, 2, 0, 2, 160, 100, 10},
+                                            {60.0, 0, 2, 1, 2, 700, 4, 40},
+                                            {61.0, 0, 1, 1, 1, 640, 4, 40}});
+  o.overrides = {
+      "link.protocol=simple",         "cluster.replicas=2",
+      "cluster.router=round_robin",   "host.session_end=idle",
+      "hbm.kv_budget_gib=0.29296875", "tier.shared=true",
+      "sched.max_decode_set=1",       "host.prefetch_horizon_steps=" + std::to_string(horizon)};
+  o.allow_cluster = true;
+  const RunResult r = simulate(o);
+  const nlohmann::ordered_json s = write_cluster_stats(r, o);
+  EXPECT_EQ(s["requests_completed"], 4);
+  EXPECT_EQ(s["cached_prompt_tokens"], 24 * 16);
+  EXPECT_EQ(s["cluster"]["pool"]["found_foreign"], 24);
+  const HostStats& h1 = served_replica(r, 1)->host().stats();
+  EXPECT_EQ(h1.pool_foreign_hits, 24u);
+  EXPECT_EQ(h1.promotions, 24u);
+  EXPECT_EQ(h1.prefetched, horizon ? 24u : 0u);
+  EXPECT_EQ(h1.prefetch_used, horizon ? 24u : 0u);
+  EXPECT_EQ(h1.hbm_hits, horizon ? 24u : 0u);
+  EXPECT_EQ(h1.tier_hits, horizon ? 0u : 24u);
+}
+
+TEST(SharedTier, PrefetchBringsAQueuedRequestsPoolCopiesIn) { expect_prefetch_from_pool(1000); }
+
+TEST(SharedTier, WithoutPrefetchTheQueuedRequestPromotesThemAtAdmission) {
+  expect_prefetch_from_pool(0);
+}
+
 // The same prompt from a tenant-1 session: the copies are tenant 0's and not shareable (one
 // session made them), so the pool refuses all 24 and the request computes its whole prompt.
 TEST(SharedTier, AnotherTenantsPrivateCopiesAreNotServedAcrossReplicas) {

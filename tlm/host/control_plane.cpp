@@ -64,6 +64,27 @@ std::vector<uint64_t> HostControlPlane::prompt_block_keys(const workload::Reques
   return keys;
 }
 
+void HostControlPlane::find_in_pool(const workload::Request& r, double now_s) {
+  if (!lifecycle_.pooled()) return;
+  const uint64_t full = r.prompt_tokens / config_.block_tokens;
+  const auto tenant = static_cast<uint16_t>(r.tenant);
+  for (uint64_t i = 0; i < full; ++i) {
+    const uint64_t pk =
+        i < r.prefix_hashes.size() ? r.prefix_hashes[i] : workload::decode_block_key(r.session, i);
+    for (uint32_t g = 0; g < geometry_.layer_groups; ++g) {
+      const uint64_t key = geometry_.group_key(pk, g);
+      const Block* known = books_.find(key);
+      if (known && (known->mech.in_hbm || known->mech.tier_valid || known->mech.in_flight))
+        continue;
+      // Only a copy the request may read and whose DEMOTE is done; its block then enters the
+      // books as admission's would (same identity), holding the copy.
+      if (!lifecycle_.pool_serves(key, tenant, now_s)) continue;
+      Block& b = books_.keyed(key, r.session, i, g, pk, r.tenant);
+      lifecycle_.attach_pool_copy(b, tenant, now_s);
+    }
+  }
+}
+
 std::optional<uint32_t> HostControlPlane::promotable_group(uint64_t key) const {
   const Block* found = books_.find(key);
   if (!found) return std::nullopt;

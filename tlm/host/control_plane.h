@@ -243,6 +243,7 @@ class HostControlPlane final : public sc_core::sc_module,
   uint64_t obtainable_slots() const override { return available_slots(); }
   std::optional<uint32_t> promotable_group(uint64_t key) const override;
   void pin_for_prefetch(uint64_t key) override { lifecycle_.pin(books_.at(key)); }
+  void find_in_pool(const workload::Request& r, double now_s) override;
   void unpin_prefetched(uint64_t key) override {
     lifecycle_.unpin(books_.at(key), slots_.integrated_to_s());
   }

@@ -65,8 +65,8 @@ void HostStatsReport::declare_block_stats(StatGroup& g) const {
     const char* meaning;
   } pool[] = {
       {"pool_foreign_hits", h.pool_foreign_hits,
-       "blocks this replica's admissions found in the shared tier that another replica had "
-       "stored (cross-replica hits)"},
+       "blocks this replica's admissions (or its prefetches for queued requests) found in the "
+       "shared tier that another replica had stored (cross-replica hits)"},
       {"pool_held_again", h.pool_held_again,
        "evictions that held the copy another replica had stored instead of storing one "
        "(write-once across replicas: no DEMOTE)"},

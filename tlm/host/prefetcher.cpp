@@ -107,6 +107,7 @@ std::vector<Prefetcher::Candidate> Prefetcher::choose(const SchedulerIntent& int
     // Only as many pins as the request would hold at admission anyway, and only while it fits.
     if (target_.admission_slots(r) > room_left()) break;
     scanned_.insert(r.id);
+    target_.find_in_pool(r, now_s);
     add(r.id, target_.prompt_block_keys(r), u.expected_start_s, intent.step_s, u.steps_ahead,
         chosen);
   }

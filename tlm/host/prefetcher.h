@@ -59,6 +59,10 @@ class PrefetchTarget {
   // One more (one fewer) pin on block `key`, held for a prefetch.
   virtual void pin_for_prefetch(uint64_t key) = 0;
   virtual void unpin_prefetched(uint64_t key) = 0;
+  // Before the request's blocks are looked at, at `now_s`: a tier shared with other replicas
+  // (tier.shared) lends the request the copies of its prompt blocks it may read that this
+  // replica's books hold none of, as admission would. Nothing with a private tier.
+  virtual void find_in_pool(const workload::Request& /*r*/, double /*now_s*/) {}
 };
 
 class Prefetcher {
