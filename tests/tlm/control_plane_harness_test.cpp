@@ -159,7 +159,8 @@ struct RingBench : sc_core::sc_module, CommandOutcomes {
 
   RingBench(sc_core::sc_module_name n, const HostConfig& c, std::vector<uint16_t> t, uint32_t s)
       : sc_module(n), config(c), tenants(std::move(t)), steps(s) {
-    ring = std::make_unique<DescriptorRing>(mmio, config, 1024, 1e-9, cpu, stats, queues, *this);
+    ring = std::make_unique<DescriptorRing>(mmio, config, 1024, 1e-9, cpu, stats, stats, queues,
+                                            *this);
     mmio.bind(device.mmio);
     device.completions.bind(completions);
     completions.register_b_transport(this, &RingBench::completion);

@@ -4,7 +4,7 @@
 
 namespace kvtier {
 
-BlockBooks::BlockBooks(const HostConfig& config, uint64_t budget_blocks, HostStats& stats)
+BlockBooks::BlockBooks(const HostConfig& config, uint64_t budget_blocks, BlockBookStats& stats)
     : stats_(stats),
       restores_from_device_(config.persistent_policy == PolicyPersistence::Device),
       policy_states_(config.persistent_policy == PolicyPersistence::Host, restores_from_device_,

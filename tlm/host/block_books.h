@@ -21,7 +21,7 @@ class BlockBooks {
  public:
   // `budget_blocks`: the HBM budget the offline-optimal bound is computed at; `stats` counts the
   // distinct blocks created.
-  BlockBooks(const HostConfig& config, uint64_t budget_blocks, HostStats& stats);
+  BlockBooks(const HostConfig& config, uint64_t budget_blocks, BlockBookStats& stats);
 
   // The block of `key`, created on its first reference (its identity from the rest, its policy
   // state taken over from one touched before it existed); a second session referencing it makes
@@ -56,7 +56,7 @@ class BlockBooks {
   uint64_t peak_tracked() const { return peak_tracked_; }
 
  private:
-  HostStats& stats_;
+  BlockBookStats& stats_;
   const bool restores_from_device_;  // host.persistent_policy = device
   HostBlockTable table_;
   uint64_t peak_tracked_ = 0;

@@ -29,6 +29,7 @@ BlockLifecycle::BlockLifecycle(const HostConfig& config, const KvGeometry& geome
       books_(books),
       slots_(slots),
       stats_(stats),
+      streaming_stats_(stats),
       own_tier_(std::make_unique<TierStore>(tier_blocks, geometry.block_bytes, config)),
       tier_(own_tier_.get()),
       staging_slots_(std::move(staging_slots)),
@@ -407,10 +408,10 @@ void BlockLifecycle::promoted(const Command& p, double ready_s, double looked_up
     // A streamed block's per-step re-read into staging: counted, not kept one by one. A decode
     // set streaming every step makes tens of millions of these in an hour of serving, and a
     // value each grew the run's memory without bound.
-    ++stats_.streamed_promotion_latency_n;
-    stats_.streamed_promotion_latency_sum_s += ready_s - p.requested_s;
-    stats_.streamed_promotion_latency_max_s =
-        std::max(stats_.streamed_promotion_latency_max_s, ready_s - p.requested_s);
+    ++streaming_stats_.streamed_promotion_latency_n;
+    streaming_stats_.streamed_promotion_latency_sum_s += ready_s - p.requested_s;
+    streaming_stats_.streamed_promotion_latency_max_s =
+        std::max(streaming_stats_.streamed_promotion_latency_max_s, ready_s - p.requested_s);
   } else {
     // The maximum is taken over the same promotions and from the same origin (the decision) as
     // the percentiles, so that it can never fall below p99.

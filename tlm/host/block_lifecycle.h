@@ -157,7 +157,8 @@ class BlockLifecycle final : public StreamingHostIF, public PoolMemberIF, privat
   const KvGeometry& geometry_;
   BlockBooks& books_;
   HbmSlots& slots_;
-  HostStats& stats_;
+  BlockMoveStats& stats_;
+  StreamedResidencyStats& streaming_stats_;  // a streamed block's promotion latency
   // Tier slots, the reclaim order, the copies' formats: a private tier's, given up on joining a
   // pool (its free list is a word per tier block: 27 MB a replica on the 16-replica pool preset).
   std::unique_ptr<TierStore> own_tier_;

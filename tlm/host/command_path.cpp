@@ -14,13 +14,15 @@ using cmdset::Status;
 
 DescriptorRing::DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config,
                                uint32_t ring_entries, double cycle_s, Timeline& cpu,
-                               HostStats& stats, HostQueues& queues, CommandOutcomes& outcomes)
+                               CommandStats& stats, PolicySyncStats& policy, HostQueues& queues,
+                               CommandOutcomes& outcomes)
     : mmio_(mmio),
       config_(config),
       ring_entries_(ring_entries),
       cycle_s_(cycle_s),
       cpu_(cpu),
       stats_(stats),
+      policy_(policy),
       queues_(queues),
       outcomes_(outcomes) {}
 
@@ -66,7 +68,7 @@ void DescriptorRing::flush(double at_s) {
                  addr::kRingBase + uint64_t(ring_tail_) * cmdset::kDescriptorBytes, bytes,
                  cmdset::kDescriptorBytes,
                  update ? TxnClass::UpdatePolicy : TxnClass::DescriptorWrite, post);
-    if (update) stats_.policy_update_latency.add(to_seconds(written - std::max(post, sim_now())));
+    if (update) policy_.policy_update_latency.add(to_seconds(written - std::max(post, sim_now())));
     ring_tail_ = (ring_tail_ + 1) % ring_entries_;
     ++stats_.descriptors;
     // Leave one ring slot empty so a full ring is distinguishable from an empty one.

@@ -96,8 +96,8 @@ class InFlightCommands {
 class DescriptorRing : public CommandPath {
  public:
   DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConfig& config, uint32_t ring_entries,
-                 double cycle_s, Timeline& cpu, HostStats& stats, HostQueues& queues,
-                 CommandOutcomes& outcomes);
+                 double cycle_s, Timeline& cpu, CommandStats& stats, PolicySyncStats& policy,
+                 HostQueues& queues, CommandOutcomes& outcomes);
   void flush(double at_s) override;
   void settle(uint64_t key, double at_s) override;
   void settle_all() override;
@@ -118,7 +118,8 @@ class DescriptorRing : public CommandPath {
   const uint32_t ring_entries_;
   const double cycle_s_;
   Timeline& cpu_;
-  HostStats& stats_;
+  CommandStats& stats_;
+  PolicySyncStats& policy_;  // the latency of the updates it carries
   HostQueues& queues_;
   CommandOutcomes& outcomes_;
   InFlightCommands in_flight_;
@@ -132,7 +133,7 @@ class DescriptorRing : public CommandPath {
 class HostCopyEngine : public CommandPath {
  public:
   using CopyTime = std::function<double(uint64_t bytes, bool batched)>;
-  HostCopyEngine(const HostConfig& config, Timeline& cpu, HostStats& stats, HostQueues& queues,
+  HostCopyEngine(const HostConfig& config, Timeline& cpu, CommandStats& stats, HostQueues& queues,
                  CommandOutcomes& outcomes)
       : config_(config), cpu_(cpu), stats_(stats), queues_(queues), outcomes_(outcomes) {}
   void set_copy_time(CopyTime copy_time) { copy_time_ = std::move(copy_time); }
@@ -141,7 +142,7 @@ class HostCopyEngine : public CommandPath {
  private:
   const HostConfig& config_;
   Timeline& cpu_;
-  HostStats& stats_;
+  CommandStats& stats_;
   HostQueues& queues_;
   CommandOutcomes& outcomes_;
   CopyTime copy_time_;
@@ -161,7 +162,7 @@ class CommandPaths {
       path_ = std::move(copies);
     } else {
       auto ring = std::make_unique<DescriptorRing>(mmio, config, ring_entries, cycle_s, cpu_, stats,
-                                                   queues_, outcomes);
+                                                   stats, queues_, outcomes);
       ring_ = ring.get();
       path_ = std::move(ring);
     }

@@ -275,8 +275,8 @@ class HostControlPlane final : public sc_core::sc_module,
   // After config_, geometry_ and stats_.
   Prefetcher prefetcher_{config_, geometry_.layer_groups, *this, stats_};
   // A prompt's blocks looked up, pinned and promoted: after every part above.
-  PromptAdmission admission_{config_, geometry_, books_,      lifecycle_,
-                             slots_,  stats_,    prefetcher_, streaming_possible()};
+  PromptAdmission admission_{config_, geometry_, books_,      lifecycle_,          slots_,
+                             stats_,  stats_,    prefetcher_, streaming_possible()};
 };
 
 }  // namespace kvtier

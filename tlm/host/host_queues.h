@@ -16,7 +16,7 @@ namespace kvtier {
 
 class HostQueues {
  public:
-  HostQueues(const HostConfig& config, HostStats& stats) : config_(config), stats_(stats) {}
+  HostQueues(const HostConfig& config, CommandStats& stats) : config_(config), stats_(stats) {}
 
   // The queue of a command about a block of `tenant` (always 0 when shared); the first command
   // of a tenant opens its queue.
@@ -48,14 +48,14 @@ class HostQueues {
   }
   // host_cpu_kv_s: the sum of every activity's CPU time.
   void total() {
-    HostStats& s = stats_;
+    CommandStats& s = stats_;
     s.host_cpu_kv_s = s.cpu_descriptor_s + s.cpu_doorbell_s + s.cpu_completion_s +
                       s.cpu_copy_issue_s + s.cpu_interrupt_s + s.cpu_poll_s;
   }
 
  private:
   const HostConfig& config_;
-  HostStats& stats_;
+  CommandStats& stats_;
   std::vector<uint8_t> opened_;  // by queue: it has carried a command
 };
 

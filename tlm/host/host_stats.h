@@ -18,17 +18,26 @@ namespace kvtier {
 
 struct ControllerStats;
 
-// The control plane's counters; the prefetch counters are the prefetcher's (tlm/host/prefetcher.h).
-struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, PolicySyncStats {
+// Each part of the control plane counts into a struct of its own (DRAMSys's controller parts
+// each keep their own statistics): the part holds a reference to that struct alone, and
+// HostStats is their sum, the one view stats.json is written from (HostStatsReport), with every
+// figure's old name.
+
+// PromptAdmission: what a prompt's block references found.
+struct AdmissionStats {
   uint64_t references = 0;  // block references by admitted requests' prompts
   uint64_t hbm_hits = 0;    // found resident in HBM
   uint64_t tier_hits = 0;   // found in the tier and promoted
   uint64_t misses = 0;      // nowhere: recomputed by prefill
+};
+
+// BlockLifecycle: what happened to blocks: their moves across the boundary, drops, frees, and
+// the shared tier's part in them.
+struct BlockMoveStats {
   uint64_t promotions = 0;
   uint64_t demotions = 0;
-  uint64_t discards = 0;        // clean evictions of blocks with a valid tier copy
-  uint64_t frees = 0;           // dead blocks released
-  uint64_t sessions_ended = 0;  // sessions judged over (host.session_end) whose blocks were freed
+  uint64_t discards = 0;  // clean evictions of blocks with a valid tier copy
+  uint64_t frees = 0;     // dead blocks released
   uint64_t dropped_no_tier_space = 0;
   uint64_t tier_evictions =
       0;  // tier-only blocks FREEd, least recently evicted first, to make tier room
@@ -39,14 +48,24 @@ struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, Pol
   uint64_t pool_foreign_hits = 0;
   uint64_t pool_held_again = 0;
   uint64_t pool_no_copy = 0;
+  // Representation: payload bytes that actually crossed the boundary (compressed copies count
+  // their stored bytes), and the RECOMPRESS policy's tier rewrites.
+  uint64_t promoted_bytes = 0, demoted_bytes = 0;
+  uint64_t recompressions = 0, recompressed_bytes = 0;
+  // Promotion latency per promotion, from the control plane's decision to the block being usable:
+  // admission, prefetch and restored promotions one by one (a streamed block's per-step re-read
+  // into staging is counted in StreamedResidencyStats).
+  std::vector<double> promotion_latency_s;
+  double promotion_latency_max_s = 0.0;
+};
+
+// The command path (descriptor ring or host copies) and its queues: commands, doorbells and the
+// host CPU they cost (C3), and where a promotion's latency went.
+struct CommandStats {
   uint64_t descriptors = 0;
   uint64_t doorbells = 0;
-  // host.persistent_policy = device: blocks whose policy state the host took back from their
-  // device index entry's word on re-admission.
-  uint64_t policy_states_restored = 0;
   double host_cpu_kv_s = 0.0;  // host CPU time spent building and posting descriptors (C3)
   double promotion_queue_s = 0.0, promotion_lookup_s = 0.0, promotion_transfer_s = 0.0;
-  double promotion_latency_max_s = 0.0;
   // C3: host CPU time by activity (host_cpu_kv_s is their sum).
   double cpu_descriptor_s = 0.0, cpu_doorbell_s = 0.0, cpu_completion_s = 0.0,
          cpu_copy_issue_s = 0.0;
@@ -57,16 +76,28 @@ struct HostStats : PrefetchStats, StreamedResidencyStats, HbmOccupancyStats, Pol
   uint64_t command_queues = 0;
   uint64_t interrupts = 0, completion_polls = 0;
   double cpu_interrupt_s = 0.0, cpu_poll_s = 0.0;
-  // Representation: payload bytes that actually crossed the boundary (compressed copies count
-  // their stored bytes), and the RECOMPRESS policy's tier rewrites.
-  uint64_t promoted_bytes = 0, demoted_bytes = 0;
-  uint64_t recompressions = 0, recompressed_bytes = 0;
+};
+
+// BlockBooks: policy state.
+struct BlockBookStats {
+  // host.persistent_policy = device: blocks whose policy state the host took back from their
+  // device index entry's word on re-admission.
+  uint64_t policy_states_restored = 0;
+};
+
+// The control plane's counters: every part's, and the serving loop's own two. The prefetch
+// counters are the prefetcher's (tlm/host/prefetcher.h), the streamed residency's its books'.
+struct HostStats : PrefetchStats,
+                   StreamedResidencyStats,
+                   HbmOccupancyStats,
+                   PolicySyncStats,
+                   AdmissionStats,
+                   BlockMoveStats,
+                   CommandStats,
+                   BlockBookStats {
+  uint64_t sessions_ended = 0;  // sessions judged over (host.session_end) whose blocks were freed
   // Serving dynamics: preemptions (the streamed residency's counts are StreamedResidencyStats).
   uint64_t preemptions = 0;
-  // Promotion latency per promotion, from the control plane's decision to the block being usable:
-  // admission, prefetch and restored promotions one by one (a streamed block's per-step re-read
-  // into staging is counted in StreamedResidencyStats).
-  std::vector<double> promotion_latency_s;
 };
 
 // A run's control-plane figures as stats.json reports them. Holds references: made when the

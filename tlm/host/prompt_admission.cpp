@@ -158,7 +158,7 @@ AdmitResult PromptAdmission::admit(const workload::Request& r, RunningRequest& r
       ++b->mech.pins;
       b->streamed_by = r.id + 1;
       run.streamed[b->id.layer_group].push_back(b->id.key);
-      ++stats_.streamed_at_admission;
+      ++streaming_stats_.streamed_at_admission;
     } else {
       lifecycle_.pin(*b);
       to_promote.push_back(b);

@@ -26,14 +26,15 @@ class PromptAdmission {
   // `streaming`: tier hits that cannot be promoted may be streamed (host.decode_residency =
   // streamed with at least three layer groups).
   PromptAdmission(const HostConfig& config, const KvGeometry& geometry, BlockBooks& books,
-                  BlockLifecycle& lifecycle, HbmSlots& slots, HostStats& stats,
-                  Prefetcher& prefetcher, bool streaming)
+                  BlockLifecycle& lifecycle, HbmSlots& slots, AdmissionStats& stats,
+                  StreamedResidencyStats& streaming_stats, Prefetcher& prefetcher, bool streaming)
       : config_(config),
         geometry_(geometry),
         books_(books),
         lifecycle_(lifecycle),
         slots_(slots),
         stats_(stats),
+        streaming_stats_(streaming_stats),
         prefetcher_(prefetcher),
         streaming_(streaming) {}
 
@@ -63,7 +64,8 @@ class PromptAdmission {
   BlockBooks& books_;
   BlockLifecycle& lifecycle_;
   HbmSlots& slots_;
-  HostStats& stats_;
+  AdmissionStats& stats_;
+  StreamedResidencyStats& streaming_stats_;  // tier hits left to stream at admission
   Prefetcher& prefetcher_;
   const bool streaming_;
   uint64_t admissions_ = 0;  // a block issued by admission k carries k (issued once each)
