@@ -32,8 +32,6 @@ class ReferenceRecord {
   // when prefill computes it (or none, when the request never gets that far). The bound's
   // counted references include it.
   void count_produced_later() { ++produced_later_; }
-  // The string so far; empty once the bound has been computed (which consumes it).
-  const kv::ReferenceLog& log() const { return log_; }
   // The bound; nothing when the string was not kept.
   const kv::OfflineOptimalResult* bound() const {
     if (!keep_) return nullptr;
