@@ -41,6 +41,14 @@ class DataPlane {
   // holds none has posted every completion with its doorbell already.
   virtual void wait_for(uint16_t /*tag*/, const sc_core::sc_time& /*at*/) {}
   virtual void wait_for_all() {}
+  // host.decision = device: the device issues `d` itself at `at`, a member of a chain the host
+  // handed it (tlm/ctrl/controller.h, issue_local); its completion goes to `*out`, not over the
+  // link. False: this implementation has no chain walker (the RTL engine).
+  virtual bool issue_local(const cmdset::Descriptor& /*d*/, const sc_core::sc_time& /*at*/,
+                           cmdset::Completion* /*out*/) {
+    return false;
+  }
+  virtual bool issues_locally() const { return false; }
   // The direct burst path (tlm/common/burst_target.h): the targets tier_out and host_out are
   // bound to. An implementation without one keeps its bursts on the sockets.
   virtual void set_burst_targets(BurstTarget* /*tier*/, BurstTarget* /*host*/) {}
@@ -81,6 +89,12 @@ class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
   void set_trace(TraceEventLog* trace) override { ctrl_.set_trace(trace); }
   void wait_for(uint16_t tag, const sc_core::sc_time& at) override { ctrl_.resolve(tag, at); }
   void wait_for_all() override { ctrl_.resolve_all(); }
+  bool issue_local(const cmdset::Descriptor& d, const sc_core::sc_time& at,
+                   cmdset::Completion* out) override {
+    *out = ctrl_.issue_local(d, at);
+    return true;
+  }
+  bool issues_locally() const override { return true; }
   void set_burst_targets(BurstTarget* tier, BurstTarget* host) override {
     ctrl_.set_burst_targets(tier, host);
   }

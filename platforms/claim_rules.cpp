@@ -13,6 +13,16 @@ std::vector<std::string> materially_better(const Placement& a, const Placement& 
   return on;
 }
 
+double c1_stall_difference(const PromotionPath& device, const PromotionPath& host) {
+  return host.stall_per_token_s > 0
+             ? (host.stall_per_token_s - device.stall_per_token_s) / host.stall_per_token_s
+             : 0.0;
+}
+
+bool c1_holds(const PromotionPath& device, const PromotionPath& host, double rel) {
+  return device.p99_s < host.p99_s && c1_stall_difference(device, host) > rel;
+}
+
 bool c4_holds(const Placement& none, const Placement& device, const Placement& host, double rel) {
   return !materially_better(device, none, rel).empty() &&
          !materially_better(device, host, rel).empty();

@@ -110,6 +110,16 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformConfig& config,
   host_->set_completion_waiter(
       {[this](uint16_t tag, double at_s) { ctrl_->wait_for(tag, seconds(at_s)); },
        [this]() { ctrl_->wait_for_all(); }});
+  if (config.host.decision == HostDecision::Device) {
+    if (!ctrl_->issues_locally())
+      throw ConfigError("host.decision = device: ctrl.impl = " + ctrl_->implementation() +
+                        " has no chain walker (the device issuing a chain's commands itself is "
+                        "modelled by the TLM engine only)");
+    host_->set_local_issuer(
+        [this](const cmdset::Descriptor& d, double at_s, cmdset::Completion* out) {
+          return ctrl_->issue_local(d, seconds(at_s), out);
+        });
+  }
   SchedConfig sched_config = config.sched;
   sched_config.max_model_len = effective_max_model_len(config);
   sched_config.max_sim_s = config.sim.max_sim_s;

@@ -15,7 +15,8 @@ package kvdp_cmdset_pkg;
     OPCODE_PIN = 8'd6,
     OPCODE_UNPIN = 8'd7,
     OPCODE_RECOMPRESS = 8'd8,  // rewrites the tier copy: breaks write-once for this block
-    OPCODE_QUERY = 8'd9
+    OPCODE_QUERY = 8'd9,
+    OPCODE_CHAIN = 8'd10  // a sequence's chain handed to the device (TLM only)
   } opcode_e;
 
   typedef enum logic [7:0] {

@@ -113,6 +113,12 @@ int cmd_cosim(int argc, char** argv) {
     const PlatformConfig config = load_platform(options.platform, options.overrides);
     if (const std::string why = cosim::rtl_config_mismatch(config.ctrl); !why.empty())
       throw ConfigError(config.source + ": " + why);
+    // Commands the device issues itself are not in the ring's stream: a replay would not see them.
+    if (!random && config.host.decision == HostDecision::Device)
+      throw ConfigError(config.source +
+                        ": host.decision = device: the device issues a chain's commands itself, "
+                        "outside the descriptor stream a replay compares; cosim needs "
+                        "host.decision = host");
     cosim::BenchConfig bench_config{config.ctrl, config.link, config.hbm, config.tier};
     bench_config.backpressure = cosim::Backpressure{backpressure, backpressure, options.seed};
     cosim::EngineOptions engine_options;

@@ -84,8 +84,9 @@ int cmd_experiment(int argc, char** argv) {
     po::store(parsed, vm);
     if (vm.count("help")) {
       std::cout << "usage: " << usage << "\n\n"
-                << "  c1  promotion latency (p50/p99) and exposed stall: device-side scheduling vs "
-                   "host-issued DMA\n"
+                << "  c1  promotion latency (p50/p99) and exposed stall on streamed per-layer KV: "
+                   "the device issuing each sequence's promotions from the chain it holds "
+                   "(host.decision = device) vs a host-built descriptor and completion per block\n"
                 << "  c2  share of promotion latency in the index lookup: full SRAM index vs "
                    "cached (table in tier DRAM)\n"
                 << "  c3  host CPU time attributable to KV movement per token and per core, across "

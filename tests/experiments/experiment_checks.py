@@ -52,12 +52,26 @@ def check_flip(name, t, axis_word, values):
 
 def check_c1(kvtier, trace):
     out, t = experiment(kvtier, trace, "c1", "--loads", "1,2")
-    expect(len(t["rows"]) == 4, "c1: two loads x two DMA modes")
-    dev = [r for r in t["rows"] if r["dma"] == "device"]
-    host = [r for r in t["rows"] if r["dma"] == "host"]
+    expect(len(t["rows"]) == 4, "c1: two loads x two decision modes")
+    dev = [r for r in t["rows"] if r["decision"] == "device"]
+    host = [r for r in t["rows"] if r["decision"] == "host"]
+    expect(len(dev) == 2 and len(host) == 2, "c1: a device and a host row per load")
+    expect(all(r["dma"] == "device" for r in t["rows"]), "c1: both arms move with the device's DMA")
     expect(all(r["promotions"] > 0 for r in t["rows"]), "c1: every run promotes")
     expect(all(h["promotion_latency_p50_s"] > 0 for h in host), "c1: host path has latency")
-    expect(dev[0]["promotions"] == host[0]["promotions"], "c1: same promotions in both modes")
+    for d, h in zip(dev, host):
+        # Only who issues differs: the same blocks, and the device's chains save exactly the
+        # descriptors of what it issued, less the CHAINs that handed the chains over.
+        expect(d["promotions"] == h["promotions"] and d["demotions"] == h["demotions"],
+               "c1: same promotions and demotions in both modes")
+        expect(h["device_issued"] == 0 and h["chain_descriptors"] == 0, "c1: host arm issues all")
+        expect(d["device_issued"] > 0 and d["chain_descriptors"] > 0, "c1: device arm issues")
+        expect(h["descriptors"] - d["descriptors"] == d["device_issued"] - d["chain_descriptors"],
+               "c1: descriptors saved")
+        expect(d["promotion_latency_p50_s"] < h["promotion_latency_p50_s"],
+               "c1: device-issued promotions are usable sooner")
+        expect("host.layers_per_block=1" in d["command"] and "host.decision=device" in d["command"],
+               "c1: streamed per-layer KV, and the arm named in the command")
     check_flip("c1", t, "load", [1, 2])
     expect("flip: " in out, "c1: the flip line is printed")
 

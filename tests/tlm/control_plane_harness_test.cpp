@@ -33,6 +33,18 @@ struct FakeDevice : sc_core::sc_module {
   uint64_t doorbells = 0;
   bool refuse_demotions = false;
   double lookup_at_s = 0.0;  // the look-up time every completion reports (1 ns cycles)
+  // host.decision = device: the commands the device issued itself, with the time it issued each;
+  // each is looked up 10 ns and done 1 us after it is issued.
+  std::vector<std::pair<cmdset::Descriptor, double>> issued_here;
+  bool issue_local(const cmdset::Descriptor& d, double at_s, cmdset::Completion* out) {
+    issued_here.push_back({d, at_s});
+    *out = cmdset::Completion{};
+    out->status = cmdset::Status::OK;
+    out->ts_accepted = static_cast<uint64_t>(std::llround(at_s * 1e9));
+    out->ts_lookup_done = out->ts_accepted + 10;
+    out->ts_transfer_done = out->ts_accepted + 1000;
+    return true;
+  }
 
   explicit FakeDevice(sc_core::sc_module_name n) : sc_module(n) {
     mmio.register_b_transport(this, &FakeDevice::write);
@@ -99,6 +111,10 @@ struct Scenario : sc_core::sc_module {
     device.completions.bind(host->completion_in);
     host->set_host_copy_time(
         [](uint64_t bytes, bool) { return 1e-6 + static_cast<double>(bytes) / 1e10; });
+    host->set_local_issuer(
+        [this](const cmdset::Descriptor& d, double at_s, cmdset::Completion* out) {
+          return device.issue_local(d, at_s, out);
+        });
     SC_HAS_PROCESS(Scenario);
     SC_THREAD(run);
   }
@@ -237,6 +253,63 @@ TEST(ControlPlaneHarness, RefusedDemotionsLoseTheBlocks) {
   EXPECT_EQ(s.back.tier_hits, 0u);  // nothing of A reached the tier: recomputed
   EXPECT_EQ(s.back.misses, 4u);
   EXPECT_EQ(h.verify_accounting(), "");
+}
+
+// Claim C1, host.decision = device. A's return promotes its four blocks from the tier, a
+// resuming sequence: with the host deciding, four PROMOTE descriptors and four completions; with
+// the device deciding, one CHAIN descriptor (and its completion) hands the chain over, and the
+// device issues the four promotions itself once it has taken it (the fake device reports every
+// look-up at 2 s, so the chain is the device's from then; each promotion is done 1 us after it
+// is issued, and usable the cycle after). The same blocks move to the same slots either way: 3
+// descriptors and 3 completions fewer, their CPU time (250 and 200 ns each) with them.
+TEST(ControlPlaneHarness, DeviceDecisionHandsTheResumingChainOverOnce) {
+  HostConfig hc = config(HostDma::Device);
+  Scenario host_arm("host_arm", hc);
+  hc.decision = HostDecision::Device;
+  Scenario dev_arm("dev_arm", hc);
+  dev_arm.device.lookup_at_s = 2.0;
+  sc_core::sc_start();
+  const HostStats& h = host_arm.host->stats();
+  const HostStats& d = dev_arm.host->stats();
+  // The host arm: twelve descriptors, the device issued nothing.
+  ASSERT_EQ(host_arm.device.seen.size(), 12u);
+  EXPECT_TRUE(host_arm.device.issued_here.empty());
+  EXPECT_EQ(h.chain_descriptors, 0u);
+  EXPECT_EQ(h.device_issued, 0u);
+  // The device arm: the eight demotions as before, then one CHAIN for request 2's admission.
+  ASSERT_EQ(dev_arm.device.seen.size(), 9u);
+  for (size_t i = 0; i < 8; ++i)
+    EXPECT_EQ(dev_arm.device.seen[i].key, host_arm.device.seen[i].key) << i;
+  const cmdset::Descriptor& chain = dev_arm.device.seen[8];
+  EXPECT_EQ(chain.opcode, Opcode::CHAIN);
+  EXPECT_EQ(chain.key, admission_chain(2));
+  EXPECT_EQ(chain.length, 4u);  // the blocks it hands over
+  EXPECT_EQ(chain.policy, 1u);  // its version
+  EXPECT_EQ(dev_arm.device.doorbells, host_arm.device.doorbells);
+  ASSERT_EQ(dev_arm.device.issued_here.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& [p, at] = dev_arm.device.issued_here[i];
+    const cmdset::Descriptor& same = host_arm.device.seen[8 + i];
+    EXPECT_EQ(p.opcode, Opcode::PROMOTE);
+    EXPECT_EQ(p.key, same.key) << i;
+    EXPECT_EQ(p.hbm_addr, same.hbm_addr) << i;  // the same slot
+    EXPECT_EQ(p.deadline_ns, same.deadline_ns) << i;
+    EXPECT_DOUBLE_EQ(at, 2.0) << i;  // once the device holds the chain
+  }
+  ASSERT_EQ(dev_arm.back.transfers.size(), 4u);
+  for (const Transfer& t : dev_arm.back.transfers) EXPECT_NEAR(t.ready_s, 2.0 + 1e-6 + 1e-9, 1e-12);
+  EXPECT_EQ(d.chain_descriptors, 1u);
+  EXPECT_EQ(d.device_issued, 4u);
+  EXPECT_EQ(d.device_issued_promotions, 4u);
+  // The same blocks moved.
+  EXPECT_EQ(d.promotions, h.promotions);
+  EXPECT_EQ(d.demotions, h.demotions);
+  EXPECT_EQ(dev_arm.back.tier_hits, host_arm.back.tier_hits);
+  // Exactly the round trips of 4 - 1 blocks saved, and their CPU time.
+  EXPECT_EQ(h.descriptors - d.descriptors, 3u);
+  EXPECT_NEAR(h.cpu_descriptor_s - d.cpu_descriptor_s, 3 * 250e-9, 1e-15);
+  EXPECT_NEAR(h.cpu_completion_s - d.cpu_completion_s, 3 * 200e-9, 1e-15);
+  EXPECT_EQ(dev_arm.host->verify_accounting(), "");
 }
 
 // Host-issued copies: 3 us of CPU per copy call, copy time 1 us + bytes / 10 GB/s (D = 525.288 us

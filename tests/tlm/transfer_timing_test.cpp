@@ -55,6 +55,71 @@ struct HostMemory : sc_core::sc_module {
   }
 };
 
+// One controller behind the simple x16 link: 1 ns cycles, one DMA engine, one burst per 5 MiB
+// block (the arithmetic stays store-and-forward), a 4-cycle intake and a 2-cycle SRAM read; tier
+// DRAM at 76.8 GB/s and 110 ns, HBM at 84 % of 4.8 TB/s and 500 ns.
+struct ControllerBench {
+  static CtrlConfig config() {
+    CtrlConfig cc;
+    cc.clock_mhz = 1000;
+    cc.dma_engines = 1;
+    cc.max_burst_bytes = kBlock;
+    cc.intake_cycles = 4;
+    cc.index_read_cycles = 2;
+    return cc;
+  }
+  static constexpr double kTierBytesPerS = 76.8e9, kHbmBytesPerS = 4800e9 * 0.84;
+  Initiator host{"host"};
+  Link link{"link", std::make_unique<SimpleLinkProtocol>(simple_x16())};
+  DataPlaneController ctrl{"ctrl", config()};
+  MemoryTarget tier{"tier", kTierBytesPerS, sc_core::sc_time(110, sc_core::SC_NS), 1ull << 38};
+  MemoryTarget hbm{"hbm", kHbmBytesPerS, sc_core::sc_time(500, sc_core::SC_NS), 141'000'000'000ull};
+  HostMemory host_mem{"host_mem"};
+  AddressRouter bus{"bus"};
+
+  ControllerBench() {
+    host.out.bind(link.host_in);
+    link.device_out.bind(ctrl.mmio_in);
+    ctrl.tier_out.bind(tier.in);
+    ctrl.host_out.bind(link.device_in);
+    link.host_out.bind(bus.in);
+    bus.add_window(addr::kHbmBase, hbm.capacity_bytes());
+    bus.out.bind(hbm.in);
+    bus.add_window(addr::kHostMemBase, addr::kHostMemSize);
+    bus.out.bind(host_mem.in);
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // ends elaboration: multi-sockets resolve
+  }
+  // Posts one descriptor into ring slot `slot` and rings the doorbell at `at`.
+  void post(const cmdset::Descriptor& d, uint32_t slot, const sc_core::sc_time& at) {
+    uint8_t bytes[64];
+    cmdset::encode(d, bytes);
+    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + slot * 64ull, bytes, 64,
+             TxnClass::DescriptorWrite, at);
+    uint8_t db[8];
+    cmdset::encode(cmdset::Doorbell{slot + 1}, db);
+    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, db, 8, TxnClass::Doorbell, at);
+  }
+  // The DEMOTE of block 0xABCD of tenant 3, resident at HBM 1 MiB, into tier address 0.
+  static cmdset::Descriptor demotion() {
+    cmdset::Descriptor d;
+    d.opcode = cmdset::Opcode::DEMOTE;
+    d.key = 0xABCD;
+    d.tenant = 3;
+    d.hbm_addr = 1 << 20;
+    d.tier_addr = 0;
+    d.length = kBlock;
+    return d;
+  }
+  // A promotion's time from its lookup, in ns: the tier read, then the burst across the link
+  // upstream (5 MiB in 20,480 TLPs of 24 B overhead) into HBM, store-and-forward.
+  static double promotion_ns() {
+    const double wire = kBlock + 20480.0 * 24;
+    return (kBlock / kTierBytesPerS + 110e-9 + wire / kLinkBytesPerS + 80e-9 +
+            kBlock / kHbmBytesPerS + 500e-9) *
+           1e9;
+  }
+};
+
 }  // namespace
 
 TEST(SimpleLink, FiveMiBWriteTakesSerialisationPlusLatencyPlusMemory) {
@@ -85,51 +150,12 @@ TEST(SimpleLink, FiveMiBWriteTakesSerialisationPlusLatencyPlusMemory) {
 }
 
 TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
-  CtrlConfig cc;
-  cc.clock_mhz = 1000;  // 1 ns cycles
-  cc.dma_engines = 1;
-  cc.max_burst_bytes = kBlock;  // one burst: the arithmetic stays store-and-forward
-  cc.intake_cycles = 4;
-  cc.index_read_cycles = 2;
-  Initiator host("host");
-  Link link("link", std::make_unique<SimpleLinkProtocol>(simple_x16()));
-  DataPlaneController ctrl("ctrl", cc);
-  const double tier_bytes_per_s = 76.8e9, hbm_bytes_per_s = 4800e9 * 0.84;
-  MemoryTarget tier("tier", tier_bytes_per_s, sc_core::sc_time(110, sc_core::SC_NS), 1ull << 38);
-  MemoryTarget hbm("hbm", hbm_bytes_per_s, sc_core::sc_time(500, sc_core::SC_NS),
-                   141'000'000'000ull);
-  HostMemory host_mem("host_mem");
-  AddressRouter bus("bus");
-  host.out.bind(link.host_in);
-  link.device_out.bind(ctrl.mmio_in);
-  ctrl.tier_out.bind(tier.in);
-  ctrl.host_out.bind(link.device_in);
-  link.host_out.bind(bus.in);
-  bus.add_window(addr::kHbmBase, hbm.capacity_bytes());
-  bus.out.bind(hbm.in);
-  bus.add_window(addr::kHostMemBase, addr::kHostMemSize);
-  bus.out.bind(host_mem.in);
-  sc_core::sc_start(
-      sc_core::SC_ZERO_TIME);  // ends elaboration: multi-sockets resolve their bindings
-
-  // Posts one descriptor and rings the doorbell at `at`.
+  ControllerBench b;
+  auto& host_mem = b.host_mem;
   auto post = [&](const cmdset::Descriptor& d, uint32_t slot, const sc_core::sc_time& at) {
-    uint8_t bytes[64];
-    cmdset::encode(d, bytes);
-    transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kRingBase + slot * 64ull, bytes, 64,
-             TxnClass::DescriptorWrite, at);
-    uint8_t db[8];
-    cmdset::encode(cmdset::Doorbell{slot + 1}, db);
-    return transact(host.out, tlm::TLM_WRITE_COMMAND, addr::kDoorbell, db, 8, TxnClass::Doorbell,
-                    at);
+    b.post(d, slot, at);
   };
-  cmdset::Descriptor demote;
-  demote.opcode = cmdset::Opcode::DEMOTE;
-  demote.key = 0xABCD;
-  demote.tenant = 3;
-  demote.hbm_addr = 1 << 20;
-  demote.tier_addr = 0;
-  demote.length = kBlock;
+  const cmdset::Descriptor demote = ControllerBench::demotion();
   post(demote, 0, sc_core::SC_ZERO_TIME);
   // The promotion is issued long after the demotion, on idle resources.
   cmdset::Descriptor promote = demote;
@@ -144,10 +170,7 @@ TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
   EXPECT_EQ(c.bursts, 1u);
   EXPECT_EQ(c.ts_lookup_done - c.ts_accepted, 2u);  // the SRAM read latency
   // Promotion: tier read, then the burst crosses the link upstream and is written into HBM.
-  const double wire = kBlock + 20480.0 * 24;
-  const double expected_ns = (kBlock / tier_bytes_per_s + 110e-9 + wire / kLinkBytesPerS + 80e-9 +
-                              kBlock / hbm_bytes_per_s + 500e-9) *
-                             1e9;
+  const double expected_ns = ControllerBench::promotion_ns();
   // As in the RTL engine, the transfer is pushed into the transfer queue at the lookup's
   // commit, leaves it the next cycle and its burst goes out the cycle after: 2 cycles (ns).
   EXPECT_NEAR(static_cast<double>(c.ts_transfer_done), c.ts_lookup_done + 2 + expected_ns, 1.0);
@@ -160,7 +183,59 @@ TEST(Controller, PromotionOfOneBlockMatchesHandComputedTime) {
   EXPECT_EQ(host_mem.completions[2].first.flags,
             static_cast<uint8_t>(cmdset::CplFlag::WRITE_ONCE_SKIP));
   EXPECT_EQ(host_mem.completions[2].first.bursts, 0u);
-  EXPECT_EQ(ctrl.stats().bursts, 2u);
+  EXPECT_EQ(b.ctrl.stats().bursts, 2u);
+}
+
+// host.decision = device: a CHAIN descriptor completes at its lookup without touching the index,
+// and a promotion the device issues itself (issue_local) takes the lookup pipeline, the transfer
+// queue, the DMA engine and the link exactly as a descriptor's does, from the time it is issued
+// (intake 4 cycles, the SRAM read 2), but nothing of it crosses the link but its payload: no
+// descriptor, no doorbell, no completion.
+TEST(Controller, ADeviceIssuedPromotionMovesAsADescriptorsDoesWithNothingElseOnTheLink) {
+  ControllerBench b;
+  auto& host_mem = b.host_mem;
+  auto& link = b.link;
+  auto& ctrl = b.ctrl;
+  auto post = [&](const cmdset::Descriptor& d, uint32_t slot, const sc_core::sc_time& at) {
+    b.post(d, slot, at);
+  };
+  const cmdset::Descriptor demote = ControllerBench::demotion();
+  post(demote, 0, sc_core::SC_ZERO_TIME);
+  cmdset::Descriptor chain;
+  chain.opcode = cmdset::Opcode::CHAIN;
+  chain.tag = 1;
+  chain.key = 7;
+  chain.tenant = 3;
+  chain.length = 1;
+  post(chain, 1, sc_core::sc_time(5, sc_core::SC_MS));
+  ASSERT_EQ(host_mem.completions.size(), 2u);
+  EXPECT_EQ(host_mem.completions[1].first.status, cmdset::Status::OK);
+  EXPECT_EQ(host_mem.completions[1].first.bursts, 0u);
+  EXPECT_EQ(ctrl.index().valid_entries(), 1u);  // the chain took no entry
+  auto messages = [&]() {
+    uint64_t n = 0;
+    for (const LinkClassStats& k : link.stats().per_class) n += k.messages;
+    return n;
+  };
+  const uint64_t wire_messages = messages();
+
+  cmdset::Descriptor promote = demote;
+  promote.opcode = cmdset::Opcode::PROMOTE;
+  promote.hbm_addr = 2 << 20;
+  const cmdset::Completion c = ctrl.issue_local(promote, sc_core::sc_time(10, sc_core::SC_MS));
+  EXPECT_EQ(c.status, cmdset::Status::OK);
+  EXPECT_EQ(c.bursts, 1u);
+  EXPECT_EQ(c.ts_accepted, 10'000'004u);  // issued at 10 ms, through the 4-cycle intake
+  EXPECT_EQ(c.ts_lookup_done - c.ts_accepted, 2u);
+  EXPECT_NEAR(static_cast<double>(c.ts_transfer_done),
+              c.ts_lookup_done + 2 + ControllerBench::promotion_ns(), 1.0);
+  EXPECT_EQ(host_mem.completions.size(), 2u);  // none posted
+  EXPECT_EQ(messages(), wire_messages + 1);    // its one burst, nothing else
+  EXPECT_EQ(ctrl.stats().descriptors, 2u);     // the DEMOTE and the CHAIN
+  EXPECT_EQ(ctrl.stats().chains, 1u);
+  EXPECT_EQ(ctrl.stats().device_issued, 1u);
+  EXPECT_EQ(ctrl.stats().device_issued_promotions, 1u);
+  EXPECT_EQ(ctrl.stats().bytes_to_hbm, kBlock);
 }
 
 // The tier device with a peak of its own per direction (tier.read_gbps, tier.write_gbps): a

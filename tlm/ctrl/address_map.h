@@ -7,6 +7,9 @@ namespace kvtier::addr {
 // Device BAR (downstream MMIO): the descriptor ring, then the doorbell register.
 inline constexpr uint64_t kRingBase = 0;
 inline constexpr uint64_t kDoorbell = 1ull << 20;
+// host.decision = device: the step clock, one 8-byte write per scheduler step while the device
+// holds a streamed chain (the step's start, from which it derives its groups' issue times).
+inline constexpr uint64_t kStepClock = kDoorbell + 8;
 
 // Host-side address space seen by device DMA (upstream): GPU HBM from 0, host memory above.
 inline constexpr uint64_t kHbmBase = 0;

@@ -90,6 +90,11 @@ void DataPlaneController::mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
+  if (addr == addr::kStepClock && len == 8) {
+    ++stats_.step_clocks;  // the chains' step clock (host.decision = device)
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
   if (addr == addr::kDoorbell && len == cmdset::kDoorbellBytes) {
     const cmdset::Doorbell db = cmdset::decode_doorbell(trans.get_data_ptr());
     if (db.tail >= config_.ring_entries) {
@@ -255,6 +260,16 @@ void DataPlaneController::resolve(uint16_t tag, const sc_core::sc_time& at) {
   dispatch_until(tag);
 }
 
+cmdset::Completion DataPlaneController::issue_local(const Descriptor& d,
+                                                    const sc_core::sc_time& at) {
+  // Deadline order: what the engine would have started before `at` goes first; the command is
+  // scheduled at once (the device issues it when its chain says the block is due).
+  if (!held_.empty()) catch_up(at);
+  Work w = decide(d, at, true);
+  finish(w, false);
+  return w.c;
+}
+
 void DataPlaneController::resolve_all() {
   while (!held_.empty()) dispatch_until(held_.begin()->second.d.tag);
 }
@@ -357,12 +372,17 @@ sc_core::sc_time DataPlaneController::issue_time(const Descriptor& d,
 }
 
 DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
-                                                      const sc_core::sc_time& arrival) {
-  ++stats_.descriptors;
-  const size_t op_index = static_cast<size_t>(d.opcode);
-  if (op_index < stats_.per_opcode.size()) ++stats_.per_opcode[op_index];
-
+                                                      const sc_core::sc_time& arrival, bool local) {
   Work w;
+  w.local = local;
+  if (local) {
+    ++stats_.device_issued;
+    stats_.device_issued_promotions += d.opcode == Opcode::PROMOTE;
+  } else {
+    ++stats_.descriptors;
+    const size_t op_index = static_cast<size_t>(d.opcode);
+    if (op_index < stats_.per_opcode.size()) ++stats_.per_opcode[op_index];
+  }
   w.d = d;
   w.accepted = issue_time(d, arrival);
   // One lookup enters the pipelined SRAM per cycle; the result is ready after the read latency.
@@ -505,6 +525,11 @@ DataPlaneController::Work DataPlaneController::decide(const Descriptor& d,
         stats_.bytes_to_tier += d.length;
       }
       break;
+    case Opcode::CHAIN:
+      // The device holds the sequence's chain from here (host.decision = device); the index is
+      // not touched: the chain's members are looked up as the device issues them.
+      ++stats_.chains;
+      break;
     case Opcode::NOP:
       break;
     default:
@@ -554,6 +579,9 @@ void DataPlaneController::finish(Work& w, bool in_ring_order) {
   c.ts_accepted = to_cycles(w.accepted);
   c.ts_lookup_done = to_cycles(w.lookup_done);
   c.ts_transfer_done = to_cycles(w.transfer_done);
+  // A command the device issued itself has no completion-queue entry and posts nothing: the
+  // device knows its own outcome, and the block is usable once its last burst is in HBM.
+  if (w.local) return;
   // The completion queue releases in descriptor order, one per cycle, the cycle after the
   // command is done (its lookup, or its transfer's last burst); the completion is formatted and
   // posted ctrl.completion_cycles later.

@@ -100,6 +100,13 @@ struct ControllerStats {
   uint64_t set_hazard_cycles = 0;
   uint64_t policy_hazard_cycles = 0;
   uint64_t promotion_policy_writes = 0;
+  // Device-local decisions (host.decision = device): CHAIN descriptors that handed a sequence's
+  // chain to the device, and the commands the device issued itself for chains it held (no
+  // descriptor, doorbell or completion of theirs crossed the link).
+  uint64_t chains = 0;
+  uint64_t step_clocks = 0;
+  uint64_t device_issued = 0;
+  uint64_t device_issued_promotions = 0;
 };
 
 class DataPlaneController : public sc_core::sc_module {
@@ -139,6 +146,11 @@ class DataPlaneController : public sc_core::sc_module {
   // Schedules every transfer still held (the end of a run).
   void resolve_all();
   size_t held_transfers() const { return held_.size(); }
+  // host.decision = device: the device issues `d` itself at `at`, a member of a chain the host
+  // handed it (CHAIN). It takes the lookup pipeline, the engine's queues and the DMA engines as
+  // a descriptor does, but no descriptor, doorbell or completion of it crosses the link: the
+  // completion is returned (the device marks the block usable in HBM itself).
+  cmdset::Completion issue_local(const cmdset::Descriptor& d, const sc_core::sc_time& at);
   // The direct burst path (ctrl.burst_path = direct): what tier_out and host_out are bound to.
   // Without it, or with ctrl.burst_path = tlm, bursts go through the sockets.
   void set_burst_targets(BurstTarget* tier, BurstTarget* host) {
@@ -166,12 +178,13 @@ class DataPlaneController : public sc_core::sc_module {
     bool compressed = false;
     uint64_t seq = 0;    // deadline order: arrival count among held transfers
     uint64_t epoch = 0;  // ... and the doorbell that posted it
+    bool local = false;  // issued by the device itself (issue_local): no completion is posted
   };
 
   void mmio(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   // Intake, index lookup and index semantics of one descriptor that became visible at `arrival`,
-  // in ring order.
-  Work decide(const cmdset::Descriptor& d, const sc_core::sc_time& arrival);
+  // in ring order; `local`: a command the device issued itself (issue_local), not a descriptor.
+  Work decide(const cmdset::Descriptor& d, const sc_core::sc_time& arrival, bool local = false);
   // When the engine takes the descriptor that became visible at `arrival` from its intake
   // queue into the lookup (its ts_accepted), given the descriptors and transfers before it.
   sc_core::sc_time issue_time(const cmdset::Descriptor& d, const sc_core::sc_time& arrival);

@@ -21,6 +21,7 @@ enum class Opcode : uint8_t {
   UNPIN = 7,
   RECOMPRESS = 8,  // rewrites the tier copy: breaks write-once for this block
   QUERY = 9,
+  CHAIN = 10,  // a sequence's chain handed to the device (TLM only)
 };
 
 inline const char* to_string(Opcode v) {
@@ -35,6 +36,7 @@ inline const char* to_string(Opcode v) {
     case Opcode::UNPIN: return "UNPIN";
     case Opcode::RECOMPRESS: return "RECOMPRESS";
     case Opcode::QUERY: return "QUERY";
+    case Opcode::CHAIN: return "CHAIN";
   }
   return "UNKNOWN";
 }

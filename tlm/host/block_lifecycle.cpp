@@ -84,7 +84,7 @@ uint64_t BlockLifecycle::available_slots() const {
 }
 
 void BlockLifecycle::promote(HostBlock& b, double deadline_s, uint16_t prio, bool deferrable,
-                             double now_s) {
+                             double now_s, ChainRef chain) {
   b.hbm_slot = slots_.take();
   b.mech.in_hbm = true;
   b.mech.in_flight = true;
@@ -93,7 +93,7 @@ void BlockLifecycle::promote(HostBlock& b, double deadline_s, uint16_t prio, boo
   d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
   d.prio = prio;
   if (deferrable) d.flags |= static_cast<uint8_t>(cmdset::DescFlag::DEFERRABLE);
-  enqueue(d, Opcode::PROMOTE, b, now_s);
+  enqueue(d, Opcode::PROMOTE, b, now_s, chain);
 }
 
 void BlockLifecycle::free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys,
@@ -370,15 +370,22 @@ cmdset::Descriptor BlockLifecycle::room_demotion(const HostBlock& b, double now_
   return d;
 }
 
-void BlockLifecycle::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t key, double now_s) {
+void BlockLifecycle::enqueue(const cmdset::Descriptor& d, Opcode op, uint64_t key, double now_s,
+                             ChainRef chain) {
   if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
-  commands_.path().enqueue(Command{d, key, op, now_s, now_s});
+  Command c{d, key, op, now_s, now_s};
+  c.chain = chain.chain;
+  c.chain_version = chain.version;
+  commands_.path().enqueue(c);
 }
 
 void BlockLifecycle::enqueue(const cmdset::Descriptor& d, Opcode op, const HostBlock& b,
-                             double now_s) {
+                             double now_s, ChainRef chain) {
   if (op == Opcode::PROMOTE) demand(DemandDirection::ToHbm, now_s, static_cast<double>(d.length));
-  commands_.path().enqueue(Command{d, b.id.key, op, now_s, now_s, b.record});
+  Command c{d, b.id.key, op, now_s, now_s, b.record};
+  c.chain = chain.chain;
+  c.chain_version = chain.version;
+  commands_.path().enqueue(c);
 }
 
 void BlockLifecycle::flush(double at_s) {

@@ -76,16 +76,20 @@ class BlockLifecycle final : public StreamingHostIF, public PoolMemberIF, privat
   }
   // `b` takes a free HBM slot and is promoted from its tier copy: due `deadline_s` at priority
   // `prio` (`deferrable`: nothing reads it before its request is admitted).
-  void promote(HostBlock& b, double deadline_s, uint16_t prio, bool deferrable, double now_s);
+  // `chain`: the resuming sequence's chain (host.decision = device: the device issues it).
+  void promote(HostBlock& b, double deadline_s, uint16_t prio, bool deferrable, double now_s,
+               ChainRef chain = {});
   // The conversation is over: its own blocks (listed in `keys`) are dead. Shared prefixes, and
   // blocks still pinned or moving, stay.
   void free_session_blocks(uint64_t session, const std::vector<uint64_t>& keys, double now_s);
 
   // ---- Commands ----
   cmdset::Descriptor descriptor(cmdset::Opcode op, const HostBlock& b) const override;
-  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s) override;
+  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double now_s,
+               ChainRef chain = {}) override;
   // The same for a command about `b`, whose outcome finds `b` by its record.
-  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, const HostBlock& b, double now_s);
+  void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, const HostBlock& b, double now_s,
+               ChainRef chain = {});
   // Writes the queued descriptors (with the policy plane's updates) and rings the doorbell at
   // `at_s`; completions come back before it returns (loosely timed: their times lie ahead).
   void flush(double at_s) override;

@@ -28,6 +28,113 @@ DescriptorRing::DescriptorRing(tlm::tlm_initiator_socket<>& mmio, const HostConf
 
 void DescriptorRing::flush(double at_s) {
   if (queue_.empty()) return;
+  // The batch is taken out first: completions arriving during the doorbell may make the control
+  // plane queue new commands for a later flush.
+  std::vector<Command> batch;
+  batch.swap(queue_);
+  if (config_.decision != HostDecision::Device ||
+      std::none_of(batch.begin(), batch.end(), [](const Command& c) { return c.chain != 0; }))
+    return post(batch, at_s);
+  // Device-local decisions (host.decision = device). A member of a chain the device holds (in
+  // the version the command names) is issued by the device itself, from now; the others go on
+  // the ring. A chain the device does not hold yet, or holds in an older version, is handed over
+  // by one CHAIN descriptor on the ring, and the device issues its members once it has taken
+  // that descriptor. The held chains' members are issued before the ring is posted: the ring's
+  // commands reach the device later (host CPU, link), and loosely-timed reservations are served
+  // in call order, so posted first they would push the earlier device-issued ones behind them.
+  std::vector<Command> ring, later;
+  std::vector<uint64_t> handing;  // chains handed over in this batch
+  for (Command& c : batch) {
+    if (!c.chain) {
+      ring.push_back(c);
+      continue;
+    }
+    const bool in_hand = std::find(handing.begin(), handing.end(), c.chain) != handing.end();
+    if (c.op != Opcode::PROMOTE) {
+      // A staging copy's discard: the device drops it itself at its group's end for a chain it
+      // holds, in whatever version; the chain of a sequence that has left is no longer held, and
+      // the host posts the discard.
+      const auto held = chains_.find(c.chain);
+      if (held == chains_.end() || in_hand) ring.push_back(c);
+      else issue_on_device(c, std::max(at_s, held->second.known_s));
+      continue;
+    }
+    if (!in_hand) {
+      const auto held = chains_.find(c.chain);
+      if (held != chains_.end() && held->second.version == c.chain_version) {
+        issue_on_device(c, std::max(at_s, held->second.known_s));
+        continue;
+      }
+      handing.push_back(c.chain);
+      Command h;
+      h.op = h.d.opcode = Opcode::CHAIN;
+      h.key = h.d.key = c.chain;
+      h.d.tenant = c.d.tenant;
+      h.d.policy = c.chain_version;
+      h.chain = c.chain;
+      h.chain_version = c.chain_version;
+      h.requested_s = c.requested_s;
+      ring.push_back(h);
+      ++stats_.chain_descriptors;
+    }
+    later.push_back(c);
+  }
+  for (Command& h : ring)  // each CHAIN names the blocks it hands over
+    if (h.op == Opcode::CHAIN)
+      h.d.length = static_cast<uint32_t>(std::count_if(
+          later.begin(), later.end(), [&](const Command& c) { return c.chain == h.chain; }));
+  post(ring, at_s);
+  for (Command& c : later) {
+    const auto held = chains_.find(c.chain);
+    if (held == chains_.end() || held->second.version != c.chain_version)
+      SC_REPORT_FATAL("kvtier/host", ("the device did not take chain " + std::to_string(c.chain) +
+                                      ", whose blocks it was to issue")
+                                         .c_str());
+    issue_on_device(c, std::max(at_s, held->second.known_s));
+  }
+}
+
+void DescriptorRing::step_clock(double at_s) {
+  if (config_.decision != HostDecision::Device) return;
+  // Only a streamed chain is issued by the clock (a resuming sequence's promotions go at once).
+  if (std::none_of(chains_.begin(), chains_.end(),
+                   [](const auto& c) { return c.first % 2 == 0; }))  // streamed_chain(): even
+    return;
+  uint8_t bytes[8] = {};
+  const uint64_t ps = seconds(at_s).value();
+  for (unsigned i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(ps >> (8 * i));
+  transact(mmio_, tlm::TLM_WRITE_COMMAND, addr::kStepClock, bytes, 8, TxnClass::Doorbell,
+           seconds(at_s));
+  ++stats_.step_clocks;
+  stats_.cpu_doorbell_s += config_.doorbell_cpu_ns * 1e-9;
+  queues_.total();
+}
+
+void DescriptorRing::issue_on_device(Command& c, double at_s) {
+  cmdset::Completion cpl;
+  c.issued_s = at_s;
+  if (!local_issuer_ || !local_issuer_(c.d, at_s, &cpl))
+    SC_REPORT_FATAL("kvtier/host",
+                    "host.decision = device: this data plane cannot issue a chain's commands");
+  ++stats_.device_issued;
+  if (c.op != Opcode::PROMOTE) {
+    if (cpl.status != Status::OK) outcomes_.failed(c, cpl.status);
+    return;
+  }
+  ++stats_.device_issued_promotions;
+  if (cpl.status != Status::OK) return outcomes_.failed(c, cpl.status);
+  // No completion crosses the link: the block is usable the cycle after its last burst is in
+  // HBM (the device sets the layer group's ready flag in HBM itself).
+  const double accepted = cpl.ts_accepted * cycle_s_, looked_up = cpl.ts_lookup_done * cycle_s_,
+               moved = cpl.ts_transfer_done * cycle_s_;
+  outcomes_.promoted(c, moved + cycle_s_, looked_up);
+  stats_.promotion_queue_s += accepted - c.issued_s;
+  stats_.promotion_lookup_s += looked_up - accepted;
+  stats_.promotion_transfer_s += moved - looked_up;
+}
+
+void DescriptorRing::post(std::vector<Command>& batch, double at_s) {
+  if (batch.empty()) return;
   const sc_core::sc_time cpu_per_descriptor = nanoseconds(config_.descriptor_cpu_ns);
   sc_core::sc_time post = seconds(at_s);
   uint32_t since_doorbell = 0;
@@ -41,10 +148,6 @@ void DescriptorRing::flush(double at_s) {
     since_doorbell = 0;
     queues_.run_posted();
   };
-  // The batch is taken out first: completions arriving during the doorbell may make the control
-  // plane queue new commands for a later flush.
-  std::vector<Command> batch;
-  batch.swap(queue_);
   uint32_t queue = 0;  // the queue of the run being posted
   for (Command& c : batch) {
     // Per-tenant queues: a run of one tenant's commands is kicked by its own doorbell before
@@ -139,6 +242,11 @@ void DescriptorRing::on_completion(const cmdset::Completion& c, double arrival_s
     case Opcode::RECOMPRESS:
       if (c.status != Status::OK) return outcomes_.failed(p, c.status);
       return outcomes_.recompressed(p);
+    case Opcode::CHAIN:
+      // The device holds the chain from the cycle it took the descriptor (its lookup).
+      if (c.status != Status::OK) return outcomes_.failed(p, c.status);
+      chains_[p.chain] = {p.chain_version, c.ts_lookup_done * cycle_s_};
+      return;
     default:
       if (c.status != Status::OK) outcomes_.failed(p, c.status);
   }

@@ -41,6 +41,11 @@ struct Command {
   // A PROMOTE's: the policy word the host held for the block when it was posted (what the
   // descriptor carries unless host.policy_sync = none, when it carries the entry's own).
   uint8_t host_word = 0;
+  // host.decision = device: the chain the command belongs to (0: none, the host issues it),
+  // and the chain's version (its membership changed since the device last took it: a new
+  // CHAIN descriptor hands it over again before the device issues from it).
+  uint64_t chain = 0;
+  uint64_t chain_version = 0;
 };
 
 // What a command path tells the control plane about its commands (its block lifecycle,
@@ -111,6 +116,16 @@ class DescriptorRing : public CommandPath {
     std::function<void()> wait_all;
   };
   void set_waiter(Waiter waiter) { waiter_ = std::move(waiter); }
+  // host.decision = device: how a chain's member reaches the device (the device issues it
+  // itself at `at_s`, false when it cannot) and its outcome comes back without a completion.
+  using LocalIssuer =
+      std::function<bool(const cmdset::Descriptor& d, double at_s, cmdset::Completion* out)>;
+  void set_local_issuer(LocalIssuer issuer) { local_issuer_ = std::move(issuer); }
+  // The device forgets chain `chain` (its sequence left): a later member hands it over again.
+  void chain_ended(uint64_t chain) { chains_.erase(chain); }
+  // A scheduler step boundary at `at_s`: while the device holds a streamed chain it is told the
+  // step's start (an 8-byte write, host.doorbell_cpu_ns of CPU), the clock it issues from.
+  void step_clock(double at_s);
 
  private:
   tlm::tlm_initiator_socket<>& mmio_;
@@ -126,6 +141,16 @@ class DescriptorRing : public CommandPath {
   std::unordered_map<uint64_t, uint16_t>
       deferred_;  // block -> tag of its deferrable command in flight
   Waiter waiter_;
+  // Posts `batch` on the ring (descriptors, doorbells) from `at_s`.
+  void post(std::vector<Command>& batch, double at_s);
+  // A chain member the device issues itself, from `at_s`; its outcome is reported.
+  void issue_on_device(Command& c, double at_s);
+  LocalIssuer local_issuer_;
+  struct HeldChain {
+    uint64_t version = 0;
+    double known_s = 0.0;  // when the device had taken its CHAIN descriptor (issues from then)
+  };
+  std::unordered_map<uint64_t, HeldChain> chains_;  // the chains the device holds, by chain
   uint32_t ring_tail_ = 0;
   uint16_t next_tag_ = 0;
 };

@@ -269,6 +269,7 @@ void HostControlPlane::preempt(uint64_t id, double now_s) {
   auto node = running_.find(id);
   let_go(node->second, now_s);
   ++stats_.preemptions;
+  forget_chains(id);
   running_.erase(node);
   if (!lifecycle_.commands().path().idle()) lifecycle_.flush(now_s);
 }
@@ -288,6 +289,7 @@ void HostControlPlane::release(uint64_t id, const workload::Request& r, double n
     session_expiry_.finished(r.session, now_s, run.keys);
     free_ended_sessions(now_s);
   }
+  forget_chains(id);
   running_.erase(node);
   if (!lifecycle_.commands().path().idle()) lifecycle_.flush(now_s);
 }
@@ -307,6 +309,7 @@ void HostControlPlane::step_grown(double now_s) {
   lifecycle_.commands()
       .queues()
       .step();  // host.completion = poll: the runtime reads its completion queues every step
+  if (DescriptorRing* ring = lifecycle_.commands().ring()) ring->step_clock(now_s);
   if (!lifecycle_.policy_plane().syncing())
     return;  // none: the noted blocks are looked at with the next batch
   if (lifecycle_.policy_plane().per_step()) {

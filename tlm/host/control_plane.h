@@ -144,6 +144,11 @@ class HostControlPlane final : public sc_core::sc_module,
   void set_completion_waiter(DescriptorRing::Waiter waiter) {
     if (DescriptorRing* r = lifecycle_.commands().ring()) r->set_waiter(std::move(waiter));
   }
+  // host.decision = device: how the device issues a chain's members itself (the platform wires
+  // it to the data plane).
+  void set_local_issuer(DescriptorRing::LocalIssuer issuer) {
+    if (DescriptorRing* r = lifecycle_.commands().ring()) r->set_local_issuer(std::move(issuer));
+  }
   // Records each promotion the control plane decides, from its descriptor to its block's arrival.
   void set_trace(TraceEventLog* trace) {
     if (!trace) return;
@@ -255,6 +260,14 @@ class HostControlPlane final : public sc_core::sc_module,
   void free_ended_sessions(double now_s);
   // A request stops reading its blocks: pins released, its partial last block's slots freed.
   void let_go(Running& run, double now_s);
+  // Request `id` leaves the running set: the device stops holding its chains (host.decision =
+  // device; the device drops a chain whose sequence has gone, and the host's books follow).
+  void forget_chains(uint64_t id) {
+    if (DescriptorRing* r = lifecycle_.commands().ring()) {
+      r->chain_ended(streamed_chain(id));
+      r->chain_ended(admission_chain(id));
+    }
+  }
 
   const HostConfig config_;
   const KvGeometry geometry_;

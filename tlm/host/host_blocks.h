@@ -152,6 +152,22 @@ struct RunningRequest {
   bool continues = false;   // not the session's last turn (scheduler intent for the policy)
   size_t spill_cursor = 0;  // next entry of `keys` spill() looks at
   std::vector<std::vector<uint64_t>> streamed;  // per layer group: blocks streamed every step
+  // host.decision = device: the version of the streamed chain the device is to hold, raised
+  // whenever `streamed` changes (the device is handed the chain again before it issues from it).
+  uint64_t chain_version = 1;
 };
+
+// host.decision = device: the chain a command belongs to and the version of its membership;
+// none (0) for a command the host issues itself.
+struct ChainRef {
+  uint64_t chain = 0;
+  uint64_t version = 0;
+};
+
+// host.decision = device: the chains a running request `id` hands to the device (never 0): its
+// streamed blocks, read back every step, and the promotions of its admission (a resuming
+// sequence's prefix).
+inline uint64_t streamed_chain(uint64_t id) { return 2 * id + 2; }
+inline uint64_t admission_chain(uint64_t id) { return 2 * id + 3; }
 
 }  // namespace kvtier

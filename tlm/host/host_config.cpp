@@ -53,6 +53,11 @@ void declare_keys(KeyRegistry& r, HostConfig& c) {
                 "(breaks write-once)");
   r.choice_enum("host.dma", &c.dma, kHostDmaNames,
                 "who moves KV: the device data plane from descriptors, or host-issued copies");
+  r.choice_enum("host.decision", &c.decision, kHostDecisionNames,
+                "who issues the per-block promotions of streamed and resuming sequences: the host "
+                "(a descriptor and a completion per block), or the device, which holds each "
+                "sequence's chain after one CHAIN descriptor and issues them itself (C1; needs "
+                "host.dma = device and the TLM engine)");
   r.number("host.copy_issue_cpu_ns", &c.copy_issue_cpu_ns, 0, 1e7,
            "host DMA: CPU time of one copy call, ns");
   r.number("host.copy_completion_rtt_us", &c.copy_completion_rtt_us, 0, 1e6,
@@ -106,6 +111,10 @@ void validate_host_config(const HostConfig& c, const std::string& src) {
         src +
         ": host.dma = host copies blocks as they are: it needs host.tier_format = bf16 and "
         "host.recompress_format = none (compression runs on the device's engine)");
+  if (c.decision == HostDecision::Device && c.dma == HostDma::Host)
+    throw ConfigError(src +
+                      ": host.decision = device has the device issue a chain's promotions: it "
+                      "needs host.dma = device (with host.dma = host the host copies every block)");
 }
 
 }  // namespace kvtier

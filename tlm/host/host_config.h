@@ -45,6 +45,15 @@ enum class HostDma { Device, Host };
 inline constexpr EnumName<HostDma> kHostDmaNames[] = {{HostDma::Device, "device"},
                                                       {HostDma::Host, "host"}};
 inline const char* name_of(HostDma v) { return name_in(kHostDmaNames, v); }
+// Who issues the per-block promotions of a streamed or resuming sequence (claim C1): the host,
+// a descriptor and a completion round trip per block; or the device, which holds each such
+// sequence's chain after one CHAIN descriptor and issues the chain's promotions (and the staging
+// discards after them) itself, at the times the step clock gives. The same blocks move either
+// way: only who issues them differs.
+enum class HostDecision { Host, Device };
+inline constexpr EnumName<HostDecision> kHostDecisionNames[] = {{HostDecision::Host, "host"},
+                                                                {HostDecision::Device, "device"}};
+inline const char* name_of(HostDecision v) { return name_in(kHostDecisionNames, v); }
 // How the control plane learns that a conversation is over (host.free_dead_blocks): after a
 // stretch of inactivity (what a server can know), or from the workload's last-turn flag (an
 // oracle, kept for comparison).
@@ -113,7 +122,8 @@ struct HostConfig {
   // issues every copy itself (a driver call per copy, copy time from the host copy model, and a
   // completion round trip before the copy is known to be done).
   HostDma dma = HostDma::Device;
-  double copy_issue_cpu_ns = 3000.0;    // host: CPU time of one copy call (driver)
+  HostDecision decision = HostDecision::Host;  // needs dma = device for `device`
+  double copy_issue_cpu_ns = 3000.0;           // host: CPU time of one copy call (driver)
   double copy_completion_rtt_us = 5.0;  // host: copy done -> host knows (event poll round trip)
   double doorbell_cpu_ns = 100.0;       // device: CPU time of one doorbell write (accounted, C3)
   double completion_cpu_ns = 200.0;     // CPU time to handle one completion (accounted, C3)

@@ -76,6 +76,12 @@ struct CommandStats {
   uint64_t command_queues = 0;
   uint64_t interrupts = 0, completion_polls = 0;
   double cpu_interrupt_s = 0.0, cpu_poll_s = 0.0;
+  // C1, host.decision = device: CHAIN descriptors that handed a sequence's chain to the device,
+  // and the commands of chains the device then issued itself (promotions, and staging discards),
+  // each a descriptor and a completion the host did not post or handle.
+  uint64_t chain_descriptors = 0;
+  uint64_t device_issued = 0, device_issued_promotions = 0;
+  uint64_t step_clocks = 0;  // the step clock's writes (one per step with a streamed chain held)
 };
 
 // BlockBooks: policy state.

@@ -157,6 +157,20 @@ void HostStatsReport::declare_cpu_stats(StatGroup& g, double end_s) const {
   g.add("copy_issue_s", h.cpu_copy_issue_s, "s",
         "host CPU time issuing copies itself (host.dma = host)");
   g.add("host_copies", h.host_copies, "count", "copies the host issued itself (host.dma = host)");
+  g.add("decision", name_of(c_.config.decision), "text",
+        "who issues streamed and resuming sequences' promotions (host.decision): the host, a "
+        "descriptor and a completion per block, or the device from chains it holds (C1)");
+  g.add("chain_descriptors", h.chain_descriptors, "count",
+        "CHAIN descriptors that handed a sequence's chain (new, or changed since) to the device "
+        "(host.decision = device)");
+  g.add("device_issued", h.device_issued, "count",
+        "commands of chains the device issued itself, promotions and staging discards: each a "
+        "descriptor the host did not build and a completion it did not handle (host.decision = "
+        "device)");
+  g.add("device_issued_promotions", h.device_issued_promotions, "count", "of those, promotions");
+  g.add("step_clocks", h.step_clocks, "count",
+        "8-byte writes telling the device each step's start while it held a streamed chain (its "
+        "step clock; host.decision = device), each host.doorbell_cpu_ns of CPU");
   g.add("submission_queues", name_of(c_.config.submission_queues), "text",
         "the host's command queues (host.submission_queues): shared by every tenant, or one per "
         "tenant");

@@ -158,6 +158,7 @@ AdmitResult PromptAdmission::admit(const workload::Request& r, RunningRequest& r
       ++b->mech.pins;
       b->streamed_by = r.id + 1;
       run.streamed[b->id.layer_group].push_back(b->id.key);
+      ++run.chain_version;
       ++streaming_stats_.streamed_at_admission;
     } else {
       lifecycle_.pin(*b);
@@ -204,7 +205,8 @@ AdmitResult PromptAdmission::admit(const workload::Request& r, RunningRequest& r
   const double room_ready_s = lifecycle_.make_room(issued.size(), now_s);
   for (HostBlock* b : issued)
     // Deadline: the planned start of the layer group that reads the block in its step.
-    lifecycle_.promote(*b, deadline_of(b->id.layer_group), kAdmissionPriority, false, now_s);
+    lifecycle_.promote(*b, deadline_of(b->id.layer_group), kAdmissionPriority, false, now_s,
+                       {admission_chain(r.id), 1});
   lifecycle_.flush(room_ready_s);
   for (HostBlock* b : issued) {
     res.ready_s[b->id.layer_group] = std::max(res.ready_s[b->id.layer_group], b->mech.ready_s);

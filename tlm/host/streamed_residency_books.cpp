@@ -40,6 +40,7 @@ bool StreamedResidencyBooks::spill(uint64_t id, double now_s) {
       continue;
     }
     ++run.spill_cursor;
+    ++run.chain_version;
     return true;
   }
   return false;
@@ -102,11 +103,14 @@ std::vector<HostBlock*> StreamedResidencyBooks::promote(const std::vector<uint64
   std::vector<cmdset::Descriptor>
       rest;  // staged promotions beyond the lead, posted at rest_issue_s
   double room_ready_s = issue_s;
-  auto post = [&](cmdset::Descriptor d, double at_s) {
+  // A staged promotion is a member of its reader's streamed chain (host.decision = device: the
+  // device issues it); a restored one is the host's decision.
+  auto post = [&](cmdset::Descriptor d, double at_s, ChainRef chain) {
     d.deadline_ns = static_cast<uint64_t>(std::llround(deadline_s * 1e9));
     d.prio = Prefetcher::kAdmissionPriority;  // promotions a starting step waits for
-    host_.enqueue(d, Opcode::PROMOTE, d.key, at_s);
+    host_.enqueue(d, Opcode::PROMOTE, d.key, at_s, chain);
   };
+  std::vector<ChainRef> rest_chain;
   for (uint64_t id : ids) {
     auto it = running_.find(id);
     if (it == running_.end() || it->second.streamed.empty()) continue;
@@ -141,6 +145,7 @@ std::vector<HostBlock*> StreamedResidencyBooks::promote(const std::vector<uint64
         slots_.pin();
         host_.note_held(b);
         run.spill_cursor = 0;    // it may be spilled again, oldest first
+        ++run.chain_version;     // it left the chain
         restored.push_back(&b);  // posted below, once its slot is free
         continue;
       }
@@ -149,8 +154,9 @@ std::vector<HostBlock*> StreamedResidencyBooks::promote(const std::vector<uint64
       cmdset::Descriptor d = host_.descriptor(Opcode::PROMOTE, b);
       d.hbm_addr = geometry_.kv.hbm_kv_base +
                    staging_[staging_next_++ % staging_.size()] * geometry_.kv.block_bytes;
-      if (sent.size() < lead) post(d, issue_s);
-      else rest.push_back(d);
+      const ChainRef chain{streamed_chain(id), run.chain_version};
+      if (sent.size() < lead) post(d, issue_s, chain);
+      else rest.push_back(d), rest_chain.push_back(chain);
       sent.push_back(&b);
       list[kept++] = key;
     }
@@ -160,9 +166,9 @@ std::vector<HostBlock*> StreamedResidencyBooks::promote(const std::vector<uint64
   // emptied (make_room's demotions), so it is posted once that slot is free.
   if (sent.size() > rest.size()) host_.flush(issue_s);
   // The staged promotions beyond the lead wait for the slots the group before releases.
-  for (const cmdset::Descriptor& d : rest) post(d, rest_issue_s);
+  for (size_t k = 0; k < rest.size(); ++k) post(rest[k], rest_issue_s, rest_chain[k]);
   if (!rest.empty()) host_.flush(rest_issue_s);
-  for (HostBlock* b : restored) post(host_.descriptor(Opcode::PROMOTE, *b), room_ready_s);
+  for (HostBlock* b : restored) post(host_.descriptor(Opcode::PROMOTE, *b), room_ready_s, {});
   if (!restored.empty()) host_.flush(room_ready_s);
   stats_.streamed_promotions += sent.size() + restored.size();
   stats_.restored_streamed += restored.size();
@@ -224,18 +230,20 @@ void StreamedResidencyBooks::stream_done(const std::vector<uint64_t>& ids, uint3
   for (uint64_t id : ids) {
     auto it = running_.find(id);
     if (it == running_.end() || it->second.streamed.empty()) continue;
-    for (uint64_t key : it->second.streamed[g]) staged_discards_.push_back({key, done_s});
+    const ChainRef chain{streamed_chain(id), it->second.chain_version};
+    for (uint64_t key : it->second.streamed[g]) staged_discards_.push_back({key, done_s, chain});
   }
 }
 
 void StreamedResidencyBooks::post_staged_discards(double upto_s) {
   size_t n = 0;
   double last = 0.0;
-  for (; n < staged_discards_.size() && staged_discards_[n].second <= upto_s + 1e-12; ++n) {
-    const auto& [key, done] = staged_discards_[n];
-    if (const HostBlock* b = blocks_.find(key))
-      host_.enqueue(host_.descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, key, done);
-    last = std::max(last, done);
+  for (; n < staged_discards_.size() && staged_discards_[n].done_s <= upto_s + 1e-12; ++n) {
+    const StagedDiscard& s = staged_discards_[n];
+    if (const HostBlock* b = blocks_.find(s.key))
+      host_.enqueue(host_.descriptor(Opcode::DISCARD, *b), Opcode::DISCARD, s.key, s.done_s,
+                    s.chain);
+    last = std::max(last, s.done_s);
   }
   if (!n) return;
   staged_discards_.erase(staged_discards_.begin(),
@@ -251,6 +259,7 @@ void StreamedResidencyBooks::unstream(HostBlock& b) {
   RunningRequest& other = running_.at(b.streamed_by - 1);
   auto& list = other.streamed[b.id.layer_group];
   list.erase(std::find(list.begin(), list.end(), b.id.key));
+  ++other.chain_version;
   b.streamed_by = 0;
   slots_.pin();
   host_.note_held(b);

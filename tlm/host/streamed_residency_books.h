@@ -36,8 +36,9 @@ class StreamingHostIF {
   virtual bool tier_refuses(const HostBlock& /*b*/, double /*now_s*/) const { return false; }
   // A command about `b`, filled from its books; queued; the queue posted at `at_s`.
   virtual cmdset::Descriptor descriptor(cmdset::Opcode op, const HostBlock& b) const = 0;
-  virtual void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key,
-                       double at_s) = 0;
+  // `chain`: the chain it belongs to (host.decision = device: the device issues it).
+  virtual void enqueue(const cmdset::Descriptor& d, cmdset::Opcode op, uint64_t key, double at_s,
+                       ChainRef chain = {}) = 0;
   virtual void flush(double at_s) = 0;
   // Payload bytes of one tier copy in `format`.
   virtual uint64_t stored_bytes(kv::Format format) const = 0;
@@ -104,9 +105,14 @@ class StreamedResidencyBooks final : public StreamedResidencyIF {
   HbmSlots& slots_;
   StreamedResidencyStats& stats_;
   const Geometry geometry_;
-  std::vector<uint64_t> staging_;                             // HBM slots held for streamed blocks
-  size_t staging_next_ = 0;                                   // the next one a promotion goes to
-  std::vector<std::pair<uint64_t, double>> staged_discards_;  // (block, when its group computed)
+  std::vector<uint64_t> staging_;  // HBM slots held for streamed blocks
+  size_t staging_next_ = 0;        // the next one a promotion goes to
+  struct StagedDiscard {
+    uint64_t key = 0;
+    double done_s = 0.0;  // when its group computed
+    ChainRef chain;       // its reader's streamed chain
+  };
+  std::vector<StagedDiscard> staged_discards_;
   std::vector<uint64_t> streamed_ahead_;  // group-0 blocks stream_ahead() promoted, in issue order
 };
 
