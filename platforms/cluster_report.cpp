@@ -51,12 +51,61 @@ Pooled pool(const RunResult& r) {
   return p;
 }
 
+// Block movement over the fleet, for the figures `kvtier experiment` reads (docs/model.md,
+// "Serving replicas"): counts and times summed over the replicas, promotion latencies pooled (a
+// percentile over every replica's promotions, never an average of replicas' percentiles).
+struct Movement {
+  uint64_t promotions = 0, demotions = 0, descriptors = 0, tokens = 0;
+  double queue_s = 0, lookup_s = 0, transfer_s = 0, stall_token_s = 0, exposed_stall_s = 0;
+  std::vector<double> latency;
+  CommandStats cpu;  // the host CPU's counts and times, summed
+};
+
+Movement movement(const RunResult& r) {
+  Movement m;
+  for (size_t k = 0; k < r.replicas.size(); ++k) {
+    const Platform* platform = served_replica(r, k);
+    if (!platform) continue;
+    const HostStats& h = platform->host().stats();
+    const SchedStats& s = platform->scheduler().stats();
+    m.promotions += h.promotions;
+    m.demotions += h.demotions;
+    m.descriptors += platform->controller().stats().descriptors;
+    m.tokens += s.tokens_generated;
+    m.queue_s += h.promotion_queue_s;
+    m.lookup_s += h.promotion_lookup_s;
+    m.transfer_s += h.promotion_transfer_s;
+    m.stall_token_s += s.stall_token_s;
+    m.exposed_stall_s += s.exposed_stall_s;
+    m.latency.insert(m.latency.end(), h.promotion_latency_s.begin(), h.promotion_latency_s.end());
+    CommandStats& c = m.cpu;
+    c.cpu_descriptor_s += h.cpu_descriptor_s;
+    c.cpu_doorbell_s += h.cpu_doorbell_s;
+    c.cpu_completion_s += h.cpu_completion_s;
+    c.cpu_copy_issue_s += h.cpu_copy_issue_s;
+    c.cpu_interrupt_s += h.cpu_interrupt_s;
+    c.cpu_poll_s += h.cpu_poll_s;
+    c.host_cpu_kv_s += h.host_cpu_kv_s;
+    c.host_copies += h.host_copies;
+    c.chain_descriptors += h.chain_descriptors;
+    c.device_issued += h.device_issued;
+    c.device_issued_promotions += h.device_issued_promotions;
+    c.step_clocks += h.step_clocks;
+  }
+  return m;
+}
+
+nlohmann::json ratio_or_null(double num, double den) {
+  if (den == 0) return nullptr;
+  return num / den;
+}
+
 // The constraints over the fleet: on how many replicas each binds, with the counts summed (a
 // share is of the summed counts, never an average of replicas' shares).
 struct Fleet {
   uint32_t served = 0, sustain = 0, hiding = 0, capacity = 0, overloaded = 0, qos = 0;
   uint64_t chunks = 0, chunks_late = 0, steps = 0, capacity_waits = 0, windows = 0,
-           windows_over = 0;
+           windows_over = 0, transfers = 0, transfers_missed = 0;
   double peak_demanded = 0;  // the largest of the replicas', x B_tier
   // Each replica's own verdict line, in replica order (empty: it served no request). Read
   // here with the rest, so each replica's constraints are judged once per report.
@@ -103,6 +152,8 @@ Fleet fleet_of(const RunResult& r) {
     f.qos += c["qos"]["violations"].get<uint64_t>() > 0;
     f.chunks += hi["chunks"].get<uint64_t>();
     f.chunks_late += hi["chunks_late"].get<uint64_t>();
+    f.transfers += hi["transfers"].get<uint64_t>();
+    f.transfers_missed += hi["missed"].get<uint64_t>();
     f.steps += cap["steps"].get<uint64_t>();
     f.capacity_waits += cap["capacity_waits"].get<uint64_t>();
     f.windows += su["windows"].get<uint64_t>();
@@ -224,7 +275,68 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
           "share of prompts a router and the caches behind it spared from prefill");
   run.add("prefill_tokens", p.prompt_tokens_computed, "tokens",
           "prompt tokens computed (recomputation after a preemption included), every replica");
+  // Block movement, as a replica's stats.json names it (what kvtier experiment reads).
+  const Movement m = movement(r);
+  const double promotions = static_cast<double>(m.promotions);
+  run.add("promotions", m.promotions, "blocks",
+          "tier -> HBM block transfers completed, every replica");
+  run.add("demotions", m.demotions, "blocks",
+          "HBM -> tier block transfers completed, every replica");
+  run.add("promotion_latency_p50_s", percentile_or_null(m.latency, 50), "s",
+          "promotion latency, median over every replica's admission, prefetch and restored "
+          "promotions (null: none)");
+  run.add("promotion_latency_p99_s", percentile_or_null(m.latency, 99), "s",
+          "promotion latency, 99th percentile, the same promotions");
+  run.add("promotion_latency_queue_s", ratio_or_null(m.queue_s, promotions), "s",
+          "mean promotion time from posted to accepted by the controller, every replica (C2)");
+  run.add("promotion_latency_lookup_s", ratio_or_null(m.lookup_s, promotions), "s",
+          "mean promotion time in the index lookup, every replica (C2)");
+  run.add("promotion_latency_transfer_s", ratio_or_null(m.transfer_s, promotions), "s",
+          "mean promotion time moving the payload, every replica (C2)");
+  run.add("exposed_stall_total_s", m.exposed_stall_s, "s",
+          "steps' stalls waiting for transfers, summed over every replica's steps");
+  run.add("exposed_stall_per_token_s",
+          ratio_or_null(m.stall_token_s, static_cast<double>(m.tokens)), "s/token",
+          "mean stall in the step that produced a token, over every replica's tokens (HIDING)");
+  run.add("host_cpu_kv_per_token_s",
+          ratio_or_null(m.cpu.host_cpu_kv_s, static_cast<double>(m.tokens)), "s/token",
+          "host CPU time attributable to KV movement per generated token, every replica's (C3)");
   run.add("wall_time_s", r.wall_time_s, "s", "wall time of the whole run, every replica together");
+  {
+    const HostConfig& hc = r.config.host;
+    StatGroup cpu = run.group("host_cpu",
+                              "every replica's host CPU for KV movement, summed (replica-K/"
+                              "stats.json has each replica's)");
+    cpu.add("dma", name_of(hc.dma), "text", "host.dma");
+    cpu.add("decision", name_of(hc.decision), "text", "host.decision");
+    cpu.add("descriptor_s", m.cpu.cpu_descriptor_s, "s", "building and posting descriptors");
+    cpu.add("doorbell_s", m.cpu.cpu_doorbell_s, "s", "writing doorbells and step clocks");
+    cpu.add("completion_s", m.cpu.cpu_completion_s, "s", "handling completions");
+    cpu.add("copy_issue_s", m.cpu.cpu_copy_issue_s, "s", "issuing copies (host.dma = host)");
+    cpu.add("host_copies", m.cpu.host_copies, "count", "copies the hosts issued themselves");
+    cpu.add("chain_descriptors", m.cpu.chain_descriptors, "count",
+            "CHAIN descriptors that handed a chain to a device (host.decision = device)");
+    cpu.add("device_issued", m.cpu.device_issued, "count",
+            "commands the devices issued themselves from the chains they held");
+    cpu.add("device_issued_promotions", m.cpu.device_issued_promotions, "count",
+            "of those, promotions");
+    cpu.add("step_clocks", m.cpu.step_clocks, "count", "step-clock writes to the devices");
+    cpu.add("total_s", m.cpu.host_cpu_kv_s, "s",
+            "the CPU times above with interrupts and polls: every replica's host_cpu.total_s");
+    StatGroup index = run.group("index", "every replica's controller, summed");
+    index.add("descriptors", m.descriptors, "descriptors",
+              "descriptors the controllers took from their rings");
+    const Fleet f = fleet_of(r);
+    StatGroup hiding = run.group("constraints",
+                                 "the fleet's constraint counts (cluster.verdict "
+                                 "judges them; replica-K/stats.json has each's)")
+                           .group("hiding", "HIDING's counts, summed over the replicas");
+    hiding.add("transfers", f.transfers, "transfers", "promotions HIDING judged");
+    hiding.add("missed", f.transfers_missed, "transfers",
+               "of those, not usable by the start of the layer group that reads them");
+    hiding.add("chunks", f.chunks, "chunks", "layer-group reads from the tier");
+    hiding.add("chunks_late", f.chunks_late, "chunks", "of those, late");
+  }
   StatGroup cluster = run.group("cluster", "the replicas and how requests were routed to them");
   cluster.add("replicas", n, "replicas", "cluster.replicas");
   cluster.add("router", name_of(r.config.cluster.router), "text", "cluster.router");
