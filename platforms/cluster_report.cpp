@@ -95,11 +95,6 @@ Movement movement(const RunResult& r) {
   return m;
 }
 
-nlohmann::json ratio_or_null(double num, double den) {
-  if (den == 0) return nullptr;
-  return num / den;
-}
-
 // The constraints over the fleet: on how many replicas each binds, with the counts summed (a
 // share is of the summed counts, never an average of replicas' shares).
 struct Fleet {
@@ -252,8 +247,8 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
   run.add("preemptions", p.preemptions, "preemptions", "running requests preempted, every replica");
   run.add("tokens_generated", p.tokens, "tokens", "output tokens generated, every replica");
   run.add("sim_time_s", p.end_s, "s", "simulated time at the last token of any replica");
-  run.add("tokens_per_s", p.end_s > 0 ? nlohmann::json(p.tokens / p.end_s) : nlohmann::json(),
-          "tokens/s", "output tokens over the cluster's simulated time (null: no time passed)");
+  run.add("tokens_per_s", ratio_or_null(static_cast<double>(p.tokens), p.end_s), "tokens/s",
+          "output tokens over the cluster's simulated time (null: no time passed)");
   run.add("ttft_p50_s", percentile_or_null(p.ttft, 50), "s",
           "time to first token, median over every replica's requests (null: none completed)");
   run.add("ttft_p99_s", percentile_or_null(p.ttft, 99), "s",

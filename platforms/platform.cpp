@@ -28,12 +28,6 @@ double boundary_cap_bytes_per_s(const PlatformConfig& c) {
   return cap;
 }
 
-// num / den, or null where nothing was there to divide by.
-nlohmann::json ratio_or_null(double num, double den) {
-  if (den == 0) return nullptr;
-  return num / den;
-}
-
 // A percentile of the policy updates' latency, or null when none was posted.
 nlohmann::json update_latency(const HostStats& h, double p) {
   if (!h.policy_update_latency.count()) return nullptr;

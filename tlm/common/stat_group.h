@@ -14,6 +14,13 @@
 
 namespace kvtier {
 
+// num / den, or null where nothing was there to divide by: a figure a run could not measure is
+// null in stats.json, never 0.
+inline nlohmann::json ratio_or_null(double num, double den) {
+  if (den == 0) return nullptr;
+  return num / den;
+}
+
 class StatGroup {
  public:
   using json = nlohmann::ordered_json;

@@ -5,6 +5,7 @@
 
 #include "tlm/ctrl/address_map.h"
 #include "tlm/host/control_plane.h"
+#include "tlm/host/host_blocks.h"
 #include "tlm/link/transact.h"
 
 namespace kvtier {
@@ -43,13 +44,17 @@ void DescriptorRing::flush(double at_s) {
   // commands reach the device later (host CPU, link), and loosely-timed reservations are served
   // in call order, so posted first they would push the earlier device-issued ones behind them.
   std::vector<Command> ring, later;
-  std::vector<uint64_t> handing;  // chains handed over in this batch
+  // The chains handed over in this batch, each with its CHAIN's place in `ring` (its length
+  // counts the members that follow it).
+  std::vector<std::pair<uint64_t, size_t>> handing;
   for (Command& c : batch) {
     if (!c.chain) {
       ring.push_back(c);
       continue;
     }
-    const bool in_hand = std::find(handing.begin(), handing.end(), c.chain) != handing.end();
+    const auto hand = std::find_if(handing.begin(), handing.end(),
+                                   [&](const auto& h) { return h.first == c.chain; });
+    const bool in_hand = hand != handing.end();
     if (c.op != Opcode::PROMOTE) {
       // A staging copy's discard: the device drops it itself at its group's end for a chain it
       // holds, in whatever version; the chain of a sequence that has left is no longer held, and
@@ -65,7 +70,7 @@ void DescriptorRing::flush(double at_s) {
         issue_on_device(c, std::max(at_s, held->second.known_s));
         continue;
       }
-      handing.push_back(c.chain);
+      handing.push_back({c.chain, ring.size()});
       Command h;
       h.op = h.d.opcode = Opcode::CHAIN;
       h.key = h.d.key = c.chain;
@@ -77,12 +82,9 @@ void DescriptorRing::flush(double at_s) {
       ring.push_back(h);
       ++stats_.chain_descriptors;
     }
+    ++ring[(in_hand ? hand : handing.end() - 1)->second].d.length;  // the blocks it hands over
     later.push_back(c);
   }
-  for (Command& h : ring)  // each CHAIN names the blocks it hands over
-    if (h.op == Opcode::CHAIN)
-      h.d.length = static_cast<uint32_t>(std::count_if(
-          later.begin(), later.end(), [&](const Command& c) { return c.chain == h.chain; }));
   post(ring, at_s);
   for (Command& c : later) {
     const auto held = chains_.find(c.chain);
@@ -98,7 +100,7 @@ void DescriptorRing::step_clock(double at_s) {
   if (config_.decision != HostDecision::Device) return;
   // Only a streamed chain is issued by the clock (a resuming sequence's promotions go at once).
   if (std::none_of(chains_.begin(), chains_.end(),
-                   [](const auto& c) { return c.first % 2 == 0; }))  // streamed_chain(): even
+                   [](const auto& c) { return is_streamed_chain(c.first); }))
     return;
   uint8_t bytes[8] = {};
   const uint64_t ps = seconds(at_s).value();

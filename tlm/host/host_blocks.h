@@ -169,5 +169,6 @@ struct ChainRef {
 // sequence's prefix).
 inline uint64_t streamed_chain(uint64_t id) { return 2 * id + 2; }
 inline uint64_t admission_chain(uint64_t id) { return 2 * id + 3; }
+inline bool is_streamed_chain(uint64_t chain) { return chain % 2 == 0; }
 
 }  // namespace kvtier
