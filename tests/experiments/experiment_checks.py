@@ -74,6 +74,17 @@ def check_c1(kvtier, trace):
                "c1: streamed per-layer KV, and the arm named in the command")
     check_flip("c1", t, "load", [1, 2])
     expect("flip: " in out, "c1: the flip line is printed")
+    # The verdict both ways. At the default 250 ns of host CPU per descriptor the round trips are
+    # hidden: refuted. At 20 us a descriptor (a host 80 times slower), the host arm builds a
+    # resuming 50-position prefix's 4,000 per-layer descriptors in 80 ms, longer than the step
+    # they are due in, so its layer groups arrive late and stall; the device's chain needs one
+    # descriptor: supported.
+    expect(t["supported"] is False, "c1: refuted at the default descriptor cost")
+    slow_out, slow = experiment(kvtier, trace, "c1", "--set", "host.descriptor_cpu_ns=20000")
+    expect(slow["supported"] is True, f"c1: supported with a slow host:\n{slow_out}")
+    d, h = slow["rows"]
+    expect(h["exposed_stall_per_token_s"] > 1.05 * d["exposed_stall_per_token_s"],
+           "c1: the slow host's stall is materially above the device's")
 
 
 def check_c2(kvtier, trace):
