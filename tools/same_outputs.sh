@@ -7,7 +7,8 @@
 # The cases cover the paths a host control-plane change can reach: the default platform's
 # streamed regime and the pinned preset's all-layer blocks, per-layer blocks, every replacement policy, persistent policy state, idle session end, streamed decode
 # residency, prefetch, host-issued copies, recompression with a tier small enough to evict, the
-# RTL engine, every link protocol (credits that keep DMA bursts from joining, bit errors);
+# RTL engine, every link protocol (credits that keep DMA bursts from joining, bit errors, a
+# retry buffer that holds flits back, an ACK per TLP);
 # then kvtier cache-curve over every policy. Baseline outputs are kept in WORKDIR/base/CASE
 # and reused when present (build the baseline once, check many changes against it).
 # Run from the repository root (the excerpt case reads workloads/traces/).
@@ -34,6 +35,9 @@ declare -A cases=(
   [default-x8]="--set link.lanes=8"
   [default-credits-512]="--set link.credits_posted=512"
   [default-ber]="--set link.bit_error_rate=1e-9"
+  [default-retry-bound]="--set link.device_port_ns=100"
+  [default-cxl3-retry-bound]="--set link.protocol=cxl3 --set link.retry_buffer_units=64 --set link.device_port_ns=100"
+  [default-ack-per-tlp]="--set link.tlps_per_ack=1"
   [default-lfu-persistent]="--set host.policy=lfu --set host.persistent_policy=true"
   [default-prefetch]="--set host.prefetch_horizon_steps=8"
   [default-deadline-prefetch]="--set ctrl.transfer_order=deadline --set host.prefetch_horizon_steps=8"

@@ -302,6 +302,70 @@ TEST(FlitEngine, DemotionReadTrainsAppendCompletionsWithTheReferenceCounts) {
   }
 }
 
+// A retry buffer that binds: with 100 ns device ports a flit's acknowledgement comes back
+// 2 x (50 + 100) ns + a flit after its last bit, longer than the 256 flits the buffer holds take
+// on an x16 wire (about 270 ns of 68 B flits; on cxl3, 64 flits of 256 B, about 260 ns), so a
+// burst's flits go out in groups of a buffer's depth one round trip apart. Demotion trains (MRd up,
+// CplD down) and promotion trains (MWr up) both bind. Every count must stay the reference's, the
+// waits must be counted (retry_stall_s), and the fast engine must still send nearly every flit as
+// part of a run (it used to fall back to sending each flit alone, a thousand calls per 64 KiB
+// burst).
+TEST(FlitEngine, BurstsHeldBackByAFullRetryBufferMatchTheReferenceAsRuns) {
+  for (const char* name : {"cxl2-x16", "cxl3-x16"}) {
+    for (bool reads : {true, false}) {
+      SCOPED_TRACE(std::string(name) + (reads ? " demotion reads" : " promotion writes"));
+      const auto steps = burst_trains(
+          41, 30, 20, 4000.0,
+          [&](std::vector<Step>& out, std::mt19937_64& rng, double at_ns, uint64_t bytes) {
+            const sc_time at(at_ns, sc_core::SC_NS);
+            if (!reads) {
+              out.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, bytes, 0}, at});
+              return;
+            }
+            out.push_back({{Direction::Upstream, TxnClass::PayloadRead, false, 0, bytes}, at});
+            out.push_back({{Direction::Downstream, TxnClass::PayloadRead, true, bytes, 0},
+                           at + sc_time(600.0 + static_cast<double>(rng() % 40), sc_core::SC_NS)});
+          });
+      LinkConfig c = test::preset(name);
+      c.device_port_ns = 100.0;
+      // cxl3's 256 B flits: 256 of them outlast the round trip; 64 do not.
+      if (std::string(name) == "cxl3-x16") c.retry_buffer_units = 64;
+      EXPECT_EQ(compare_engines(c, steps), steps.size());
+      const auto p = run_fast(c, steps);
+      const Direction bulk = reads ? Direction::Downstream : Direction::Upstream;
+      p->flush(steps.back().at + sc_time(1, sc_core::SC_SEC));
+      const LinkWireStats w = p->wire_stats(bulk);
+      EXPECT_GT(w.retry_stall_s, 0.0);  // the buffer did bind
+      EXPECT_GT(w.bulk_units, w.units_sent * 95 / 100);
+    }
+  }
+}
+
+// An ACK per TLP (link.tlps_per_ack = 1, UpdateFC every fourth): a promotion train's 256 posted
+// writes per burst leave 320 DLLPs owed the other way, due one TLP apart, which no closed form
+// takes (the ACKs and UpdateFCs interleave irregularly). They are placed one by one in local
+// arithmetic and sent as runs of flits: every count stays the reference's, and nearly every flit
+// of the DLLP direction goes out in a run (each DLLP used to be a wire call of its own).
+TEST(FlitEngine, DllpsOwedOnePerTlpSettleAsRunsWithTheReferenceCounts) {
+  for (const char* name : {"cxl2-x16", "cxl2-x8"}) {
+    SCOPED_TRACE(name);
+    const auto steps = burst_trains(
+        43, 30, 20, 4000.0,
+        [&](std::vector<Step>& out, std::mt19937_64&, double at_ns, uint64_t bytes) {
+          out.push_back({{Direction::Upstream, TxnClass::PayloadWrite, false, bytes, 0},
+                         sc_time(at_ns, sc_core::SC_NS)});
+        });
+    LinkConfig c = test::preset(name);
+    c.tlps_per_ack = 1;
+    EXPECT_EQ(compare_engines(c, steps), steps.size());
+    const auto p = run_fast(c, steps);
+    p->flush(steps.back().at + sc_time(1, sc_core::SC_SEC));
+    const LinkWireStats w = p->wire_stats(Direction::Downstream);
+    EXPECT_GT(w.units_sent, 1000u);
+    EXPECT_GT(w.bulk_units, w.units_sent * 9 / 10);
+  }
+}
+
 // The other side of the train test, worked out by hand: a 64 KiB burst is 256 posted writes
 // of MPS 256. With 256 posted credits a burst no longer has more TLPs than credits (the joined
 // run's credit checks would not be the first run's), so no burst is joined; with 254 (256 >

@@ -28,6 +28,37 @@ uint64_t first_owing_tlp(uint64_t received, uint64_t ratio) {
 }
 
 // How many of run elements [from, from + n) are at most t (the run is non-decreasing).
+// When the f-th flit of a placement in local arithmetic finds its retry-buffer slot free, as
+// LinkWire::send_unit would make it wait: the acknowledgement of the unit `retry_depth()`
+// before it, `ack_delay` after that unit's last bit. Units sent before the placement come from
+// the wire's queue (fetched a block at a time as the placement opens flits); the placement's own
+// flits from `own_starts` (relative to `own_base`). Without bit errors, so no flit is replayed.
+class SlotFreeTimes {
+ public:
+  SlotFreeTimes(const LinkWire& wire, Ticks unit, std::vector<Ticks>& fetched)
+      : wire_(wire),
+        depth_(wire.retry_depth()),
+        after_own_(unit + wire.ack_delay_ticks()),
+        fetched_(fetched) {
+    fetched_.clear();
+  }
+  Ticks at(uint64_t f, const Ticks* own_starts, Ticks own_base) {
+    if (f >= depth_) return own_starts[f - depth_] + own_base + after_own_;
+    if (f >= fetched_.size()) {
+      const uint64_t more = std::min<uint64_t>(depth_ - fetched_.size(), 64);
+      fetched_.resize(fetched_.size() + more);
+      wire_.slots_free_into(fetched_.size() - more, more, fetched_.data() + fetched_.size() - more);
+    }
+    return fetched_[f];
+  }
+
+ private:
+  const LinkWire& wire_;
+  const uint64_t depth_;
+  const Ticks after_own_;
+  std::vector<Ticks>& fetched_;
+};
+
 uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
   if (!r.pattern) return std::min(n, std::max(r.count_at_most(t), from) - from);
   uint64_t lo = 0, hi = n;
@@ -111,6 +142,7 @@ void CxlFlitProtocol::settle_owed(Direction dir, const sc_core::sc_time& until) 
   DirectionState& d = *dirs_[static_cast<size_t>(dir)];
   for (uint64_t due = d.owed_dllps.count_at_most(ticks(until)); due > 0;) {
     uint64_t sent = fast_ ? settle_dllp_run(d, due) : 0;
+    if (sent == 0 && fast_) sent = settle_dllps_placed(d, due);
     if (sent == 0) {
       append_io(d, from_ticks(d.owed_dllps.front()), kDllpBytes);
       d.owed_dllps.pop_front();
@@ -187,6 +219,71 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   d.io = {true, starts.at(groups - 1), s.end, static_cast<uint32_t>(r * kDllpBytes)};
   d.owed_dllps.pop_front(groups * r);
   return groups * r;
+}
+
+// The owed DLLPs at the front (at most `n`, of the front run), placed one by one as append_io
+// would send them (joining the
+// CXL.io flit being filled when it starts no earlier than the DLLP is due, else opening flits
+// at max(due, busy_until), after the retry-buffer slot), in local arithmetic, then sent as one
+// run of flits. This is the path of DLLPs whose dues follow no arithmetic shape, or come one
+// per TLP (link.tlps_per_ack = 1), or a wire whose retry buffer binds: settle_dllp_run's closed
+// forms do not take them, and sending each alone costs a wire call per DLLP. With bit errors
+// on it takes nothing (the per-unit error process draws for every flit a DLLP opens).
+uint64_t CxlFlitProtocol::settle_dllps_placed(DirectionState& d, uint64_t n) {
+  // The front run, and the short runs after it (single dues pushed one per TLP): a longer
+  // run may suit settle_dllp_run's closed forms, and is left to it.
+  n = d.owed_dllps.front_with_short_runs(n, kBulkMinUnits);
+  if (n < kBulkMinUnits || config_.bit_error_rate != 0.0) return 0;
+  const uint32_t B = format_.io_bytes_per_flit;
+  const uint32_t F = format_.flit_bytes;
+  const Ticks unit = d.wire.unit_ticks(F);
+  const bool slots_free = d.wire.slots_never_wait(F);
+  std::vector<Ticks>& dues = dllp_scratch_;
+  dues.resize(n);
+  d.owed_dllps.copy_out(0, n, dues.data());
+  std::vector<Ticks>& starts = dllp_starts_;
+  starts.clear();
+  SlotFreeTimes slots(d.wire, unit, slot_scratch_);
+  IoTail io = d.io;
+  Ticks busy = d.wire.busy_ticks();
+  Ticks retry_stall = 0;
+  for (uint64_t k = 0; k < n; ++k) {
+    const Ticks due = dues[k];
+    uint32_t remaining = kDllpBytes;
+    if (io.exists && io.start >= due && io.used < B) {
+      const uint32_t take = std::min(B - io.used, remaining);
+      io.used += take;
+      remaining -= take;
+    }
+    while (remaining > 0) {
+      const uint64_t f = starts.size();
+      Ticks start = std::max(due, busy);
+      if (!slots_free) {
+        const Ticks slot = slots.at(f, starts.data(), 0);
+        if (slot > start) {
+          retry_stall += slot - start;
+          start = slot;
+        }
+      }
+      starts.push_back(start);
+      busy = start + unit;
+      const uint32_t take = std::min(B, remaining);
+      io = {true, start, busy, take};
+      remaining -= take;
+    }
+  }
+  if (!starts.empty()) {
+    const Ticks base = starts.front();
+    std::vector<Ticks> offsets(starts.size());
+    for (size_t i = 0; i < starts.size(); ++i) offsets[i] = starts[i] - base;
+    const LinkWire::RunSent sent = d.wire.send_run(
+        TimeRun::patterned(base, 0, Pattern(std::move(offsets)), starts.size(), true), F,
+        retry_stall);
+    io.end = sent.end;  // no replays without bit errors: the last flit's end
+  }
+  d.io = io;
+  d.owed_dllps.pop_front(n);
+  return n;
 }
 
 CxlFlitProtocol::IoAppend CxlFlitProtocol::append_io(DirectionState& d,
@@ -651,8 +748,6 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   // Whether the run's credits are a known run's (then its relative situation is a key).
   const bool keyed = n <= C && source.valid && pool.upcoming_are(source.credit_returns, n);
   if (remembered_only && !keyed) return false;
-  const uint64_t depth = tx.wire.retry_depth();
-  const Ticks ack_delay = tx.wire.ack_delay_ticks();
   const uint64_t A = config_.tlps_per_ack, U = config_.tlps_per_update_fc;
   const uint64_t ack_phase = mod_by(tx.tlps_received, A), fc_phase = mod_by(tx.tlps_received, U);
   const Ticks o = pool.upcoming(0);
@@ -698,23 +793,31 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   std::vector<Ticks>& credits = stream_scratch_;
   credits.resize(held);
   pool.upcoming_into(held, credits.data());
-  // Retry-buffer slots of the first `depth` flits (they wait on units sent before the run),
-  // fetched a block at a time as the run opens flits.
-  std::vector<Ticks>& slots = slot_scratch_;
-  slots.clear();
-  std::vector<Ticks> starts_v, last_bits_v;
-  std::vector<Ticks>* starts = &starts_v;
-  std::vector<Ticks>* last_bits = &last_bits_v;
-  starts->reserve(n * b / B + 2);
-  last_bits->reserve(n);
+  // When each flit's retry-buffer slot frees (units sent before the run, then its own flits).
+  SlotFreeTimes slots(tx.wire, unit, slot_scratch_);
+  // The flits' starts go into a scratch buffer by index (a TLP opens at most ceil(b / B)
+  // flits), copied out at the end at their exact size; the TLPs' last bits are n exactly.
+  const uint64_t max_flits = n * ceil_div(b, B);
+  if (stream_flit_scratch_.size() < max_flits) stream_flit_scratch_.resize(max_flits);
+  Ticks* const flit_starts = stream_flit_scratch_.data();
+  uint64_t flits = 0;
+  std::vector<Ticks> last_bits_v(n);
   bool io_exists = tx.io.exists;
   Ticks io_start = tx.io.start, io_end = tx.io.end;
   uint32_t io_used = tx.io.used;
   Ticks busy = busy_before;
   Ticks first_bit = 0, latest_ready = E;
   const bool slots_free = tx.wire.slots_never_wait(F);
+  // A flit whose retry-buffer slot is still held waits for it, as send_unit makes it wait, and
+  // the wait is counted as send_unit counts it. Without bit errors a flit's acknowledgement is
+  // exactly ack_delay after its last bit, so the run's own flits free their slots in
+  // arithmetic; with bit errors the run's replays are drawn only at its commit, so a run that
+  // would wait is left to the unit-by-unit path as before.
+  const bool may_wait = config_.bit_error_rate == 0.0;
+  Ticks retry_stall = 0;
+  bool waited = false;
   for (uint64_t k = 0; k < n; ++k) {
-    const Ticks credit = k < C ? credits[k] : (*last_bits)[k - C] + o + rd;
+    const Ticks credit = k < C ? credits[k] : last_bits_v[k - C] + o + rd;
     const Ticks ready = std::max(E, credit);
     latest_ready = std::max(latest_ready, ready);
     uint32_t remaining = b;
@@ -729,21 +832,19 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
       any = true;
     }
     while (remaining > 0) {
-      const uint64_t f = starts->size();
-      const Ticks start = std::max(ready, busy);
-      if (slots_free) {
-        // Every slot is back before the wire frees up (LinkWire::slots_never_wait).
-      } else if (f < depth) {
-        if (f >= slots.size()) {
-          const uint64_t more = std::min<uint64_t>(depth - slots.size(), 64);
-          slots.resize(slots.size() + more);
-          tx.wire.slots_free_into(slots.size() - more, more, slots.data() + slots.size() - more);
+      const uint64_t f = flits;
+      Ticks start = std::max(ready, busy);
+      if (!slots_free) {
+        const Ticks slot = slots.at(f, flit_starts, o);
+        if (slot > start) {
+          if (!may_wait) return false;
+          retry_stall += slot - start;  // start >= busy: send_unit's max(slot, busy) - start
+          start = slot;
+          waited = true;
         }
-        if (slots[f] > start) return false;
-      } else if ((*starts)[f - depth] + o + unit + ack_delay > start) {
-        return false;
       }
-      starts->push_back(start - o);
+      // (slots_free: every slot is back before the wire frees up, LinkWire::slots_never_wait.)
+      flit_starts[flits++] = start - o;
       busy = start + unit;
       const uint32_t take = std::min(B, remaining);
       io_exists = true;
@@ -755,7 +856,7 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
       any = true;
       last = io_end;
     }
-    last_bits->push_back(last - o);
+    last_bits_v[k] = last - o;
   }
   std::vector<Ticks> dues_v;
   std::vector<Ticks>* dues = &dues_v;
@@ -764,11 +865,11 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
     uint64_t to_ack = A - ack_phase, to_fc = U - fc_phase;  // TLPs until the next of each
     for (uint64_t k = 0; k < n; ++k) {
       if (--to_ack == 0) {
-        dues->push_back((*last_bits)[k] + lat);
+        dues->push_back(last_bits_v[k] + lat);
         to_ack = A;
       }
       if (--to_fc == 0) {
-        dues->push_back((*last_bits)[k] + lat);
+        dues->push_back(last_bits_v[k] + lat);
         to_fc = U;
       }
     }
@@ -777,8 +878,8 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   std::vector<Ticks> shape(n);
   for (uint64_t k = 0; k < n; ++k) shape[k] = last_bits_v[k] - last_bits_v[0];
   auto layout = std::make_shared<StreamLayout>();
-  layout->flits = starts_v.size();
-  layout->starts = Pattern(std::move(starts_v));
+  layout->flits = flits;
+  layout->starts = Pattern(std::vector<Ticks>(flit_starts, flit_starts + flits));
   layout->last_bits = Pattern(std::move(last_bits_v));
   layout->dues = Pattern(std::move(dues_v));
   layout->first_bit = first_bit - o;
@@ -791,10 +892,11 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
   if (stream_shapes_.size() >= kStreamCacheEntries) stream_shapes_.clear();
   layout->shape = stream_shapes_.emplace(std::move(shape), next_shape_id_).first->second;
   if (layout->shape == next_shape_id_) ++next_shape_id_;
-  if (keyed) {
+  // A placement that waited for slots depends on acknowledgements the key does not hold.
+  if (keyed && !waited) {
     remember_stream_layout(key, layout);
   }
-  commit_stream(tx, back, *layout, o, n, E, t, first);
+  commit_stream(tx, back, *layout, o, n, E, t, first, retry_stall);
   source.credit_returns = TimeRun::patterned(o + rd, 0, layout->last_bits, n);
   source.shape = layout->shape;
   source.valid = true;
@@ -806,13 +908,14 @@ bool CxlFlitProtocol::send_tlp_stream(DirectionState& tx, DirectionState& back, 
 // Sends a placed run (times relative to o): its flits as one run, its owed DLLPs as one
 // patterned run; the caller takes the credits.
 void CxlFlitProtocol::commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l,
-                                    Ticks o, uint64_t n, Ticks E, LinkTransfer& t, bool& first) {
+                                    Ticks o, uint64_t n, Ticks E, LinkTransfer& t, bool& first,
+                                    Ticks retry_stall) {
   const uint32_t F = format_.flit_bytes;
   LinkWire::RunSent sent;
   Ticks hold = 0;
   if (l.flits > 0) {
     const TimeRun starts = TimeRun::patterned(o, 0, l.starts, l.flits);
-    sent = tx.wire.send_run(starts, F);
+    sent = tx.wire.send_run(starts, F, retry_stall);
     hold = sent.end - (starts.at(l.flits - 1) + tx.wire.unit_ticks(F));
   }
   const Ticks latest_ready = o + l.latest_ready;

@@ -174,11 +174,12 @@ class CxlFlitProtocol : public LinkProtocol {
   bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run,
                     const sc_core::sc_time& earliest, LinkTransfer& t, bool& first, bool may_defer);
   // Fast engine, when the closed form does not hold (TLPs held back by credits that come back
-  // irregularly): the run's TLPs placed one by one as send_tlp would, in local arithmetic,
-  // then committed at once (flits as one run, credit returns and owed DLLPs as one patterned
-  // run each). Returns false, having changed nothing, when a flit would wait for a
-  // retry-buffer slot, or, with `remembered_only`, when the run is not one met before in the
-  // same relative situation (the O(1) case, tried before the closed form).
+  // irregularly, or flits held back by a full retry buffer): the run's TLPs placed one by one
+  // as send_tlp would, in local arithmetic, then committed at once (flits as one run, credit
+  // returns and owed DLLPs as one patterned run each). Returns false, having changed nothing,
+  // when a flit would wait for a retry-buffer slot with bit errors on, or, with
+  // `remembered_only`, when the run is not one met before in the same relative situation (the
+  // O(1) case, tried before the closed form).
   bool send_tlp_stream(DirectionState& tx, DirectionState& back, const TlpRun& run,
                        const sc_core::sc_time& earliest, LinkTransfer& t, bool& first,
                        bool remembered_only);
@@ -250,11 +251,15 @@ class CxlFlitProtocol : public LinkProtocol {
   // (kNoDue: none).
   Ticks first_owed_due(const RunPlan& p) const;
   static constexpr Ticks kNoDue = ~Ticks{0};
+  // `retry_stall`: the time its flits waited for retry-buffer slots (send_tlp_stream).
   void commit_stream(DirectionState& tx, DirectionState& back, const StreamLayout& l, Ticks o,
-                     uint64_t n, Ticks E, LinkTransfer& t, bool& first);
+                     uint64_t n, Ticks E, LinkTransfer& t, bool& first, Ticks retry_stall = 0);
   // Fast engine: sends `n` owed DLLPs from the front of d.owed_dllps in closed form where
   // possible; returns how many it sent (0: send the next one unit by unit).
   uint64_t settle_dllp_run(DirectionState& d, uint64_t n);
+  // Fast engine, when settle_dllp_run takes none: the `n` owed DLLPs at the front placed one by
+  // one in local arithmetic and sent as one run of flits (0 with bit errors on).
+  uint64_t settle_dllps_placed(DirectionState& d, uint64_t n);
 
   const LinkConfig config_;
   const FlitFormat format_;
@@ -288,8 +293,11 @@ class CxlFlitProtocol : public LinkProtocol {
     bool active = false;
   };
   std::array<DeferredRun, 2> deferred_;
-  std::vector<Ticks> stream_scratch_;  // send_tlp_stream: the credits a run holds
-  std::vector<Ticks> slot_scratch_;    // send_tlp_stream: when retry-buffer slots free
+  std::vector<Ticks> stream_scratch_;       // send_tlp_stream: the credits a run holds
+  std::vector<Ticks> slot_scratch_;         // send_tlp_stream: when retry-buffer slots free
+  std::vector<Ticks> stream_flit_scratch_;  // send_tlp_stream: the run's flit starts
+  std::vector<Ticks> dllp_scratch_;         // settle_dllps_placed: the owed DLLPs' dues
+  std::vector<Ticks> dllp_starts_;          // settle_dllps_placed: the flits they open
 };
 
 }  // namespace kvtier

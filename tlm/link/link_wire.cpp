@@ -206,8 +206,9 @@ uint64_t LinkWire::sample_replays(uint64_t units, uint32_t bytes, uint64_t& fec_
   return replays;
 }
 
-LinkWire::RunSent LinkWire::send_run(const TimeRun& starts, uint32_t bytes) {
+LinkWire::RunSent LinkWire::send_run(const TimeRun& starts, uint32_t bytes, Ticks retry_stall) {
   const uint64_t n = starts.count;
+  retry_stall_ticks_ += retry_stall;
   const Ticks unit = unit_ticks(bytes);
   check_uniform(bytes);
   shortest_unit_ticks_ = std::min(shortest_unit_ticks_, unit);

@@ -80,7 +80,9 @@ class LinkWire {
   // Sends them; `Sent::end` is the last unit's last bit, replays included. `starts` may be a
   // patterned run (any start times, in order, a unit apart at least): the caller then checks
   // the retry buffer itself (slot_free_at).
-  RunSent send_run(const TimeRun& starts, uint32_t bytes);
+  // `retry_stall`: the time the caller's placement held units back for retry-buffer slots
+  // (counted as send_unit counts its waits).
+  RunSent send_run(const TimeRun& starts, uint32_t bytes, Ticks retry_stall = 0);
   // `count` unsequenced units, the last starting at `last_start` (caller checked that none
   // overlaps the next and the first starts no earlier than busy_until).
   void send_control_run(uint64_t count, uint32_t bytes, Ticks last_start);

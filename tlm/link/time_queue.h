@@ -266,6 +266,18 @@ class TimeQueue {
       --count_;
     }
   }
+  // How many elements from the front are the front run's and those of the runs after it shorter
+  // than `long_run` (at most `limit`): single times pushed one by one, taken together.
+  uint64_t front_with_short_runs(uint64_t limit, uint64_t long_run) const {
+    if (empty()) return 0;
+    uint64_t n = front_run_left();
+    for (size_t k = 1; k < count_ && n < limit; ++k) {
+      const uint64_t c = entry(k).run.count;
+      if (c >= long_run) break;
+      n += c;
+    }
+    return std::min(n, limit);
+  }
   // The run holding the front element, and how many of its elements are left from the front.
   const TimeRun& front_run() const { return front_entry().run; }
   uint64_t front_offset() const { return head_ - front_entry().first; }
