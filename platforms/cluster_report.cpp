@@ -23,6 +23,13 @@ nlohmann::json weighted_or_null(const std::vector<std::pair<double, uint64_t>>& 
   return kv::weighted_percentile(v, p);
 }
 
+// Calls f(k, platform) for every replica that served a request, in replica order.
+template <typename F>
+void for_each_served(const RunResult& r, F&& f) {
+  for (size_t k = 0; k < r.replicas.size(); ++k)
+    if (const Platform* platform = served_replica(r, k)) f(k, *platform);
+}
+
 // What the replicas did, summed and pooled.
 struct Pooled {
   uint64_t completed = 0, rejected = 0, preemptions = 0, tokens = 0, cached_prompt_tokens = 0,
@@ -34,10 +41,8 @@ struct Pooled {
 
 Pooled pool(const RunResult& r) {
   Pooled p;
-  for (size_t k = 0; k < r.replicas.size(); ++k) {
-    const Platform* platform = served_replica(r, k);
-    if (!platform) continue;
-    const SchedStats& s = platform->scheduler().stats();
+  for_each_served(r, [&](size_t, const Platform& platform) {
+    const SchedStats& s = platform.scheduler().stats();
     p.completed += s.requests_completed;
     p.rejected += s.requests_rejected;
     p.preemptions += s.preemptions;
@@ -47,7 +52,7 @@ Pooled pool(const RunResult& r) {
     p.end_s = std::max(p.end_s, s.end_s);
     p.ttft.insert(p.ttft.end(), s.ttft_s.begin(), s.ttft_s.end());
     p.itl.insert(p.itl.end(), s.itl_samples.begin(), s.itl_samples.end());
-  }
+  });
   return p;
 }
 
@@ -55,22 +60,37 @@ Pooled pool(const RunResult& r) {
 // "Serving replicas"): counts and times summed over the replicas, promotion latencies pooled (a
 // percentile over every replica's promotions, never an average of replicas' percentiles).
 struct Movement {
-  uint64_t promotions = 0, demotions = 0, descriptors = 0, tokens = 0;
+  uint64_t promotions = 0, demotions = 0, descriptors = 0, tokens = 0, doorbells = 0, steps = 0;
   double queue_s = 0, lookup_s = 0, transfer_s = 0, stall_token_s = 0, exposed_stall_s = 0;
   std::vector<double> latency;
   CommandStats cpu;  // the host CPU's counts and times, summed
+  // The busiest replica's host: its KV movement's CPU time over its simulated time (each
+  // replica's host is a machine of its own, so the fleet's bottleneck is the largest share).
+  double core_utilisation_max = 0;
+  double end_s_sum = 0;  // the replicas' simulated times, summed (for the mean share)
+  uint64_t dropped_index_full = 0;
+  // The controllers' index organisation, summed (C2).
+  uint64_t index_cache_hits = 0, index_cache_misses = 0, index_dram_read_bytes = 0,
+           index_dram_write_bytes = 0, index_host_read_bytes = 0, index_host_write_bytes = 0;
+  double index_miss_s = 0;
+  // Placement (C4), from the replicas' books: prompt references and their HBM hits, the
+  // distinct keys each replica required (U, spec §M.5.1: a key two replicas required counts for
+  // each, as each moved it on its own), attention bytes read, and each replica's offline bound
+  // (summed: a sum of lower bounds bounds the sum; absent when a replica kept none).
+  uint64_t references = 0, hbm_hits = 0, unique = 0, block_bytes = 0;
+  double kv_read_bytes = 0;
+  bool bound = true;
+  uint64_t opt_promotions = 0, opt_traffic = 0, opt_counted_hits = 0;
 };
 
 Movement movement(const RunResult& r) {
   Movement m;
-  for (size_t k = 0; k < r.replicas.size(); ++k) {
-    const Platform* platform = served_replica(r, k);
-    if (!platform) continue;
-    const HostStats& h = platform->host().stats();
-    const SchedStats& s = platform->scheduler().stats();
+  for_each_served(r, [&](size_t, const Platform& platform) {
+    const HostStats& h = platform.host().stats();
+    const SchedStats& s = platform.scheduler().stats();
     m.promotions += h.promotions;
     m.demotions += h.demotions;
-    m.descriptors += platform->controller().stats().descriptors;
+    m.descriptors += platform.controller().stats().descriptors;
     m.tokens += s.tokens_generated;
     m.queue_s += h.promotion_queue_s;
     m.lookup_s += h.promotion_lookup_s;
@@ -91,7 +111,36 @@ Movement movement(const RunResult& r) {
     c.device_issued += h.device_issued;
     c.device_issued_promotions += h.device_issued_promotions;
     c.step_clocks += h.step_clocks;
-  }
+    c.interrupts += h.interrupts;
+    c.completion_polls += h.completion_polls;
+    c.command_queues += h.command_queues;
+    m.doorbells += platform.controller().stats().doorbells;
+    m.steps += s.steps;
+    if (s.end_s > 0)
+      m.core_utilisation_max = std::max(m.core_utilisation_max, h.host_cpu_kv_s / s.end_s);
+    m.end_s_sum += s.end_s;
+    m.dropped_index_full += h.dropped_index_full;
+    const ControllerStats& ix = platform.controller().stats();
+    m.index_cache_hits += ix.index_cache_hits;
+    m.index_cache_misses += ix.index_cache_misses;
+    m.index_dram_read_bytes += ix.index_dram_read_bytes;
+    m.index_dram_write_bytes += ix.index_dram_write_bytes;
+    m.index_host_read_bytes += ix.index_host_read_bytes;
+    m.index_host_write_bytes += ix.index_host_write_bytes;
+    m.index_miss_s += ix.index_miss_s;
+    m.references += h.references;
+    m.hbm_hits += h.hbm_hits;
+    m.unique += platform.host().unique_keys();
+    m.kv_read_bytes += s.kv_read_bytes;
+    m.block_bytes = platform.block_bytes();
+    if (const kv::OfflineOptimalResult* opt = platform.host().offline_optimal()) {
+      m.opt_promotions += opt->promotions;
+      m.opt_traffic += opt->traffic_lower_bound();
+      m.opt_counted_hits += opt->counted_hits;
+    } else {
+      m.bound = false;
+    }
+  });
   return m;
 }
 
@@ -130,10 +179,8 @@ struct Fleet {
 Fleet fleet_of(const RunResult& r) {
   Fleet f;
   f.replica_verdicts.resize(r.replicas.size());
-  for (size_t k = 0; k < r.replicas.size(); ++k) {
-    const Platform* platform = served_replica(r, k);
-    if (!platform) continue;
-    const nlohmann::ordered_json c = platform->constraints();
+  for_each_served(r, [&](size_t k, const Platform& platform) {
+    const nlohmann::ordered_json c = platform.constraints();
     f.replica_verdicts[k] = c["verdict"].get<std::string>();
     const auto& cap = c["capacity"];
     const auto& su = c["sustainability"];
@@ -154,7 +201,7 @@ Fleet fleet_of(const RunResult& r) {
     f.windows += su["windows"].get<uint64_t>();
     f.windows_over += su["violations"].get<uint64_t>();
     f.peak_demanded = std::max(f.peak_demanded, su["peak_demanded_utilisation"].get<double>());
-  }
+  });
   return f;
 }
 
@@ -296,6 +343,42 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
   run.add("host_cpu_kv_per_token_s",
           ratio_or_null(m.cpu.host_cpu_kv_s, static_cast<double>(m.tokens)), "s/token",
           "host CPU time attributable to KV movement per generated token, every replica's (C3)");
+  run.add("steps", m.steps, "count", "scheduler steps run, every replica's, summed");
+  // Placement over the fleet (C4): ratios of sums over the replicas, as a replica's stats.json
+  // defines each for itself.
+  {
+    const double unique = static_cast<double>(m.unique);
+    const double moved = static_cast<double>(m.promotions + m.demotions);
+    const auto bound = [&](uint64_t v, double den) -> nlohmann::json {
+      if (!m.bound) return nullptr;
+      return ratio_or_null(static_cast<double>(v), den);
+    };
+    const std::string bound_null =
+        "; null: a replica kept no reference string (sim.offline_bound = false) or nothing to "
+        "divide by";
+    run.add("hit_rate",
+            ratio_or_null(static_cast<double>(m.hbm_hits), static_cast<double>(m.references)),
+            "fraction", "prompt block references found resident in HBM, every replica's");
+    run.add("a_read", ratio_or_null(promotions, unique), "x",
+            "promoted bytes per unique required byte (spec §M.5.1), U summed over the replicas "
+            "(each replica's distinct keys: a key two replicas required counts for each)");
+    run.add("a_traffic", ratio_or_null(moved, unique), "x",
+            "promoted + demoted bytes per unique required byte, the same U");
+    run.add("reuse_per_moved_byte",
+            ratio_or_null(m.kv_read_bytes, moved * static_cast<double>(m.block_bytes)), "x",
+            "attention KV bytes read from HBM per byte moved across the tier boundary, every "
+            "replica's (spec §M.5.2); null: nothing moved");
+    run.add("a_read_opt", bound(m.opt_promotions, unique), "x",
+            "a_read of each replica's offline-optimal placement of its own reference string at "
+            "its budget, summed" +
+                bound_null);
+    run.add(
+        "a_traffic_opt", bound(m.opt_traffic, unique), "x",
+        "lower bound on a_traffic: each replica's bound on its own string, summed" + bound_null);
+    run.add("hit_rate_opt", bound(m.opt_counted_hits, static_cast<double>(m.references)),
+            "fraction",
+            "hit_rate of each replica's offline-optimal placement, pooled" + bound_null);
+  }
   run.add("wall_time_s", r.wall_time_s, "s", "wall time of the whole run, every replica together");
   {
     const HostConfig& hc = r.config.host;
@@ -316,11 +399,49 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
     cpu.add("device_issued_promotions", m.cpu.device_issued_promotions, "count",
             "of those, promotions");
     cpu.add("step_clocks", m.cpu.step_clocks, "count", "step-clock writes to the devices");
+    cpu.add("submission_queues", name_of(hc.submission_queues), "text", "host.submission_queues");
+    cpu.add("command_queues", m.cpu.command_queues, "count",
+            "submission queues that carried a command, every replica's");
+    cpu.add("completion", name_of(hc.completion), "text", "host.completion");
+    cpu.add("interrupts", m.cpu.interrupts, "count",
+            "interrupts raised (host.completion = interrupt)");
+    cpu.add("interrupt_s", m.cpu.cpu_interrupt_s, "s", "host CPU time taking them");
+    cpu.add("completion_polls", m.cpu.completion_polls, "count",
+            "completion-queue reads (host.completion = poll)");
+    cpu.add("poll_s", m.cpu.cpu_poll_s, "s", "host CPU time polling");
     cpu.add("total_s", m.cpu.host_cpu_kv_s, "s",
             "the CPU times above with interrupts and polls: every replica's host_cpu.total_s");
+    cpu.add("core_utilisation", m.core_utilisation_max, "fraction",
+            "the busiest replica host's share of one core kept busy by KV movement (its total_s "
+            "over its simulated time; each replica has a host of its own)");
+    cpu.add("core_utilisation_mean", ratio_or_null(m.cpu.host_cpu_kv_s, m.end_s_sum), "fraction",
+            "every replica's total_s over their simulated times summed: the mean host's share");
     StatGroup index = run.group("index", "every replica's controller, summed");
     index.add("descriptors", m.descriptors, "descriptors",
               "descriptors the controllers took from their rings");
+    index.add("doorbells", m.doorbells, "count", "doorbell writes the controllers received");
+    const CtrlConfig& cc = r.config.ctrl;
+    StatGroup org = run.group("index_organisation",
+                              "every replica's index organisation and what it cost, summed (C2)");
+    org.add("org", name_of(cc.index_org), "text", "ctrl.index_org");
+    org.add("cache_entries", cc.index_org != IndexOrg::Full ? cc.index_cache_entries : 0u, "count",
+            "entries each replica's SRAM cache holds (ctrl.index_cache_entries); 0: full index");
+    org.add("cache_hits", m.index_cache_hits, "count", "lookups the SRAM caches answered");
+    org.add("cache_misses", m.index_cache_misses, "count",
+            "lookups that read the entry from the table (tier DRAM or host DRAM)");
+    org.add("dram_read_bytes", m.index_dram_read_bytes, "bytes",
+            "tier DRAM bytes read by index cache misses");
+    org.add("dram_write_bytes", m.index_dram_write_bytes, "bytes",
+            "tier DRAM bytes written through to the tables");
+    org.add("host_read_bytes", m.index_host_read_bytes, "bytes",
+            "host DRAM table bytes the misses read across the links");
+    org.add("host_write_bytes", m.index_host_write_bytes, "bytes",
+            "host DRAM table bytes written through across the links");
+    org.add("miss_time_s", m.index_miss_s, "s", "lookup time the misses added, summed");
+    StatGroup blocks = run.group("blocks", "every replica's block books, summed");
+    blocks.add("dropped_index_full", m.dropped_index_full, "blocks",
+               "demotions a controller refused because its index set was full (no tier copy was "
+               "made and the block was lost), every replica's");
     const Fleet f = fleet_of(r);
     StatGroup hiding = run.group("constraints",
                                  "the fleet's constraint counts (cluster.verdict "
