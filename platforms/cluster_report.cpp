@@ -374,7 +374,8 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
                 bound_null);
     run.add(
         "a_traffic_opt", bound(m.opt_traffic, unique), "x",
-        "lower bound on a_traffic: each replica's bound on its own string, summed" + bound_null);
+        "lower bound on a_traffic under this run's routing: each replica's bound on its own "
+                "string, summed (not a bound over every routing)" + bound_null);
     run.add("hit_rate_opt", bound(m.opt_counted_hits, static_cast<double>(m.references)),
             "fraction",
             "hit_rate of each replica's offline-optimal placement, pooled" + bound_null);

@@ -223,6 +223,32 @@ def check_prefetch_deadline(kvtier, trace):
     expect(e["peak_held_transfers"] > 0, "the held queue is reported")
 
 
+def check_cluster(kvtier, trace):
+    """C2, C3 and C4 on a cluster platform (two replicas of the default platform, sessions kept
+    on their replica): each used to stop on a metric the cluster's stats.json did not carry.
+    The fleet's figures are the replicas' sums, so a count that is one per replica (a queue per
+    tenant) is the replicas' count times the tenants."""
+    platform = pathlib.Path(trace).resolve().parents[3] / "platforms" / "cluster-16x-h200-cxl2.ini"
+    fleet = ["--platform", str(platform), "--set", "cluster.replicas=2",
+             "--set", "cluster.router=session_affinity"]
+    _, c2 = experiment(kvtier, trace, "c2", *fleet, "--index-sizes", "1024,65536")
+    cached = [r for r in c2["rows"] if r["org"] == "cached"]
+    expect(len(c2["rows"]) == 6 and cached and all(r["promotions"] > 0 for r in cached),
+           f"c2 on a cluster: {c2['rows']}")
+    expect(all(r["sram_hit_rate"] < 1 for r in cached), "c2 on a cluster: the caches missed")
+    _, c3 = experiment(kvtier, trace, "c3", *fleet, "--tenants", "1,4")
+    for r in c3["rows"]:
+        expect(r["core_utilisation"] > 0, f"c3 on a cluster: {r}")
+        expect(r["command_queues"] <= 2 * r["tenants"], f"c3 on a cluster: queues {r}")
+        if r["tenants"] == 1:
+            expect(r["command_queues"] == 2, f"c3 on a cluster: one queue per replica: {r}")
+    _, c4 = experiment(kvtier, trace, "c4", *fleet, "--budgets", "8")
+    for r in c4["rows"]:
+        expect(0 <= r["hit_rate"] <= 1 and r["a_read"] <= r["a_traffic"], f"c4 on a cluster: {r}")
+        expect(r["a_traffic_opt"] is not None and r["a_traffic_opt"] <= r["a_traffic"],
+               f"c4 on a cluster: the bound {r}")
+
+
 def check_errors(kvtier, trace):
     cases = [
         (["experiment"], "name an experiment", 2),
