@@ -27,7 +27,6 @@ uint64_t first_owing_tlp(uint64_t received, uint64_t ratio) {
   return mod_by(ratio - mod_by(received + 1, ratio), ratio);
 }
 
-// How many of run elements [from, from + n) are at most t (the run is non-decreasing).
 // When the f-th flit of a placement in local arithmetic finds its retry-buffer slot free, as
 // LinkWire::send_unit would make it wait: the acknowledgement of the unit `retry_depth()`
 // before it, `ack_delay` after that unit's last bit. Units sent before the placement come from
@@ -59,6 +58,7 @@ class SlotFreeTimes {
   std::vector<Ticks>& fetched_;
 };
 
+// How many of run elements [from, from + n) are at most t (the run is non-decreasing).
 uint64_t run_count_at_most(const TimeRun& r, uint64_t from, uint64_t n, Ticks t) {
   if (!r.pattern) return std::min(n, std::max(r.count_at_most(t), from) - from);
   uint64_t lo = 0, hi = n;
@@ -221,14 +221,14 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
   return groups * r;
 }
 
-// The owed DLLPs at the front (at most `n`, of the front run), placed one by one as append_io
-// would send them (joining the
-// CXL.io flit being filled when it starts no earlier than the DLLP is due, else opening flits
-// at max(due, busy_until), after the retry-buffer slot), in local arithmetic, then sent as one
-// run of flits. This is the path of DLLPs whose dues follow no arithmetic shape, or come one
-// per TLP (link.tlps_per_ack = 1), or a wire whose retry buffer binds: settle_dllp_run's closed
-// forms do not take them, and sending each alone costs a wire call per DLLP. With bit errors
-// on it takes nothing (the per-unit error process draws for every flit a DLLP opens).
+// The owed DLLPs at the front (at most `n`: the front run and the short runs after it), placed
+// one by one as append_io would send them (joining the CXL.io flit being filled when it starts
+// no earlier than the DLLP is due, else opening flits at max(due, busy_until), after the
+// retry-buffer slot), in local arithmetic, then sent as one run of flits. This is the path of
+// DLLPs whose dues follow no arithmetic shape, or come one per TLP (link.tlps_per_ack = 1), or
+// a wire whose retry buffer binds: settle_dllp_run's closed forms do not take them, and sending
+// each alone costs a wire call per DLLP. With bit errors on it takes nothing (the per-unit
+// error process draws for every flit a DLLP opens).
 uint64_t CxlFlitProtocol::settle_dllps_placed(DirectionState& d, uint64_t n) {
   // The front run, and the short runs after it (single dues pushed one per TLP): a longer
   // run may suit settle_dllp_run's closed forms, and is left to it.
