@@ -18,6 +18,10 @@ constexpr uint64_t kBulkMinLines = 16;
 constexpr size_t kMemRepeatSearch = 256;
 // CXL.io run placements remembered (send_tlp_stream); the cache starts over when full.
 constexpr size_t kStreamCacheEntries = 4096;
+// settle_dllps_placed takes no fewer owed DLLPs: a handful mostly join the CXL.io flit being
+// filled, one cheap append_io each; the placement's copy, scratch and run pay off on the long
+// stretches of a bound retry buffer or of an ACK per TLP.
+constexpr uint64_t kPlacedDllpsMin = 32;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return div_by(a + b - 1, b); }
 
@@ -232,8 +236,9 @@ uint64_t CxlFlitProtocol::settle_dllp_run(DirectionState& d, uint64_t n) {
 uint64_t CxlFlitProtocol::settle_dllps_placed(DirectionState& d, uint64_t n) {
   // The front run, and the short runs after it (single dues pushed one per TLP): a longer
   // run may suit settle_dllp_run's closed forms, and is left to it.
+  if (n < kPlacedDllpsMin || config_.bit_error_rate != 0.0) return 0;
   n = d.owed_dllps.front_with_short_runs(n, kBulkMinUnits);
-  if (n < kBulkMinUnits || config_.bit_error_rate != 0.0) return 0;
+  if (n < kPlacedDllpsMin) return 0;
   const uint32_t B = format_.io_bytes_per_flit;
   const uint32_t F = format_.flit_bytes;
   const Ticks unit = d.wire.unit_ticks(F);
