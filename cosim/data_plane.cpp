@@ -137,7 +137,10 @@ void DataPlane::declare_transfer_order_stats(StatGroup& g, const CtrlConfig& con
 }
 
 void DataPlane::declare_index_organisation_stats(StatGroup& g, const CtrlConfig& config) const {
-  const ControllerStats& ix = stats();
+  declare_index_organisation(g, stats(), config);
+}
+
+void declare_index_organisation(StatGroup& g, const ControllerStats& ix, const CtrlConfig& config) {
   g.add("org", name_of(config.index_org), "text",
         "index organisation (ctrl.index_org): the whole index in SRAM, or an SRAM cache of a table "
         "in tier DRAM (cached) or in host DRAM behind the link (host)");

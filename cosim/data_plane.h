@@ -64,6 +64,10 @@ class DataPlane {
   void declare_index_organisation_stats(StatGroup& group, const CtrlConfig& config) const;
 };
 
+// stats.json's `index_organisation` group from `ix`'s index counts: one controller's, or a
+// cluster's sum over its replicas (ControllerStats::add_index_organisation).
+void declare_index_organisation(StatGroup& g, const ControllerStats& ix, const CtrlConfig& config);
+
 // An MMIO write seen at the data plane's mmio_in (ring slot or doorbell), at absolute time
 // `at`. Used to record the host's descriptor stream.
 using MmioObserver =

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "cosim/data_plane.h"
 #include "platforms/simulate.h"
 #include "tlm/pool/pool_demand.h"
 #include "tlm/kv/metrics.h"
@@ -69,10 +70,7 @@ struct Movement {
   double core_utilisation_max = 0;
   double end_s_sum = 0;  // the replicas' simulated times, summed (for the mean share)
   uint64_t dropped_index_full = 0;
-  // The controllers' index organisation, summed (C2).
-  uint64_t index_cache_hits = 0, index_cache_misses = 0, index_dram_read_bytes = 0,
-           index_dram_write_bytes = 0, index_host_read_bytes = 0, index_host_write_bytes = 0;
-  double index_miss_s = 0;
+  ControllerStats index;  // the controllers' index organisation counts, summed (C2)
   // Placement (C4), from the replicas' books: prompt references and their HBM hits, the
   // distinct keys each replica required (U, spec §M.5.1: a key two replicas required counts for
   // each, as each moved it on its own), attention bytes read, and each replica's offline bound
@@ -90,7 +88,8 @@ Movement movement(const RunResult& r) {
     const SchedStats& s = platform.scheduler().stats();
     m.promotions += h.promotions;
     m.demotions += h.demotions;
-    m.descriptors += platform.controller().stats().descriptors;
+    const ControllerStats& ix = platform.controller().stats();
+    m.descriptors += ix.descriptors;
     m.tokens += s.tokens_generated;
     m.queue_s += h.promotion_queue_s;
     m.lookup_s += h.promotion_lookup_s;
@@ -114,20 +113,13 @@ Movement movement(const RunResult& r) {
     c.interrupts += h.interrupts;
     c.completion_polls += h.completion_polls;
     c.command_queues += h.command_queues;
-    m.doorbells += platform.controller().stats().doorbells;
+    m.doorbells += ix.doorbells;
     m.steps += s.steps;
     if (s.end_s > 0)
       m.core_utilisation_max = std::max(m.core_utilisation_max, h.host_cpu_kv_s / s.end_s);
     m.end_s_sum += s.end_s;
     m.dropped_index_full += h.dropped_index_full;
-    const ControllerStats& ix = platform.controller().stats();
-    m.index_cache_hits += ix.index_cache_hits;
-    m.index_cache_misses += ix.index_cache_misses;
-    m.index_dram_read_bytes += ix.index_dram_read_bytes;
-    m.index_dram_write_bytes += ix.index_dram_write_bytes;
-    m.index_host_read_bytes += ix.index_host_read_bytes;
-    m.index_host_write_bytes += ix.index_host_write_bytes;
-    m.index_miss_s += ix.index_miss_s;
+    m.index.add_index_organisation(ix);
     m.references += h.references;
     m.hbm_hits += h.hbm_hits;
     m.unique += platform.host().unique_keys();
@@ -372,10 +364,10 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
             "a_read of each replica's offline-optimal placement of its own reference string at "
             "its budget, summed" +
                 bound_null);
-    run.add(
-        "a_traffic_opt", bound(m.opt_traffic, unique), "x",
-        "lower bound on a_traffic under this run's routing: each replica's bound on its own "
-                "string, summed (not a bound over every routing)" + bound_null);
+    run.add("a_traffic_opt", bound(m.opt_traffic, unique), "x",
+            "lower bound on a_traffic under this run's routing: each replica's bound on its own "
+            "string, summed (not a bound over every routing)" +
+                bound_null);
     run.add("hit_rate_opt", bound(m.opt_counted_hits, static_cast<double>(m.references)),
             "fraction",
             "hit_rate of each replica's offline-optimal placement, pooled" + bound_null);
@@ -421,24 +413,9 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
     index.add("descriptors", m.descriptors, "descriptors",
               "descriptors the controllers took from their rings");
     index.add("doorbells", m.doorbells, "count", "doorbell writes the controllers received");
-    const CtrlConfig& cc = r.config.ctrl;
     StatGroup org = run.group("index_organisation",
                               "every replica's index organisation and what it cost, summed (C2)");
-    org.add("org", name_of(cc.index_org), "text", "ctrl.index_org");
-    org.add("cache_entries", cc.index_org != IndexOrg::Full ? cc.index_cache_entries : 0u, "count",
-            "entries each replica's SRAM cache holds (ctrl.index_cache_entries); 0: full index");
-    org.add("cache_hits", m.index_cache_hits, "count", "lookups the SRAM caches answered");
-    org.add("cache_misses", m.index_cache_misses, "count",
-            "lookups that read the entry from the table (tier DRAM or host DRAM)");
-    org.add("dram_read_bytes", m.index_dram_read_bytes, "bytes",
-            "tier DRAM bytes read by index cache misses");
-    org.add("dram_write_bytes", m.index_dram_write_bytes, "bytes",
-            "tier DRAM bytes written through to the tables");
-    org.add("host_read_bytes", m.index_host_read_bytes, "bytes",
-            "host DRAM table bytes the misses read across the links");
-    org.add("host_write_bytes", m.index_host_write_bytes, "bytes",
-            "host DRAM table bytes written through across the links");
-    org.add("miss_time_s", m.index_miss_s, "s", "lookup time the misses added, summed");
+    declare_index_organisation(org, m.index, r.config.ctrl);
     StatGroup blocks = run.group("blocks", "every replica's block books, summed");
     blocks.add("dropped_index_full", m.dropped_index_full, "blocks",
                "demotions a controller refused because its index set was full (no tier copy was "

@@ -79,6 +79,16 @@ struct ControllerStats {
   uint64_t index_host_read_bytes = 0;
   uint64_t index_host_write_bytes = 0;
   double index_miss_s = 0.0;  // lookup time added by misses (DRAM reads on the command path)
+  // Adds another controller's index organisation counts (a cluster's sum over its replicas).
+  void add_index_organisation(const ControllerStats& o) {
+    index_cache_hits += o.index_cache_hits;
+    index_cache_misses += o.index_cache_misses;
+    index_dram_read_bytes += o.index_dram_read_bytes;
+    index_dram_write_bytes += o.index_dram_write_bytes;
+    index_host_read_bytes += o.index_host_read_bytes;
+    index_host_write_bytes += o.index_host_write_bytes;
+    index_miss_s += o.index_miss_s;
+  }
   // Deadline scheduling and the compression engine.
   uint64_t reordered_batches = 0;  // doorbells whose transfers ran in deadline order
   // Deadline order across doorbells: transfers the host did not wait for (DescFlag::DEFERRABLE)
