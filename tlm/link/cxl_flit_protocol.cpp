@@ -246,8 +246,9 @@ uint64_t CxlFlitProtocol::settle_dllps_placed(DirectionState& d, uint64_t n) {
   std::vector<Ticks>& dues = dllp_scratch_;
   dues.resize(n);
   d.owed_dllps.copy_out(0, n, dues.data());
-  std::vector<Ticks>& starts = dllp_starts_;
-  starts.clear();
+  // The flits' starts relative to the first one's (`base`): the run's pattern as it is built.
+  std::vector<Ticks> starts;
+  Ticks base = 0;
   SlotFreeTimes slots(d.wire, unit, slot_scratch_);
   IoTail io = d.io;
   Ticks busy = d.wire.busy_ticks();
@@ -264,13 +265,14 @@ uint64_t CxlFlitProtocol::settle_dllps_placed(DirectionState& d, uint64_t n) {
       const uint64_t f = starts.size();
       Ticks start = std::max(due, busy);
       if (!slots_free) {
-        const Ticks slot = slots.at(f, starts.data(), 0);
+        const Ticks slot = slots.at(f, starts.data(), base);
         if (slot > start) {
           retry_stall += slot - start;
           start = slot;
         }
       }
-      starts.push_back(start);
+      if (starts.empty()) base = start;
+      starts.push_back(start - base);
       busy = start + unit;
       const uint32_t take = std::min(B, remaining);
       io = {true, start, busy, take};
@@ -278,12 +280,9 @@ uint64_t CxlFlitProtocol::settle_dllps_placed(DirectionState& d, uint64_t n) {
     }
   }
   if (!starts.empty()) {
-    const Ticks base = starts.front();
-    std::vector<Ticks> offsets(starts.size());
-    for (size_t i = 0; i < starts.size(); ++i) offsets[i] = starts[i] - base;
+    const uint64_t flits = starts.size();
     const LinkWire::RunSent sent = d.wire.send_run(
-        TimeRun::patterned(base, 0, Pattern(std::move(offsets)), starts.size(), true), F,
-        retry_stall);
+        TimeRun::patterned(base, 0, Pattern(std::move(starts)), flits, true), F, retry_stall);
     io.end = sent.end;  // no replays without bit errors: the last flit's end
   }
   d.io = io;

@@ -297,7 +297,6 @@ class CxlFlitProtocol : public LinkProtocol {
   std::vector<Ticks> slot_scratch_;         // send_tlp_stream: when retry-buffer slots free
   std::vector<Ticks> stream_flit_scratch_;  // send_tlp_stream: the run's flit starts
   std::vector<Ticks> dllp_scratch_;         // settle_dllps_placed: the owed DLLPs' dues
-  std::vector<Ticks> dllp_starts_;          // settle_dllps_placed: the flits they open
 };
 
 }  // namespace kvtier
