@@ -1,10 +1,11 @@
 #include "tlm/kv/offline_optimal.h"
 
+#include "tlm/common/index_set.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <queue>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -122,38 +123,42 @@ void belady_min(const std::vector<uint32_t>& id, const std::vector<uint8_t>& rol
   }
 
   // Belady's MIN with dead-block discard. The victim is the resident block whose next read is
-  // farthest, a dead block (never read again) before any, the larger id among dead blocks. Live
-  // entries are (next read, block) packed into one word, ordered as the pair, in one heap; dead
-  // blocks wait in a heap of their own, by id. Every reference pushes one entry, and a dead one
-  // would rise to the top of the shared heap through every level (tens of millions of sift-ups
-  // that miss the cache on a per-layer run); apart, the choice is the same and cheap. A block's
-  // state is one 8-byte record (a reference touches one cache line, not three arrays).
+  // farthest, a dead block (never read again) before any, the larger id among dead blocks. The
+  // candidates are kept as two sets of integers with their greatest member at hand (IndexSet):
+  // live blocks by their next read (a reference's index is the next read of exactly one earlier
+  // reference, of the same key, so it names its block: id[next]), dead blocks by id. A candidate
+  // is added when its content's next read is set and taken out when it is the greatest; one
+  // that has changed since (left HBM, held, read again) is skipped as it comes up, which is what a
+  // heap of (next read, block) entries would do, in the same order. A block's state is one 8-byte
+  // record (a reference touches one cache line, not three arrays).
   //
   // A held block (pinned by the run: from a reference that `holds` to its hold's end) is resident
-  // and never a victim: its entries are skipped while it is held and a fresh one is pushed when
-  // it is released. Holds to end wait in a heap by end (at most the blocks held at once). The slots
-  // held blocks take are what the budget leaves the others, a capacity that varies from step to
-  // step.
+  // and never a victim: its entries are skipped while it is held and offered again when it is
+  // released. The slots held blocks take are what the budget leaves the others, a capacity that
+  // varies from step to step.
   {
-    const auto entry = [](uint32_t next, uint32_t block) { return uint64_t{next} << 32 | block; };
     struct BlockState {
       uint32_t current_next = kNever;  // the next read its resident content waits for
-      // kept: its entry is in the heaps a rebuild is making (cleared once they are made).
-      uint8_t resident : 1, tier_copy : 1, held : 1, dead_open : 1, kept : 1;
-      BlockState() : resident(0), tier_copy(0), held(0), dead_open(0), kept(0) {}
+      uint8_t resident : 1, tier_copy : 1, held : 1, dead_open : 1;
+      BlockState() : resident(0), tier_copy(0), held(0), dead_open(0) {}
     };
     static_assert(sizeof(BlockState) == 8, "a block's state is one 8-byte record");
     std::vector<BlockState> state(out.blocks);
-    std::priority_queue<uint64_t> farthest;  // live entries; stale ones skipped
-    std::priority_queue<uint32_t> dead;      // blocks whose content is dead; stale ones skipped
+    IndexSet farthest(n);       // live candidates by next read; stale ones skipped
+    IndexSet dead(out.blocks);  // blocks whose content is dead; stale ones skipped
     uint64_t size = 0;
     const auto offer = [&](uint32_t next, uint32_t b) {
-      if (next == kNever) dead.push(b);
-      else farthest.push(entry(next, b));
+      if (next == kNever) dead.insert(b);
+      else farthest.insert(next);
     };
     held_dead_delta.assign(n + 1);
-    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> ending;
-    size_t holds_seen = 0;
+    // The log keeps the releases in the order of their ends (the run's time), each naming the
+    // entry that started its hold: the sweep reads them in step, with no queue of ends. Releases
+    // at one point are taken in the run's order; their effects do not depend on it (a flag, a
+    // count at the point and an entry offered to the heaps).
+    const std::vector<ReferenceLog::ReleaseRun>& release_runs = holds.release_runs();
+    size_t next_run = 0, next_release = 0;
+    out.releases = holds.release_count();
     // Hold of `b` ends before entry `at`: from there it is a candidate again.
     const auto release = [&](uint32_t at, uint32_t b) {
       BlockState& s = state[b];
@@ -166,8 +171,9 @@ void belady_min(const std::vector<uint32_t>& id, const std::vector<uint8_t>& rol
       if (s.resident) offer(s.current_next, b);
     };
     for (size_t i = 0; i < n; ++i) {
-      for (; !ending.empty() && (ending.top() >> 32) <= i; ending.pop())
-        release(static_cast<uint32_t>(ending.top() >> 32), static_cast<uint32_t>(ending.top()));
+      for (; next_run < release_runs.size() && release_runs[next_run].end <= i; ++next_run)
+        for (uint32_t k = 0; k < release_runs[next_run].count; ++k)
+          release(release_runs[next_run].end, id[holds.release_start(next_release++)]);
       const uint32_t b = id[i];
       BlockState& sb = state[b];
       // A held block whose content is dead takes a slot no kept interval of the floor covers;
@@ -192,13 +198,12 @@ void belady_min(const std::vector<uint32_t>& id, const std::vector<uint8_t>& rol
           }
           uint32_t next = kNever, v;
           if (!dead.empty()) {
-            v = dead.top();
-            dead.pop();
+            v = static_cast<uint32_t>(dead.greatest());
+            dead.erase(v);
           } else {
-            const uint64_t top = farthest.top();
-            farthest.pop();
-            next = static_cast<uint32_t>(top >> 32);
-            v = static_cast<uint32_t>(top);
+            next = static_cast<uint32_t>(farthest.greatest());
+            farthest.erase(next);
+            v = id[next];
           }
           BlockState& sv = state[v];
           if (!sv.resident || sv.held || sv.current_next != next) continue;
@@ -213,40 +218,11 @@ void belady_min(const std::vector<uint32_t>& id, const std::vector<uint8_t>& rol
         ++size;
       }
       sb.current_next = next_read[i];
-      if (role[i] & kHoldsBit) {
-        sb.held = 1;
-        const uint32_t end = holds.hold_end(holds_seen++);
-        if (end != ReferenceLog::kOpen) {
-          ++out.releases;
-          ending.push(uint64_t{end} << 32 | b);
-        }
-      }
+      if (role[i] & kHoldsBit) sb.held = 1;
       if (!sb.held) offer(next_read[i], b);
       else if (next_read[i] == kNever) {
         held_dead_delta.add(i + 1, +1);
         sb.dead_open = 1;
-      }
-      // Keep the heaps proportional to the resident set: one entry per resident block.
-      if (farthest.size() + dead.size() > 4 * capacity + 1024) {
-        std::priority_queue<uint64_t> fresh;
-        std::priority_queue<uint32_t> fresh_dead;
-        std::vector<uint32_t> kept;  // at most one per resident block
-        const auto keep = [&](uint32_t next, uint32_t v) {
-          if (!state[v].resident || state[v].held || state[v].current_next != next || state[v].kept)
-            return false;
-          state[v].kept = 1;
-          kept.push_back(v);
-          return true;
-        };
-        for (; !farthest.empty(); farthest.pop()) {
-          const uint64_t top = farthest.top();
-          if (keep(static_cast<uint32_t>(top >> 32), static_cast<uint32_t>(top))) fresh.push(top);
-        }
-        for (; !dead.empty(); dead.pop())
-          if (keep(kNever, dead.top())) fresh_dead.push(dead.top());
-        farthest.swap(fresh);
-        dead.swap(fresh_dead);
-        for (uint32_t v : kept) state[v].kept = 0;
       }
     }
   }
@@ -328,7 +304,7 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
     out.blocks = keys;
     out.references = n;
   }
-  if (consumed) consumed->drop_entries();  // its hold ends are still read below
+  if (consumed) consumed->drop_entries();  // its releases are still read below
 
   PointDeltas held_dead_delta;
   belady_min(id, role, refs, capacity, out, held_dead_delta);
@@ -378,13 +354,9 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
       }
     }
     for (uint32_t b = 0; b < out.blocks; ++b) close(b);
-    // The active intervals' ends, in two heaps: the earliest end (to expire) and the latest (to
-    // drop). Ends are distinct (each is one reference's index), so a flag per end value tells a
-    // heap entry already removed through the other heap; `active` counts the rest.
-    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> earliest_end;
-    std::priority_queue<uint32_t> latest_end;
-    std::vector<uint8_t> dropped_end(n, 0);
-    uint64_t active = 0;
+    // The active intervals' ends: the least to expire, the greatest to drop. Ends are distinct
+    // (each is one reference's index), so a set of them with both ends at hand does both.
+    IndexSet active_ends(n);
     uint64_t dropped = 0;
     int64_t held_dead = 0;  // held blocks with dead content at t (running sum of the deltas)
     for (size_t t = 0; t < n; ++t) {
@@ -393,22 +365,14 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
       held_dead += held_change;
       // Coverage can exceed the room only where an interval starts or the room shrinks.
       if (what == kNever && held_change <= 0) continue;
-      for (; !earliest_end.empty() && earliest_end.top() < t; earliest_end.pop())
-        if (!dropped_end[earliest_end.top()]) --active;
+      while (!active_ends.empty() && active_ends.least() < t)
+        active_ends.erase(active_ends.least());
       const bool dead_point = what == kDeadPoint;
-      if (what != kNever && !dead_point) {
-        earliest_end.push(what);
-        latest_end.push(what);
-        ++active;
-      }
+      if (what != kNever && !dead_point) active_ends.insert(what);
       const uint64_t taken =
           static_cast<uint64_t>(std::max<int64_t>(held_dead, 0)) + (dead_point ? 1 : 0);
       const uint64_t room = capacity > taken ? capacity - taken : 0;
-      for (; active > room; --active, ++dropped) {
-        // The latest end is still active: anything expired ends before every active one.
-        dropped_end[latest_end.top()] = 1;
-        latest_end.pop();
-      }
+      for (; active_ends.size() > room; ++dropped) active_ends.erase(active_ends.greatest());
     }
     const uint64_t whole = live - dropped;
     out.demotions_lower_bound = live_keys > whole ? live_keys - whole : 0;

@@ -1,8 +1,9 @@
 #pragma once
 // The block reference string of a run (spec §M.5.1), as the offline-optimal bound reads it:
 // one key and one flag byte per reference, 9 bytes instead of a 16-byte padded struct, kept in
-// fixed chunks that never move, and the end of each hold (4 bytes per reference that holds; a
-// hold's end is written when the run releases the block, so releases take no entry). A whole trace
+// fixed chunks that never move, and the holds' ends in the order the run released them (4 bytes
+// per release: the entry that started the hold; the ends themselves as (end, releases) runs, the
+// run's releases coming in bulk when a request leaves). Releases take no entry. A whole trace
 // makes tens of millions of references; a vector of structs held up to twice their size after its
 // last doubling and copied itself at every one. Plain C++, no SystemC.
 #include <cstddef>
@@ -30,9 +31,13 @@ struct BlockReference {
 
 class ReferenceLog {
  public:
-  // A hold not ended (the run stopped with the block pinned), and no hold.
-  static constexpr uint32_t kOpen = UINT32_MAX;
+  // No hold.
   static constexpr uint32_t kNoHold = UINT32_MAX;
+  // Releases that end before one entry, in release order.
+  struct ReleaseRun {
+    uint32_t end = 0;    // the entry they end before
+    uint32_t count = 0;  // releases at that point
+  };
 
   ReferenceLog() = default;
   // From a vector, for tests and replays: a Release ends the key's open hold (none: ignored).
@@ -64,14 +69,19 @@ class ReferenceLog {
                                              (counted ? kCounted : 0) | (holds ? kHolds : 0));
     ++size_;
     if (!holds) return kNoHold;
-    const size_t h = holds_ & kChunkMask;
-    if (h == 0) hold_ends_.emplace_back(new uint32_t[kChunk]);
-    hold_ends_.back()[h] = kOpen;
-    return static_cast<uint32_t>(holds_++);
+    ++holds_;
+    return static_cast<uint32_t>(size_ - 1);  // a hold is named by the entry that starts it
   }
-  // Hold `hold` ends before the next entry: its block may leave HBM from there on.
+  // Hold `hold` (as push_back returned it) ends before the next entry: its block may leave HBM
+  // from there on. Ends come in the order of the run's time, so the releases are in end order.
   void end_hold(uint32_t hold) {
-    hold_ends_[hold >> kChunkBits][hold & kChunkMask] = static_cast<uint32_t>(size_);
+    const size_t r = releases_ & kChunkMask;
+    if (r == 0) release_starts_.emplace_back(new uint32_t[kChunk]);
+    release_starts_.back()[r] = hold;
+    ++releases_;
+    const uint32_t end = static_cast<uint32_t>(size_);
+    if (release_runs_.empty() || release_runs_.back().end != end) release_runs_.push_back({end, 0});
+    ++release_runs_.back().count;
   }
 
   size_t size() const { return size_; }
@@ -83,10 +93,16 @@ class ReferenceLog {
   bool counted(size_t i) const { return (flag(i) & kCounted) != 0; }
   bool holds(size_t i) const { return (flag(i) & kHolds) != 0; }
   BlockReference operator[](size_t i) const { return {key(i), kind(i), counted(i), holds(i)}; }
-  // Holds in entry order: the h-th entry that holds ends before entry hold_end(h) (kOpen: never).
+  // Entries that start a hold; holds ended (a hold never ended: the run stopped with the block
+  // pinned), in release order: the r-th release ends the hold started by entry release_start(r),
+  // and release_runs() gives their ends, run by run in that order.
   size_t hold_count() const { return holds_; }
-  uint32_t hold_end(size_t h) const { return hold_ends_[h >> kChunkBits][h & kChunkMask]; }
-  // Frees the entries (keys and flags), keeping the hold ends: size() and the entries' accessors
+  size_t release_count() const { return releases_; }
+  uint32_t release_start(size_t r) const {
+    return release_starts_[r >> kChunkBits][r & kChunkMask];
+  }
+  const std::vector<ReleaseRun>& release_runs() const { return release_runs_; }
+  // Frees the entries (keys and flags), keeping the releases: size() and the entries' accessors
   // are not to be used afterwards.
   void drop_entries() {
     std::vector<std::unique_ptr<uint64_t[]>>().swap(keys_);
@@ -95,11 +111,13 @@ class ReferenceLog {
   // Bytes the log holds (whole chunks).
   size_t bytes() const {
     return keys_.size() * kChunk * (sizeof(uint64_t) + sizeof(uint8_t)) +
-           hold_ends_.size() * kChunk * sizeof(uint32_t);
+           release_starts_.size() * kChunk * sizeof(uint32_t) +
+           release_runs_.capacity() * sizeof(ReleaseRun);
   }
 
  private:
-  static constexpr size_t kChunkBits = 16;  // 64 Ki entries, 576 KiB per chunk (256 KiB of ends)
+  static constexpr size_t kChunkBits =
+      16;  // 64 Ki entries, 576 KiB per chunk (256 KiB of releases)
   static constexpr size_t kChunk = size_t{1} << kChunkBits;
   static constexpr size_t kChunkMask = kChunk - 1;
   static constexpr uint8_t kProduce = 1, kCounted = 2, kHolds = 4;
@@ -107,8 +125,9 @@ class ReferenceLog {
 
   std::vector<std::unique_ptr<uint64_t[]>> keys_;
   std::vector<std::unique_ptr<uint8_t[]>> flags_;
-  std::vector<std::unique_ptr<uint32_t[]>> hold_ends_;
-  size_t size_ = 0, holds_ = 0;
+  std::vector<std::unique_ptr<uint32_t[]>> release_starts_;
+  std::vector<ReleaseRun> release_runs_;
+  size_t size_ = 0, holds_ = 0, releases_ = 0;
 };
 
 }  // namespace kvtier::kv
