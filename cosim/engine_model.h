@@ -89,6 +89,12 @@ class EngineModel {
   virtual void set_trace_cycle(uint64_t cycle) = 0;
   // Internal state for functional coverage (the public variables of cosim/kvdp_cosim.vlt).
   virtual void probe(EngineProbe& p) const = 0;
+  // Whether the last evaluate() showed a quiescent engine: nothing but the cycle counter changes
+  // at the coming edge (active_o low, nothing accepted, no done pulse that retires a transfer:
+  // the DMA block's own done_last, a public variable of cosim/kvdp_cosim.vlt). The transactor
+  // skips the cycles after such a one; clock() counts a skip that follows any other as an
+  // assertion failure (EngineSkipOnlyWhenQuiet).
+  virtual bool quiescent() const = 0;
   // Closes the trace, runs the model's final blocks and, in a coverage build, writes the
   // line and toggle coverage file.
   virtual void final() = 0;

@@ -129,11 +129,20 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
   while (!stop()) {
     in.desc_valid = !to_offer_.empty() && offer_at_ <= now_;
     if (in.desc_valid) in.desc = to_offer_.front().bytes;
-    in.dma_done_valid = !done_.empty() && done_.top().due <= now_;
-    if (in.dma_done_valid) {
+    // A pulse due now goes first; else a counting pulse rides on this cycle, which is evaluated
+    // anyway. A pulse one of the two delivered already is dropped where it is met again.
+    in.dma_done_valid = false;
+    while (!done_.empty() && done_.top().due <= now_ && !in.dma_done_valid) {
+      in.dma_done_valid = take_delivered(done_.top().seq);
       in.dma_done_id = done_.top().id;
       done_.pop();
     }
+    while (!in.dma_done_valid && !early_.empty()) {
+      in.dma_done_valid = take_delivered(early_.front().seq);
+      in.dma_done_id = early_.front().id;
+      early_.pop_front();
+    }
+    if (in.dma_done_valid) --dones_pending_;
     if (backpressure_.cpl_ready_low > 0 || backpressure_.dma_req_ready_low > 0) {
       std::uniform_real_distribution<double> u(0.0, 1.0);
       in.cpl_ready = u(stall_rng_) >= backpressure_.cpl_ready_low;
@@ -196,12 +205,15 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
     }
 
     // Skip ahead while the engine is quiescent and no input event is due. A descriptor the
-    // full intake FIFO refused is no event: it waits for room, which only a done pulse makes.
+    // full intake FIFO refused is no event: it waits for room, which only a retiring done pulse
+    // makes. A done pulse that does not retire its transfer only counts a burst (kvdp_dma.sv:
+    // no slot frees, nothing starts), so the engine stays quiescent after it: the engine says
+    // which (EngineModel::quiescent), from the same signals its retirement uses.
     uint64_t skip = 0;
-    const bool pushed = in.desc_valid && out.desc_ready;
-    if (!out.active && !pushed && !in.dma_done_valid) {
+    if (engine_->quiescent()) {
       uint64_t next = target_cycle;
       if (!to_offer_.empty() && offer_at_ > now_) next = std::min(next, offer_at_);
+      while (!done_.empty() && delivered(done_.top().seq)) done_.pop();
       if (!done_.empty()) next = std::min(next, done_.top().due);
       if (next == std::numeric_limits<uint64_t>::max()) {
         stall("quiescent with " + std::to_string(submitted_ - posted_ + to_offer_.size()) +
@@ -278,8 +290,38 @@ void RtlDataPlane::issue(const Burst& b) {
                       ("burst with undefined direction " + std::to_string(b.dir)).c_str());
   }
   const uint64_t due = std::max({to_cycles_ceil(end), b.handshake_cycle + 1, now_ + 1});
-  done_.push(Done{due, done_seq_++, b.id});
-  activity_.max_bursts_at_once = std::max<uint64_t>(activity_.max_bursts_at_once, done_.size());
+  const Done done{due, done_seq_++, b.id};
+  done_.push(done);
+  delivered_.push_back(0);
+  ++dones_pending_;
+  activity_.max_bursts_at_once = std::max<uint64_t>(activity_.max_bursts_at_once, dones_pending_);
+  // Of this pulse and its transfer's latest so far, the earlier cannot retire the transfer: it
+  // may ride early. The transfer's last burst leaves its latest pulse to its due cycle alone.
+  SlotBursts& slot = slot_bursts(b.id);
+  if (!slot.has_latest) {
+    slot.latest = done;
+    slot.has_latest = true;
+  } else if (done > slot.latest) {
+    early_.push_back(slot.latest);
+    slot.latest = done;
+  } else {
+    early_.push_back(done);
+  }
+  if (b.last) slot.has_latest = false;
+}
+
+bool RtlDataPlane::delivered(uint64_t seq) const {
+  return seq < delivered_base_ || delivered_[static_cast<size_t>(seq - delivered_base_)];
+}
+
+bool RtlDataPlane::take_delivered(uint64_t seq) {
+  if (delivered(seq)) return false;
+  delivered_[static_cast<size_t>(seq - delivered_base_)] = 1;
+  while (!delivered_.empty() && delivered_.front()) {
+    delivered_.pop_front();
+    ++delivered_base_;
+  }
+  return true;
 }
 
 void RtlDataPlane::on_completion(const EngineOutputs& out) {

@@ -163,6 +163,30 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   std::deque<Burst> deferred_;           // handshaked, not yet sent as TLM transactions
   std::priority_queue<Done, std::vector<Done>, std::greater<Done>> done_;
   uint64_t done_seq_ = 0;
+  // Counting done pulses (ones that cannot retire their transfer: a later pulse of the same
+  // transfer is still to come) ride on cycles evaluated anyway, before their due cycle: the done
+  // port takes a pulse any cycle after the burst's handshake (kvdp_dma.sv), and a counting pulse
+  // changes nothing but a counter the engine reads when the retiring pulse arrives, which still
+  // comes at its due cycle and last. Each pulse is delivered once, by whichever comes first:
+  // its due cycle (done_) or a cycle that evaluates anyway (early_).
+  std::deque<Done> early_;
+  std::deque<uint8_t> delivered_;  // per done pulse from delivered_base_ on: 1 once delivered
+  uint64_t delivered_base_ = 0;
+  uint64_t dones_pending_ = 0;  // issued bursts whose done pulse is not yet delivered
+  bool delivered(uint64_t seq) const;
+  bool take_delivered(uint64_t seq);  // marks `seq` delivered; false when it already was
+  // Per DMA id (a tracker slot of the engine), of its transfer's bursts sent so far, the done
+  // pulse that comes last (by due cycle, then order): the only one that can retire the transfer.
+  // Every other is a counting pulse.
+  struct SlotBursts {
+    bool has_latest = false;
+    Done latest{};
+  };
+  std::vector<SlotBursts> slot_bursts_;
+  SlotBursts& slot_bursts(uint32_t id) {
+    if (id >= slot_bursts_.size()) slot_bursts_.resize(id + 1);
+    return slot_bursts_[id];
+  }
   std::vector<Timeline> engines_;
   std::vector<uint8_t> burst_buffer_;
   std::deque<uint8_t> pending_opcodes_;  // opcode of each descriptor in the engine, for stats

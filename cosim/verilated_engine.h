@@ -76,6 +76,7 @@ class VerilatedEngine final : public EngineModel {
     cpl_count_ = small_var(top + ".u_cpl_queue", "count_q");
     hazard_ = small_var(top + ".u_lookup", "set_hazard");
     lookup_valid_ = small_var(top + ".u_lookup", "desc_valid_i");
+    done_last_ = small_var(top + ".u_dma", "done_last");
     coverage_path_ = options.coverage_path;
     trace_start_ = options.trace_start_cycle;
     trace_end_ = options.trace_end_cycle;
@@ -132,7 +133,9 @@ class VerilatedEngine final : public EngineModel {
     m.dma_done_id_i = in.dma_done_id;
     m.eval();
     if (fst_ && in_trace_window()) fst_->dump(time_);
-    quiet_ = !m.active_o && !(in.desc_valid && m.desc_ready_o) && !in.dma_done_valid;
+    // A done pulse that retires nothing only counts a burst (kvdp_dma.sv): quiet after it.
+    quiet_ = !m.active_o && !(in.desc_valid && m.desc_ready_o) &&
+             !(in.dma_done_valid && read_small(done_last_));
     out.desc_ready = m.desc_ready_o;
     out.cpl_valid = m.cpl_valid_o;
     if (out.cpl_valid) {
@@ -157,6 +160,8 @@ class VerilatedEngine final : public EngineModel {
     out.cycle = m.cycle_o;
     out.cap_entry_bits = m.cap_entry_bits_o;
   }
+
+  bool quiescent() const override { return quiet_; }
 
   void clock(uint64_t cycle_skip) override {
     Model& m = *model_;
@@ -248,7 +253,7 @@ class VerilatedEngine final : public EngineModel {
     const void* data = nullptr;
     uint32_t bytes = 0;
   };
-  SmallVar intake_count_, xfer_count_, cpl_count_, hazard_, lookup_valid_;
+  SmallVar intake_count_, xfer_count_, cpl_count_, hazard_, lookup_valid_, done_last_;
   std::string coverage_path_;
 
   SmallVar small_var(const std::string& scope, const char* name) {
