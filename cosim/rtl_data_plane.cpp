@@ -262,27 +262,26 @@ void RtlDataPlane::issue(const Burst& b) {
   const sc_core::sc_time start =
       engine->reserve(b.handshake_cycle * cycle_, seconds(b.length / engine_bytes_per_s));
   sc_core::sc_time end;
-  uint8_t* data = burst_buffer_.data();
   switch (static_cast<DmaDir>(b.dir)) {
     case DmaDir::TierToHbm: {
-      const auto read = transact(tier_out_socket, tlm::TLM_READ_COMMAND, b.src, data, b.length,
-                                 TxnClass::PayloadRead, start);
-      end = transact(host_out_socket, tlm::TLM_WRITE_COMMAND, addr::kHbmBase + b.dst, data,
-                     b.length, TxnClass::PayloadWrite, read);
+      const auto read = move(tier_out_socket, tlm::TLM_READ_COMMAND, b.src, b.length,
+                             TxnClass::PayloadRead, start);
+      end = move(host_out_socket, tlm::TLM_WRITE_COMMAND, addr::kHbmBase + b.dst, b.length,
+                 TxnClass::PayloadWrite, read);
       break;
     }
     case DmaDir::HbmToTier: {
-      const auto read = transact(host_out_socket, tlm::TLM_READ_COMMAND, addr::kHbmBase + b.src,
-                                 data, b.length, TxnClass::PayloadRead, start);
-      end = transact(tier_out_socket, tlm::TLM_WRITE_COMMAND, b.dst, data, b.length,
-                     TxnClass::PayloadWrite, read);
+      const auto read = move(host_out_socket, tlm::TLM_READ_COMMAND, addr::kHbmBase + b.src,
+                             b.length, TxnClass::PayloadRead, start);
+      end = move(tier_out_socket, tlm::TLM_WRITE_COMMAND, b.dst, b.length, TxnClass::PayloadWrite,
+                 read);
       break;
     }
     case DmaDir::TierToTier: {
-      const auto read = transact(tier_out_socket, tlm::TLM_READ_COMMAND, b.src, data, b.length,
-                                 TxnClass::PayloadRead, start);
-      end = transact(tier_out_socket, tlm::TLM_WRITE_COMMAND, b.dst, data, b.length,
-                     TxnClass::PayloadWrite, read);
+      const auto read = move(tier_out_socket, tlm::TLM_READ_COMMAND, b.src, b.length,
+                             TxnClass::PayloadRead, start);
+      end = move(tier_out_socket, tlm::TLM_WRITE_COMMAND, b.dst, b.length, TxnClass::PayloadWrite,
+                 read);
       break;
     }
     default:
@@ -308,6 +307,17 @@ void RtlDataPlane::issue(const Burst& b) {
     early_.push_back(done);
   }
   if (b.last) slot.has_latest = false;
+}
+
+sc_core::sc_time RtlDataPlane::move(tlm_utils::simple_initiator_socket<RtlDataPlane>& socket,
+                                    tlm::tlm_command cmd, uint64_t address, uint32_t length,
+                                    TxnClass cls, const sc_core::sc_time& at) {
+  const bool read = cmd == tlm::TLM_READ_COMMAND;
+  // Direct: the time a transaction issued at `at` would start (never before now; transact()
+  // turns an earlier time into a zero delay).
+  if (BurstTarget* direct = &socket == &tier_out_socket ? tier_direct_ : host_direct_)
+    return direct->burst(read, address, length, cls, std::max(at, sim_now()));
+  return transact(socket, cmd, address, burst_buffer_.data(), length, cls, at);
 }
 
 bool RtlDataPlane::delivered(uint64_t seq) const {

@@ -34,6 +34,8 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+
+#include "tlm/common/burst_target.h"
 #include <vector>
 
 #include "cosim/coverage.h"
@@ -82,6 +84,14 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   tlm::tlm_target_socket<>& mmio_in() override { return mmio_in_socket; }
   tlm::tlm_initiator_socket<>& tier_out() override { return tier_out_socket; }
   tlm::tlm_initiator_socket<>& host_out() override { return host_out_socket; }
+  // The direct burst path (ctrl.burst_path = direct): a burst goes to what tier_out and
+  // host_out are bound to as one call, as the TLM engine's do, not as a payload through the
+  // sockets (the same placement and counts: both cross the same targets).
+  void set_burst_targets(BurstTarget* tier, BurstTarget* host) override {
+    const bool direct = config_.burst_path == BurstPath::Direct && tier && host;
+    tier_direct_ = direct ? tier : nullptr;
+    host_direct_ = direct ? host : nullptr;
+  }
   const ControllerStats& stats() const override { return stats_; }
   const BlockIndex& index() const override;
   uint32_t entry_bits() const override { return entry_bits_; }
@@ -134,6 +144,12 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   void run(Stop stop, uint64_t target_cycle);
   void issue_ready_bursts();
   void issue(const Burst& b);
+  // One burst's read or write through `socket`, or its direct path; returns when it is done.
+  sc_core::sc_time move(tlm_utils::simple_initiator_socket<RtlDataPlane>& socket,
+                        tlm::tlm_command cmd, uint64_t address, uint32_t length, TxnClass cls,
+                        const sc_core::sc_time& at);
+  BurstTarget* tier_direct_ = nullptr;
+  BurstTarget* host_direct_ = nullptr;
   void on_completion(const EngineOutputs& out);
   uint64_t to_cycles_floor(const sc_core::sc_time& t) const;
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const;
