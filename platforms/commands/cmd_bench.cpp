@@ -181,7 +181,7 @@ int cmd_bench(int argc, char** argv) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
       std::cout << "  offline bound wall time           ";
       if (bound)
-        std::cout << std::setprecision(3) << bound_wall << " s, "
+        std::cout << std::setprecision(4) << bound_wall << " s, " << std::setprecision(3)
                   << bound_wall / (sim_wall + bound_wall)
                   << " of simulation + bound (its computation after the run; " << bound->references
                   << " references)\n"

@@ -102,6 +102,15 @@ def check_bench_reports_ceiling_and_promotions(kvtier):
         expect(abs(per_transfer - wall * 1e6 / transfers) <= 0.0005 + 1e-3 * per_transfer + 0.0005e6 / transfers,
                f"wall us per transfer {per_transfer} is not {wall} s / {transfers}")
         expect(("per-layer" in p.stdout) == (layers == "1"), "bench does not say which block layout ran")
+        # The offline bound, computed after the run as a run writing stats.json computes it: its
+        # wall time, and its share of simulation plus bound.
+        bound_line = next(l for l in p.stdout.splitlines() if l.strip().startswith("offline bound wall time"))
+        words = bound_line.split()
+        bound_s, share = float(words[4]), float(words[6])
+        # Printed to 4 and 3 decimals: the share within what their rounding allows.
+        expect(bound_s > 0 and abs(share - bound_s / (wall + bound_s)) <= 0.0005 + 0.0006 / (wall + bound_s),
+               f"offline bound share {share} is not {bound_s} s / ({wall} + {bound_s}) s")
+        expect(bound_line.rstrip().endswith("references)") and int(words[-2]) > 0, bound_line)
     # One session's KV fits the 32 GiB budget: nothing moves, and the cost per transfer is n/a,
     # not a number.
     p = run(kvtier, "bench", "--workload", "synthetic:sessions=1", "--ceiling-transactions", "200000")
@@ -109,6 +118,12 @@ def check_bench_reports_ceiling_and_promotions(kvtier):
     expect(bench_figure(p.stdout, "transfers ") == 0, "a single session moved blocks")
     expect(any(l.split() == ["wall", "us", "per", "transfer", "n/a", "(the", "run", "moved", "no", "block)"]
                for l in p.stdout.splitlines()), "no transfers, yet a wall time per transfer")
+    # Without the reference string the bound is not computed, and bench says so.
+    p = run(kvtier, "bench", "--workload", "synthetic:sessions=2", "--set", "sim.offline_bound=false",
+            "--ceiling-transactions", "20000")
+    expect(p.returncode == 0, p.stderr)
+    expect(any(l.split() == ["offline", "bound", "wall", "time", "n/a", "(sim.offline_bound", "=", "false)"]
+               for l in p.stdout.splitlines()), "bench reports a bound it did not compute")
     p = run(kvtier, "bench", "--ceiling-transactions", "x")
     expect(p.returncode != 0, "bench accepted a non-numeric --ceiling-transactions")
 
