@@ -2,6 +2,9 @@
 // tier store (tier slots, the reclaim order, the copies' formats), each against hand counts.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <vector>
+
 #include <systemc>
 
 #include "tests/tlm/sc_test_main.h"
@@ -86,9 +89,10 @@ TEST(TierStore, SlotsAreAStackAndUsedCountsWhatIsTaken) {
 TEST(TierStore, TheReclaimOrderIsOldestFirstWithAFreshEpochPerEntry) {
   HostConfig c;
   TierStore tier(3, 1000, c);
-  const uint64_t a = tier.queue_for_reclaim(10);
-  const uint64_t b = tier.queue_for_reclaim(20);
-  const uint64_t a2 = tier.queue_for_reclaim(10);  // block 10 left HBM again: its entry is new
+  const auto never_stale = [](uint64_t, uint64_t) { return false; };
+  const uint64_t a = tier.queue_for_reclaim(10, never_stale);
+  const uint64_t b = tier.queue_for_reclaim(20, never_stale);
+  const uint64_t a2 = tier.queue_for_reclaim(10, never_stale);  // left HBM again: a new entry
   EXPECT_LT(a, b);
   EXPECT_LT(b, a2);
   uint64_t key = 0, epoch = 0;
@@ -100,6 +104,41 @@ TEST(TierStore, TheReclaimOrderIsOldestFirstWithAFreshEpochPerEntry) {
   ASSERT_TRUE(tier.next_reclaim_candidate(&key, &epoch));
   EXPECT_EQ(epoch, a2);
   EXPECT_FALSE(tier.next_reclaim_candidate(&key, &epoch));
+}
+
+// Entries only leave the reclaim order when the tier fills: a run whose tier rarely fills would
+// keep one per tier-only transition. When the order has doubled since its last compaction
+// (4,096 entries at first), the entries stale for good leave it and the rest keep their order.
+TEST(TierStore, TheReclaimOrderDropsEntriesStaleForGoodAndKeepsTheOrderOfTheRest) {
+  HostConfig c;
+  TierStore tier(8, 1000, c);
+  std::map<uint64_t, uint64_t> current;  // key -> its current epoch, as the books keep it
+  const auto stale = [&](uint64_t key, uint64_t epoch) {
+    const auto it = current.find(key);
+    return it == current.end() || it->second != epoch;
+  };
+  // Eight keys leave HBM again and again: 4,096 entries, of which the last per key is current.
+  for (uint64_t i = 0; i < 4096; ++i) current[i % 8] = tier.queue_for_reclaim(i % 8, stale);
+  EXPECT_EQ(tier.reclaim_order_size(), 4096u);
+  current.erase(3);  // key 3 forgotten: its entry is stale for good too
+  // The next entry finds the order at its floor: 4,089 stale entries leave it first.
+  current[100] = tier.queue_for_reclaim(100, stale);
+  EXPECT_EQ(tier.reclaim_order_size(), 8u);  // keys 0-2 and 4-7, then 100
+  // Oldest first, as queued: 4088 % 8 = 0, so keys 0, 1, 2, 4, 5, 6, 7, then 100.
+  const std::vector<uint64_t> want{0, 1, 2, 4, 5, 6, 7, 100};
+  for (uint64_t k : want) {
+    uint64_t key = 0, epoch = 0;
+    ASSERT_TRUE(tier.next_reclaim_candidate(&key, &epoch));
+    EXPECT_EQ(key, k);
+    EXPECT_EQ(epoch, current.at(k));
+  }
+  uint64_t key = 0, epoch = 0;
+  EXPECT_FALSE(tier.next_reclaim_candidate(&key, &epoch));
+  // The next compaction waits until the order has doubled again: 2 x 7 + 4,096 entries.
+  for (uint64_t i = 0; i < 4110; ++i) current[200] = tier.queue_for_reclaim(200, stale);
+  EXPECT_EQ(tier.reclaim_order_size(), 4110u);
+  current[201] = tier.queue_for_reclaim(201, stale);
+  EXPECT_EQ(tier.reclaim_order_size(), 2u);
 }
 
 // A 5 MiB block: FP8 at the default ratio 0.5 stores 2.5 MiB; INT4 at 0.3 stores

@@ -178,7 +178,13 @@ void BlockLifecycle::take_tier_slot(HostBlock& b) {
 
 void BlockLifecycle::queue_tier_only(HostBlock& b) {
   if (pool_.pool) pool_.pool->queue_for_reclaim(b.id.key);
-  else b.tier_epoch = tier_->queue_for_reclaim(b.id.key);
+  // Stale for good: the block forgotten (a block made again for its key gets a later epoch), or
+  // queued again since.
+  else
+    b.tier_epoch = tier_->queue_for_reclaim(b.id.key, [&](uint64_t key, uint64_t epoch) {
+      const HostBlock* v = books_.find(key);
+      return !v || v->tier_epoch != epoch;
+    });
 }
 
 bool BlockLifecycle::needs_copy(uint64_t key) const {

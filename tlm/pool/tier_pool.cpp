@@ -101,7 +101,13 @@ uint64_t TierPool::held_by(uint32_t member) const {
 }
 
 void TierPool::queue_for_reclaim(uint64_t key) {
-  if (PoolCopy* c = copies_.find(key)) c->epoch = store_.queue_for_reclaim(key);
+  // Stale for good: the copy freed since (a later copy of the key gets a later epoch), or
+  // queued again by a later holder.
+  if (PoolCopy* c = copies_.find(key))
+    c->epoch = store_.queue_for_reclaim(key, [&](uint64_t k, uint64_t epoch) {
+      const PoolCopy* q = copies_.find(k);
+      return !q || q->epoch != epoch;
+    });
 }
 
 bool TierPool::reclaim(uint32_t member, uint64_t* key, PoolCopy* copy) {
