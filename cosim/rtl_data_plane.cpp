@@ -296,7 +296,7 @@ void RtlDataPlane::issue(const Burst& b) {
   activity_.max_bursts_at_once = std::max<uint64_t>(activity_.max_bursts_at_once, dones_pending_);
   // Of this pulse and its transfer's latest so far, the earlier cannot retire the transfer: it
   // may ride early. The transfer's last burst leaves its latest pulse to its due cycle alone.
-  SlotBursts& slot = slot_bursts(b.id);
+  LatestPulse& slot = latest_pulse(b.id);
   if (!slot.has_latest) {
     slot.latest = done;
     slot.has_latest = true;

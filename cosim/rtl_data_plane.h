@@ -34,13 +34,12 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
-
-#include "tlm/common/burst_target.h"
 #include <vector>
 
 #include "cosim/coverage.h"
 #include "cosim/data_plane.h"
 #include "cosim/engine_model.h"
+#include "tlm/common/burst_target.h"
 #include "tlm/common/timeline.h"
 
 namespace kvtier::cosim {
@@ -148,8 +147,6 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   sc_core::sc_time move(tlm_utils::simple_initiator_socket<RtlDataPlane>& socket,
                         tlm::tlm_command cmd, uint64_t address, uint32_t length, TxnClass cls,
                         const sc_core::sc_time& at);
-  BurstTarget* tier_direct_ = nullptr;
-  BurstTarget* host_direct_ = nullptr;
   void on_completion(const EngineOutputs& out);
   uint64_t to_cycles_floor(const sc_core::sc_time& t) const;
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const;
@@ -194,16 +191,18 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   // Per DMA id (a tracker slot of the engine), of its transfer's bursts sent so far, the done
   // pulse that comes last (by due cycle, then order): the only one that can retire the transfer.
   // Every other is a counting pulse.
-  struct SlotBursts {
+  struct LatestPulse {
     bool has_latest = false;
     Done latest{};
   };
-  std::vector<SlotBursts> slot_bursts_;
-  SlotBursts& slot_bursts(uint32_t id) {
-    if (id >= slot_bursts_.size()) slot_bursts_.resize(id + 1);
-    return slot_bursts_[id];
+  std::vector<LatestPulse> latest_pulse_;
+  LatestPulse& latest_pulse(uint32_t id) {
+    if (id >= latest_pulse_.size()) latest_pulse_.resize(id + 1);
+    return latest_pulse_[id];
   }
   std::vector<Timeline> engines_;
+  BurstTarget* tier_direct_ = nullptr;  // the direct burst path (set_burst_targets), or none
+  BurstTarget* host_direct_ = nullptr;
   std::vector<uint8_t> burst_buffer_;
   std::deque<uint8_t> pending_opcodes_;  // opcode of each descriptor in the engine, for stats
   uint64_t index_entries_ = 0;

@@ -116,8 +116,8 @@ class ReferenceLog {
   }
 
  private:
-  static constexpr size_t kChunkBits =
-      16;  // 64 Ki entries, 576 KiB per chunk (256 KiB of releases)
+  // 64 Ki entries a chunk: 576 KiB of keys and flags, 256 KiB of releases.
+  static constexpr size_t kChunkBits = 16;
   static constexpr size_t kChunk = size_t{1} << kChunkBits;
   static constexpr size_t kChunkMask = kChunk - 1;
   static constexpr uint8_t kProduce = 1, kCounted = 2, kHolds = 4;
