@@ -16,7 +16,7 @@ namespace kvtier {
 
 class IndexSet {
  public:
-  explicit IndexSet(uint64_t universe) : universe_(universe) {
+  explicit IndexSet(uint64_t universe) {
     uint64_t n = universe ? universe : 1;
     do {
       n = (n + 63) / 64;
@@ -24,7 +24,6 @@ class IndexSet {
     } while (n > 1);
   }
 
-  uint64_t universe() const { return universe_; }
   bool empty() const { return levels_.back()[0] == 0; }
   size_t size() const { return size_; }
   bool contains(uint64_t i) const { return (levels_[0][i >> 6] >> (i & 63)) & 1; }
@@ -71,7 +70,6 @@ class IndexSet {
   }
 
  private:
-  uint64_t universe_;
   size_t size_ = 0;
   std::vector<std::vector<uint64_t>> levels_;  // [0]: one bit per member; the last: one word
 };

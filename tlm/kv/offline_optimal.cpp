@@ -155,7 +155,7 @@ void belady_min(const std::vector<uint32_t>& id, const std::vector<uint8_t>& rol
     // The log keeps the releases in the order of their ends (the run's time), each naming the
     // entry that started its hold: the sweep reads them in step, with no queue of ends. Releases
     // at one point are taken in the run's order; their effects do not depend on it (a flag, a
-    // count at the point and an entry offered to the heaps).
+    // count at the point and a candidate offered to the sets).
     const std::vector<ReferenceLog::ReleaseRun>& release_runs = holds.release_runs();
     size_t next_run = 0, next_release = 0;
     out.releases = holds.release_count();
