@@ -69,6 +69,11 @@ struct Movement {
   // replica's host is a machine of its own, so the fleet's bottleneck is the largest share).
   double core_utilisation_max = 0;
   double end_s_sum = 0;  // the replicas' simulated times, summed (for the mean share)
+  // The runtimes' own CPU work (sched.runtime_cpu), summed, and the busiest replica host's share
+  // of a core with it and KV movement together.
+  double runtime_cpu_s = 0, runtime_wait_s = 0, runtime_core_utilisation_max = 0,
+         with_kv_core_utilisation_max = 0;
+  uint64_t runtime_bound_steps = 0;
   uint64_t dropped_index_full = 0;
   ControllerStats index;  // the controllers' index organisation counts, summed (C2)
   // Placement (C4), from the replicas' books: prompt references and their HBM hits, the
@@ -118,6 +123,15 @@ Movement movement(const RunResult& r) {
     if (s.end_s > 0)
       m.core_utilisation_max = std::max(m.core_utilisation_max, h.host_cpu_kv_s / s.end_s);
     m.end_s_sum += s.end_s;
+    m.runtime_cpu_s += s.runtime_cpu_s;
+    m.runtime_wait_s += s.runtime_wait_s;
+    m.runtime_bound_steps += s.runtime_bound_steps;
+    if (s.end_s > 0) {
+      m.runtime_core_utilisation_max =
+          std::max(m.runtime_core_utilisation_max, s.runtime_cpu_s / s.end_s);
+      m.with_kv_core_utilisation_max =
+          std::max(m.with_kv_core_utilisation_max, (s.runtime_cpu_s + h.host_cpu_kv_s) / s.end_s);
+    }
     m.dropped_index_full += h.dropped_index_full;
     m.index.add_index_organisation(ix);
     m.references += h.references;
@@ -409,6 +423,23 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
             "over its simulated time; each replica has a host of its own)");
     cpu.add("core_utilisation_mean", ratio_or_null(m.cpu.host_cpu_kv_s, m.end_s_sum), "fraction",
             "every replica's total_s over their simulated times summed: the mean host's share");
+    StatGroup runtime = run.group("runtime_cpu",
+                                  "every replica's serving runtime's own CPU work each step "
+                                  "(sched.runtime_cpu), summed");
+    runtime.add("mode", name_of(r.config.sched.runtime_cpu), "text", "sched.runtime_cpu");
+    runtime.add("total_s", m.runtime_cpu_s, "s", "every replica's runtime_cpu.total_s");
+    runtime.add("core_utilisation", m.runtime_core_utilisation_max, "fraction",
+                "the busiest replica's runtime: its total_s over its simulated time");
+    runtime.add("core_utilisation_mean", ratio_or_null(m.runtime_cpu_s, m.end_s_sum), "fraction",
+                "every replica's runtime CPU time over their simulated times summed: the mean "
+                "host's share of one core");
+    runtime.add("with_kv_core_utilisation", m.with_kv_core_utilisation_max, "fraction",
+                "the busiest replica host's share of one core, its runtime's work and its KV "
+                "movement together (C3)");
+    runtime.add("bound_steps", m.runtime_bound_steps, "count",
+                "steps the runtime's CPU work lengthened, every replica's");
+    runtime.add("wait_s", m.runtime_wait_s, "s",
+                "time those steps waited for the CPU beyond the GPU's own work, every replica's");
     StatGroup index = run.group("index", "every replica's controller, summed");
     index.add("descriptors", m.descriptors, "descriptors",
               "descriptors the controllers took from their rings");

@@ -496,6 +496,11 @@ void Platform::declare_stats(StatGroup& run, double wall_time_s, uint64_t seed) 
   StatGroup host_cpu =
       run.group("host_cpu", "host CPU time spent on KV movement, by activity (C3)");
   host_->stats_report().declare_cpu_stats(host_cpu, sched_->stats().end_s);
+  StatGroup runtime_cpu =
+      run.group("runtime_cpu",
+                "the serving runtime's own CPU work each step (scheduling, input preparation, "
+                "sampling, output processing; sched.runtime_cpu) and what it cost the steps");
+  sched_->declare_runtime_cpu_stats(runtime_cpu, host_->stats().host_cpu_kv_s);
   StatGroup index_org = run.group("index_organisation",
                                   "how the engine's index is organised and what the cached "
                                   "organisation cost in tier DRAM traffic");

@@ -36,9 +36,9 @@ Outcome c3(const Options& o, const fs::path& work) {
   Outcome out;
   out.claim = "C3. Frees host CPU under multi-tenancy";
   out.flip.axis = "tenants";
-  out.table.columns = {"tenants",     "completion",   "dma",          "cpu_us/token",
-                       "core_util",   "descriptor_s", "doorbell_s",   "completion_s",
-                       "interrupt_s", "poll_s",       "copy_issue_s", "queues"};
+  out.table.columns = {"tenants",      "completion", "dma",          "cpu_us/token", "core_util",
+                       "descriptor_s", "doorbell_s", "completion_s", "interrupt_s",  "poll_s",
+                       "copy_issue_s", "queues",     "runtime_util", "host_util"};
   // Per tenant count, per completion mode: the device path's and the host path's utilisation.
   // The claim holds at a count when, in every completion mode, host-issued movement takes at
   // least --core-share of a core and the device path at most half of it.
@@ -48,18 +48,25 @@ Outcome c3(const Options& o, const fs::path& work) {
   for (size_t k = 0; k < counts.size(); ++k) {
     bool holds = true;
     for (size_t n = 0; n < std::size(notices); ++n) {
-      double util[2] = {0, 0};
+      double util[2] = {0, 0}, host_util[2] = {0, 0}, runtime_util = 0;
       for (size_t d = 0; d < std::size(dmas); ++d) {
         const Run& run = runs[k * per_count + n * std::size(dmas) + d];
         const nlohmann::json& s = run.stats;
         const nlohmann::json& c = s["host_cpu"];
+        const nlohmann::json& rt = s["runtime_cpu"];
         util[d] = num(c, "core_utilisation");
+        runtime_util = num(rt, "core_utilisation");
+        host_util[d] = num(rt, "with_kv_core_utilisation");
         const uint64_t tenants = option_whole("tenants", counts[k], 1, 65535, "tenants");
         out.rows.push_back({{"tenants", tenants},
                             {"completion", notices[n]},
                             {"dma", dmas[d]},
                             {"host_cpu_kv_per_token_s", num(s, "host_cpu_kv_per_token_s")},
                             {"core_utilisation", util[d]},
+                            {"runtime_core_utilisation", runtime_util},
+                            {"with_kv_core_utilisation", host_util[d]},
+                            {"kv_share_of_host", rt["kv_share_of_host"]},
+                            {"runtime_bound_steps", rt["bound_steps"]},
                             {"descriptor_s", c["descriptor_s"]},
                             {"doorbell_s", c["doorbell_s"]},
                             {"completion_s", c["completion_s"]},
@@ -77,12 +84,15 @@ Outcome c3(const Options& o, const fs::path& work) {
             {counts[k], notices[n], dmas[d], fmt(num(s, "host_cpu_kv_per_token_s") * 1e6),
              fmt(util[d]), fmt(num(c, "descriptor_s")), fmt(num(c, "doorbell_s")),
              fmt(num(c, "completion_s")), fmt(num(c, "interrupt_s")), fmt(num(c, "poll_s")),
-             fmt(num(c, "copy_issue_s")), std::to_string(c["command_queues"].get<uint64_t>())});
+             fmt(num(c, "copy_issue_s")), std::to_string(c["command_queues"].get<uint64_t>()),
+             fmt(runtime_util), fmt(host_util[d])});
       }
       holds = holds && util[1] >= o.core_share && util[0] <= util[1] / 2;
       if (k + 1 == counts.size())
         at_max += std::string("    ") + notices[n] + ": host-issued " + fmt(util[1]) +
-                  " of one core, device-side " + fmt(util[0]) + "\n";
+                  " of one core, device-side " + fmt(util[0]) + "; beside the runtime's own " +
+                  fmt(runtime_util) + ", the host is at " + fmt(host_util[1]) + " and " +
+                  fmt(host_util[0]) + "\n";
     }
     out.flip.points.push_back(
         {static_cast<double>(option_whole("tenants", counts[k], 1, 65535, "tenants")), holds});

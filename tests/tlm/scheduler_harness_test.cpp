@@ -322,4 +322,101 @@ TEST(SchedulerHarness, ALoadAlreadyInHbmJoinsAtOnce) {
   EXPECT_EQ(r.kv.grows_of(0).front(), 80u);  // one chunk reaches the end of the prompt
 }
 
+// sched.runtime_cpu: the runtime's own CPU work per step is runtime_step_cpu_us plus
+// runtime_sequence_cpu_us per sequence. Two requests of 16 prompt tokens and 4 output tokens run
+// together: one prefill step, then three decode steps, each of 2 sequences; here that is 0.5 s +
+// 2 x 0.5 ms = 0.501 s of CPU a step. The GPU's decode step k (k = 2, 3, 4) reads contexts of
+// 2 x (17 + k - 2) tokens (each sequence's KV and the new token's), whose time the cost model
+// gives; the fake cache has no HBM, so nothing else lengthens a step.
+namespace {
+
+SchedConfig runtime_config(RuntimeCpu mode, double step_us) {
+  SchedConfig c = sched_config();
+  c.runtime_cpu = mode;
+  c.runtime_step_cpu_us = step_us;
+  c.runtime_sequence_cpu_us = 500;
+  return c;
+}
+
+// The decode steps' inter-token times, in order (each sample is one step's gap for 2 tokens).
+std::vector<double> decode_gaps(const SchedStats& s) {
+  std::vector<double> gaps;
+  for (const auto& [gap, tokens] : s.itl_samples) {
+    EXPECT_EQ(tokens, 2u);
+    gaps.push_back(gap);
+  }
+  return gaps;
+}
+
+double gpu_decode_step_s(const DecodeCostModel& cost, int k) {
+  return cost.step(2, 2 * (17 + k - 2), 0, 0, 0).total_s();
+}
+
+}  // namespace
+
+// Serial: every step is the GPU's time and then all of the CPU's, 0.501 s.
+TEST(SchedulerHarness, SerialRuntimeCpuWorkLengthensEveryStepByAllOfIt) {
+  Served r({request(0, 0.0, 16, 4), request(1, 0.0, 16, 4)}, 100,
+           runtime_config(RuntimeCpu::Serial, 500000));
+  const SchedStats& s = r.stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  EXPECT_EQ(s.steps, 4u);
+  EXPECT_NEAR(s.runtime_cpu_s, 4 * 0.501, 1e-12);
+  EXPECT_NEAR(s.runtime_wait_s, 4 * 0.501, 1e-12);
+  EXPECT_EQ(s.runtime_bound_steps, 4u);
+  const std::vector<double> gaps = decode_gaps(s);
+  ASSERT_EQ(gaps.size(), 3u);
+  for (int k = 2; k <= 4; ++k)
+    EXPECT_NEAR(gaps[k - 2], gpu_decode_step_s(r.cost, k) + 0.501, 1e-9) << "step " << k;
+}
+
+// Overlapped, CPU shorter than the GPU: the CPU work hides behind the step before. 1 ms + 2 x
+// 0.5 ms = 2 ms a step against a 70B model's decode step of tens of ms: nothing waits, and the
+// steps keep the GPU's times; the CPU time is still counted.
+TEST(SchedulerHarness, OverlappedRuntimeCpuWorkShorterThanTheGpuStepCostsTheStepsNothing) {
+  Served r({request(0, 0.0, 16, 4), request(1, 0.0, 16, 4)}, 100,
+           runtime_config(RuntimeCpu::Overlapped, 1000));
+  const SchedStats& s = r.stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  ASSERT_GT(gpu_decode_step_s(r.cost, 2), 0.002);
+  EXPECT_NEAR(s.runtime_cpu_s, 4 * 0.002, 1e-12);
+  EXPECT_EQ(s.runtime_wait_s, 0.0);
+  EXPECT_EQ(s.runtime_bound_steps, 0u);
+  const std::vector<double> gaps = decode_gaps(s);
+  ASSERT_EQ(gaps.size(), 3u);
+  for (int k = 2; k <= 4; ++k)
+    EXPECT_NEAR(gaps[k - 2], gpu_decode_step_s(r.cost, k), 1e-9) << "step " << k;
+}
+
+// Overlapped, CPU longer than the GPU: the CPU is the bottleneck, and every step lasts exactly its
+// CPU work, 0.501 s: the first tokens at 0.501 s, the last at 4 x 0.501 s.
+TEST(SchedulerHarness, OverlappedRuntimeCpuWorkLongerThanTheGpuStepSetsTheStep) {
+  Served r({request(0, 0.0, 16, 4), request(1, 0.0, 16, 4)}, 100,
+           runtime_config(RuntimeCpu::Overlapped, 500000));
+  const SchedStats& s = r.stats();
+  ASSERT_EQ(s.requests_completed, 2u);
+  ASSERT_LT(gpu_decode_step_s(r.cost, 4), 0.501);
+  EXPECT_NEAR(s.requests[0].first_token_s, 0.501, 1e-9);
+  EXPECT_NEAR(s.requests[1].finish_s, 4 * 0.501, 1e-9);
+  EXPECT_EQ(s.runtime_bound_steps, 4u);
+  double gpu_s = 0;  // the wait is what the CPU took beyond the GPU, step by step
+  for (int k = 2; k <= 4; ++k) gpu_s += gpu_decode_step_s(r.cost, k);
+  const double prefill_gpu_s = s.busy_s - s.runtime_wait_s - gpu_s;
+  EXPECT_GT(prefill_gpu_s, 0.0);
+  EXPECT_NEAR(s.runtime_wait_s, 4 * 0.501 - gpu_s - prefill_gpu_s, 1e-9);
+  for (double gap : decode_gaps(s)) EXPECT_NEAR(gap, 0.501, 1e-9);
+}
+
+// none: the step is the GPU's alone, and no CPU time is counted.
+TEST(SchedulerHarness, RuntimeCpuNoneLeavesTheStepsToTheGpu) {
+  Served r({request(0, 0.0, 16, 4), request(1, 0.0, 16, 4)}, 100,
+           runtime_config(RuntimeCpu::None, 500000));
+  const SchedStats& s = r.stats();
+  EXPECT_EQ(s.runtime_cpu_s, 0.0);
+  EXPECT_EQ(s.runtime_bound_steps, 0u);
+  const std::vector<double> gaps = decode_gaps(s);
+  ASSERT_EQ(gaps.size(), 3u);
+  for (int k = 2; k <= 4; ++k) EXPECT_NEAR(gaps[k - 2], gpu_decode_step_s(r.cost, k), 1e-9);
+}
+
 KVTIER_SC_TEST_MAIN()

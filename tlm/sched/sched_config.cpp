@@ -57,6 +57,14 @@ void declare_keys(KeyRegistry& r, SchedConfig& c) {
          "QoS: per-tenant targets TENANT:TTFT_S:ITL_S[,...] overriding the two above");
   r.number("sched.qos_goal", &c.qos_goal, 0, 1,
            "QoS: fraction of requests (TTFT) and tokens (ITL) a tenant must meet");
+  r.choice_enum("sched.runtime_cpu", &c.runtime_cpu, kRuntimeCpuNames,
+                "the serving runtime's own CPU work each step: overlapped with the GPU's step "
+                "before (it lengthens a step only where it is longer), serial (between steps), or "
+                "none (not modelled)");
+  r.number("sched.runtime_step_cpu_us", &c.runtime_step_cpu_us, 0, 1e6,
+           "runtime CPU time per step, us (with sched.runtime_sequence_cpu_us per sequence)");
+  r.number("sched.runtime_sequence_cpu_us", &c.runtime_sequence_cpu_us, 0, 1e6,
+           "runtime CPU time per sequence in the step (decoding or prefilling), us");
 }
 
 void validate_sched_config(const SchedConfig& c, const std::string& src) {

@@ -42,6 +42,20 @@ inline constexpr EnumName<CostModel> kCostModelNames[] = {
     {CostModel::Operators, "operators"}, {CostModel::TwoBandwidth, "two_bandwidth"}};
 inline const char* name_of(CostModel v) { return name_in(kCostModelNames, v); }
 
+// The serving runtime's own CPU work each step (scheduling, preparing inputs, sampling,
+// processing outputs), sched.runtime_step_cpu_us + sched.runtime_sequence_cpu_us per sequence:
+//   none:       not modelled (the step is the GPU's alone, as before this key);
+//   overlapped: it runs while the GPU computes the step before (vLLM 0.6's multi-step scheduling
+//               and asynchronous output processing); it lengthens a step only where it is longer
+//               than the GPU's step, and then the CPU is the bottleneck;
+//   serial:     it runs between the GPU's steps, as in the engine vidur profiled (vLLM up to 0.5):
+//               every step is that much longer.
+enum class RuntimeCpu { None, Overlapped, Serial };
+inline constexpr EnumName<RuntimeCpu> kRuntimeCpuNames[] = {{RuntimeCpu::None, "none"},
+                                                            {RuntimeCpu::Overlapped, "overlapped"},
+                                                            {RuntimeCpu::Serial, "serial"}};
+inline const char* name_of(RuntimeCpu v) { return name_in(kRuntimeCpuNames, v); }
+
 struct SchedConfig {
   uint32_t max_decode_set = 64;
   uint32_t max_prefill_tokens = 8192;  // prompt tokens per step (a cap within max_batched_tokens)
@@ -75,6 +89,11 @@ struct SchedConfig {
   double itl_target_s = 0.1;
   std::string tenant_qos;
   double qos_goal = 0.99;
+  // The runtime's CPU work per step (docs/model.md "The serving runtime's CPU work"): a line fitted
+  // to vidur's measured medians (tools/fit_runtime_cpu.py, Llama-2-7B at one GPU, batches 8-128).
+  RuntimeCpu runtime_cpu = RuntimeCpu::Overlapped;
+  double runtime_step_cpu_us = 789.9;
+  double runtime_sequence_cpu_us = 42.55;
 };
 
 // Declares every [sched] key of `c` (name, default = its current value, range, description).

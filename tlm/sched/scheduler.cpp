@@ -560,7 +560,22 @@ Scheduler::StepOutcome Scheduler::load_and_step(double now, const Plan& p) {
   o.stall_s = waited < kEps ? 0.0 : waited;
   // HBM contention: DMA bursts beyond the HBM bandwidth the step leaves free lengthen it.
   const double t_hbm = cost_.hbm_contention_s(o.time, now + o.stall_s);
-  o.end_s = now + o.stall_s + o.t_step + t_hbm;
+  // The runtime's CPU work for the step: scheduling, preparing inputs, sampling and processing
+  // outputs, a line in the step's sequences (vidur's profiles; docs/model.md). It is placed after
+  // the GPU's work: overlapped, the CPU prepared this step during the one before and the GPU
+  // waits only for what it could not hide; serial, the GPU idles for all of it. Either way the
+  // layer groups' deadlines above keep the GPU's own timing, and the tokens leave at the end.
+  if (config_.runtime_cpu != RuntimeCpu::None) {
+    const double sequences = static_cast<double>(p.decode.size() + p.prefill.size());
+    o.runtime_cpu_s =
+        (config_.runtime_step_cpu_us + config_.runtime_sequence_cpu_us * sequences) * 1e-6;
+    const double gpu_s = o.stall_s + o.t_step + t_hbm;
+    o.runtime_wait_s = config_.runtime_cpu == RuntimeCpu::Serial
+                           ? o.runtime_cpu_s
+                           : std::max(0.0, o.runtime_cpu_s - gpu_s);
+  }
+  // Summed in this order so that a step the CPU does not lengthen ends where it did before.
+  o.end_s = now + o.stall_s + o.t_step + t_hbm + o.runtime_wait_s;
   if (trace_) trace_step(p, o, now, group_end);
   return o;
 }
@@ -623,6 +638,9 @@ void Scheduler::account(const Plan& p, const StepOutcome& o, double now) {
   stats_.prefill_tokens += p.new_tokens;
   if (o.stall_s > 0) ++stats_.stalled_steps;
   stats_.exposed_stall_s += o.stall_s;
+  stats_.runtime_cpu_s += o.runtime_cpu_s;
+  stats_.runtime_wait_s += o.runtime_wait_s;
+  if (o.runtime_wait_s > 0) ++stats_.runtime_bound_steps;
   stats_.busy_s += o.end_s - now;
   constraints_.hbm_bandwidth.step(o.end_s - now);
   for (size_t i : p.decode) stats_.requests[i].stall_s += o.stall_s;
@@ -738,6 +756,37 @@ void Scheduler::declare_step_stats(StatGroup& run) const {
   run.add(
       "capacity_waits", stats_.capacity_waits, "count",
       "steps in which the head of the waiting queue could not be admitted for lack of KV budget");
+}
+
+void Scheduler::declare_runtime_cpu_stats(StatGroup& g, double kv_cpu_s) const {
+  const SchedStats& s = stats_;
+  const double end_s = s.end_s;
+  g.add("mode", name_of(config_.runtime_cpu), "text",
+        "the runtime's own CPU work each step (sched.runtime_cpu): overlapped with the GPU's "
+        "step before, serial between steps, or none (not modelled)");
+  g.add("step_cpu_us", config_.runtime_step_cpu_us, "us",
+        "its fixed part per step (sched.runtime_step_cpu_us)");
+  g.add("sequence_cpu_us", config_.runtime_sequence_cpu_us, "us",
+        "its part per sequence in the step (sched.runtime_sequence_cpu_us)");
+  g.add("total_s", s.runtime_cpu_s, "s",
+        "the runtime's CPU time over every step: scheduling, input preparation, sampling, output "
+        "processing");
+  g.add("core_utilisation", end_s > 0 ? s.runtime_cpu_s / end_s : 0.0, "fraction",
+        "total_s over the run's simulated time: the share of one core the runtime kept busy");
+  g.add("with_kv_core_utilisation", end_s > 0 ? (s.runtime_cpu_s + kv_cpu_s) / end_s : 0.0,
+        "fraction",
+        "the runtime's time and the host's KV movement (host_cpu.total_s) together, over the run's "
+        "simulated time: the host's share of one core (C3)");
+  g.add("kv_share_of_host",
+        s.runtime_cpu_s + kv_cpu_s > 0 ? nlohmann::json(kv_cpu_s / (s.runtime_cpu_s + kv_cpu_s))
+                                       : nlohmann::json(nullptr),
+        "fraction",
+        "of that host CPU time, the part KV movement takes; null: the host did no work");
+  g.add("bound_steps", s.runtime_bound_steps, "count",
+        "steps the runtime's CPU work lengthened: every step when serial; when overlapped, the "
+        "steps whose CPU work outlasted the GPU's (the CPU was the bottleneck)");
+  g.add("wait_s", s.runtime_wait_s, "s",
+        "time those steps waited for the CPU beyond the GPU's own work (the GPU idle)");
 }
 
 void Scheduler::declare_serving_stats(StatGroup& g) const {

@@ -84,6 +84,11 @@ struct SchedStats {
   double busy_s = 0.0;            // time with a step in progress
   double kv_read_bytes = 0.0;     // attention reads of KV from HBM
   double end_s = 0.0;
+  // The runtime's own CPU work (sched.runtime_cpu): its time over every step, the time steps
+  // waited for it beyond the GPU's own (the GPU idle), and the steps that waited.
+  double runtime_cpu_s = 0.0;
+  double runtime_wait_s = 0.0;
+  uint64_t runtime_bound_steps = 0;
   std::vector<double> ttft_s;                            // per completed request
   std::vector<std::pair<double, uint64_t>> itl_samples;  // (inter-token time, tokens that saw it)
   std::vector<RequestRecord> requests;  // one per workload request, in arrival order
@@ -110,6 +115,9 @@ class Scheduler : public sc_core::sc_module, private DecodeSetView {
   // streamed-residency counts it drove).
   void declare_step_stats(StatGroup& run) const;
   void declare_serving_stats(StatGroup& serving) const;
+  // stats.json `runtime_cpu`: the runtime's own CPU work per step, and what it cost the steps.
+  // `kv_cpu_s`: the host's CPU time on KV movement (host_cpu.total_s), for the host's whole share.
+  void declare_runtime_cpu_stats(StatGroup& g, double kv_cpu_s) const;
   bool done() const { return done_; }
   // Requests handed over during the run, by a router that decides at each arrival from the
   // replicas' state then (platforms/cluster_router.h). With the feed open the workload's request
@@ -173,7 +181,9 @@ class Scheduler : public sc_core::sc_module, private DecodeSetView {
   };
   struct StepOutcome {
     double end_s = 0.0, stall_s = 0.0, t_step = 0.0;
-    double tier_bytes = 0.0;  // what the step's layer groups needed from the tier
+    double tier_bytes = 0.0;      // what the step's layer groups needed from the tier
+    double runtime_cpu_s = 0.0;   // the runtime's CPU work for the step (sched.runtime_cpu)
+    double runtime_wait_s = 0.0;  // of it, what lengthened the step beyond the GPU's own time
     StepTime time;
   };
 
