@@ -65,6 +65,20 @@ def check_claim_figures(label, f, reps):
            f"{label}: core_utilisation {c['core_utilisation']} is not the busiest host's {utils}")
     expect(min(utils) - 1e-12 <= c["core_utilisation_mean"] <= max(utils) + 1e-12,
            f"{label}: core_utilisation_mean outside the replicas' {utils}")
+    # The runtimes' own CPU work: summed; the busiest host's shares; a runtime that did work.
+    rt = f["runtime_cpu"]
+    expect(rt["mode"] == reps[0]["runtime_cpu"]["mode"], f"{label}: runtime_cpu.mode")
+    expect(rt["bound_steps"] == sum(r["runtime_cpu"]["bound_steps"] for r in reps),
+           f"{label}: runtime_cpu.bound_steps")
+    for k in ["total_s", "wait_s"]:
+        expect(close(rt[k], sum(r["runtime_cpu"][k] for r in reps)), f"{label}: runtime_cpu.{k}")
+    expect(rt["total_s"] > 0, f"{label}: the runtimes did no CPU work")
+    for k in ["core_utilisation", "with_kv_core_utilisation"]:
+        shares = [r["runtime_cpu"][k] for r in reps]
+        expect(close(rt[k], max(shares)), f"{label}: runtime_cpu.{k} {rt[k]} is not the busiest's {shares}")
+    shares = [r["runtime_cpu"]["core_utilisation"] for r in reps]
+    expect(min(shares) - 1e-12 <= rt["core_utilisation_mean"] <= max(shares) + 1e-12,
+           f"{label}: runtime_cpu.core_utilisation_mean outside the replicas' {shares}")
     # Placement: ratios of the replicas' sums, recomputed from their own counts.
     b = [r["blocks"] for r in reps]
     unique = sum(x["unique"] for x in b)

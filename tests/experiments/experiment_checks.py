@@ -147,6 +147,14 @@ def check_c3(kvtier, trace):
             else:
                 expect(r["steps"] < r["completion_polls"] <= 8 * r["steps"], f"c3: polls per step: {r}")
             expect(abs(r["poll_s"] - r["completion_polls"] * 131.5e-9) < 1e-12, "c3: 131.5 ns a poll")
+        # The runtime's own CPU work: every step's, on top of KV movement's; the host's share is
+        # the two together, and KV movement's part of it is its own share over that.
+        expect(r["runtime_core_utilisation"] > 0, f"c3: the runtime's CPU work is counted: {r}")
+        expect(abs(r["with_kv_core_utilisation"] -
+                   (r["runtime_core_utilisation"] + r["core_utilisation"])) < 1e-9,
+               f"c3: the host's share is the runtime's and KV movement's: {r}")
+        expect(abs(r["kv_share_of_host"] - r["core_utilisation"] / r["with_kv_core_utilisation"])
+               < 1e-9, f"c3: KV movement's part of the host's CPU time: {r}")
     # Rows of different tenant counts differ where the arithmetic says they do: polling grows
     # with the queues.
     def poll_s(tenants, dma):
