@@ -133,6 +133,44 @@ TEST(TierPool, AReclaimAsksEveryHolderAndTellsTheOthers) {
   EXPECT_EQ(pool.store().used(), 0u);
 }
 
+// The pool's reclaim order sheds entries stale for good, as a private tier's does: eight shared
+// copies, held by both replicas, each queued 512 times (4,096 entries, the
+// order's floor; the last per key is current). Key 3's copy is then let go by both holders (its
+// slot freed), so its entries are stale for good too. The next entry compacts the order to the
+// seven live keys' current entries and the new one, oldest first; reclaims then take them in
+// that order, each once, and never key 3.
+TEST(TierPool, TheReclaimOrderDropsEntriesStaleForGoodAndKeepsTheOrderOfTheRest) {
+  TierPool pool(16, 1024, host());
+  FakeMember a, b;
+  const uint32_t ra = pool.join(a), rb = pool.join(b);
+  for (uint64_t k = 0; k < 9; ++k) {
+    pool.store_copy(k, kv::Format::Bf16, 0, true, ra);
+    pool.written(k, 0.0);
+    pool.hold(k, rb);
+  }
+  for (uint64_t i = 0; i < 4096; ++i) pool.queue_for_reclaim(i % 8);
+  EXPECT_EQ(pool.store().reclaim_order_size(), 4096u);
+  EXPECT_FALSE(pool.release(3, ra));
+  EXPECT_TRUE(pool.release(3, rb));  // the last holder: the slot is back
+  pool.queue_for_reclaim(8);
+  EXPECT_EQ(pool.store().reclaim_order_size(), 8u);  // keys 0-2 and 4-7, then 8
+  const std::vector<uint64_t> want{0, 1, 2, 4, 5, 6, 7, 8};
+  for (uint64_t k : want) {
+    uint64_t key = 99;
+    PoolCopy copy;
+    ASSERT_TRUE(pool.reclaim(ra, &key, &copy));
+    EXPECT_EQ(key, k);
+    EXPECT_EQ(copy.holders, 0b11u);
+  }
+  uint64_t key = 0;
+  PoolCopy copy;
+  EXPECT_FALSE(pool.reclaim(ra, &key, &copy));
+  EXPECT_EQ(pool.store().used(), 0u);
+  EXPECT_EQ(pool.stats().reclaimed, 8u);
+  EXPECT_EQ(b.gone.size(), 8u);  // the other holder is told of each
+  EXPECT_EQ(b.gone.count(3), 0u);
+}
+
 // The shared device's SUSTAINABILITY (tlm/pool/pool_demand.h), 1 s windows. Replica 0's steps
 // need 40 GB/s of tier reads in window 0 (20 GB over 0.5 s of compute) and 10 GB/s in window 1;
 // replica 1's 30 GB/s and 20 GB/s. Summed: 70 and 30 GB/s. Against a 64 GB/s device window 0 is
