@@ -100,8 +100,9 @@ std::string rtl_config_mismatch(const CtrlConfig& c) {
 }  // namespace cosim
 void DataPlane::declare_index_stats(StatGroup& g) const {
   const ControllerStats& cs = stats();
-  g.add("sets", index().sets(), "count", "sets of the controller's block index (ctrl.index_sets)");
-  g.add("ways", index().ways(), "count", "ways per set of the block index (ctrl.index_ways)");
+  // The geometry, not index(): the RTL engine's index() reads every set of its SRAM.
+  g.add("sets", index_sets(), "count", "sets of the controller's block index (ctrl.index_sets)");
+  g.add("ways", index_ways(), "count", "ways per set of the block index (ctrl.index_ways)");
   g.add("entry_bits", entry_bits(), "bits", "SRAM bits of one index entry (spec §M.2.4)");
   g.add("footprint_mm2", footprint_mm2(), "mm2",
         "SRAM area of the whole index: its bits at ctrl.sram_mib_per_mm2");

@@ -26,8 +26,12 @@ class DataPlane {
   virtual tlm::tlm_initiator_socket<>& host_out() = 0;
 
   virtual const ControllerStats& stats() const = 0;
-  // The index contents now (the RTL implementation reads its SRAM through a debug port).
+  // The index contents now (the RTL implementation reads its SRAM through a debug port, set by
+  // set: a snapshot of the whole index, for the scoreboard's end-of-run comparison).
   virtual const BlockIndex& index() const = 0;
+  // The index's geometry, without a snapshot.
+  virtual uint32_t index_sets() const = 0;
+  virtual uint32_t index_ways() const = 0;
   virtual uint32_t entry_bits() const = 0;
   virtual double footprint_kib() const = 0;
   virtual double footprint_mm2() const = 0;
@@ -85,6 +89,8 @@ class TlmDataPlane final : public sc_core::sc_module, public DataPlane {
   tlm::tlm_initiator_socket<>& host_out() override { return ctrl_.host_out; }
   const ControllerStats& stats() const override { return ctrl_.stats(); }
   const BlockIndex& index() const override { return ctrl_.index(); }
+  uint32_t index_sets() const override { return ctrl_.index().sets(); }
+  uint32_t index_ways() const override { return ctrl_.index().ways(); }
   uint32_t entry_bits() const override { return ctrl_.entry_bits(); }
   double footprint_kib() const override { return ctrl_.footprint_kib(); }
   double footprint_mm2() const override { return ctrl_.footprint_mm2(); }

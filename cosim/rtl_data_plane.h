@@ -93,6 +93,8 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   }
   const ControllerStats& stats() const override { return stats_; }
   const BlockIndex& index() const override;
+  uint32_t index_sets() const override { return engine_->params().sets; }
+  uint32_t index_ways() const override { return engine_->params().ways; }
   uint32_t entry_bits() const override { return entry_bits_; }
   double footprint_kib() const override;
   double footprint_mm2() const override;
