@@ -14,6 +14,9 @@
 # Run from the repository root (the excerpt case reads workloads/traces/).
 # Usage: tools/same_outputs.sh BASELINE_KVTIER CHANGED_KVTIER [WORKDIR]   (exit 1 on any difference)
 # Example: tools/same_outputs.sh /tmp/kvtier.main build/platforms/kvtier /tmp/same
+# SAME_OUTPUTS_IGNORE=group[,group...]: top-level stats.json keys left out of the comparison, for
+# a change that adds a group by design (say so where the result is quoted), e.g.
+#   SAME_OUTPUTS_IGNORE=runtime_cpu tools/same_outputs.sh /tmp/kvtier.before build/platforms/kvtier
 set -euo pipefail
 base=${1:?baseline kvtier binary}
 changed=${2:?changed kvtier binary}
@@ -72,9 +75,11 @@ strip() {  # the comparable part of a run's outputs
 import json, sys
 s = json.load(open(sys.argv[1]))
 s.pop("wall_time_s", None)
+for k in filter(None, sys.argv[2].split(",")):
+    s.pop(k, None)
 for k in ("workload_spec", "overrides", "model", "config_fnv1a64"):
     s.get("provenance", {}).pop(k, None)
-print(json.dumps(s, indent=2))' "$1/stats.json"
+print(json.dumps(s, indent=2))' "$1/stats.json" "${SAME_OUTPUTS_IGNORE:-}"
   cat "$1/requests.jsonl" "$1/series.json"
 }
 
