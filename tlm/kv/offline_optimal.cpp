@@ -33,35 +33,61 @@ struct KeyAt {
 };
 static_assert(sizeof(KeyAt) == 12, "KeyAt holds 12 bytes");
 
-// Sorts (key, reference) pairs that arrive in reference order by key, references of one key
-// staying in reference order: what std::sort by (key, reference) gives, by a least-significant-
-// digit radix sort over the key's 11-bit digits (six passes; stable, so the reference order
-// within a key survives). Linear passes instead of n log n comparisons, with 2,048 buckets, so
-// that the scatter's write positions stay in cache. A digit that is the same in every key is
-// skipped.
-void sort_by_key(std::vector<KeyAt>& v, std::vector<KeyAt>& scratch) {
+// 32 bits of a mix of a key (MurmurHash3's 64-bit finaliser, a bijection), by which the sort
+// below groups the keys; the shares of compute() take a different mix's top bits.
+inline uint32_t sort_hash(uint64_t key) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  key *= 0xc4ceb9fe1a85ec53ULL;
+  key ^= key >> 33;
+  return static_cast<uint32_t>(key);
+}
+
+}  // namespace
+
+uint32_t bound_group_hash(uint64_t key) { return sort_hash(key); }
+
+namespace {
+
+// Groups (key, reference) pairs that arrive in reference order by key, references of one key
+// staying in reference order: all the bound needs is each key's references side by side, its
+// first one first, not the keys in any order. A least-significant-digit radix sort over the
+// 32-bit sort_hash of the key, three 11-bit digits (stable, so the reference order within a key
+// survives), then a stable sort by the whole key of each run of equal hashes that holds more than
+// one key (a 64-bit key space folded to 32 bits: a few hundred such runs among millions of keys).
+// Half the passes of a sort by the 64-bit key. Linear passes instead of n log n comparisons, with
+// 2,048 buckets, so that the scatter's write positions stay in cache. A digit that is the same in
+// every key is skipped.
+void group_by_key(std::vector<KeyAt>& v, std::vector<KeyAt>& scratch) {
   const size_t n = v.size();
   if (n < 2) return;
   scratch.resize(n);
   constexpr unsigned kBits = 11;
   constexpr uint32_t kMask = (1u << kBits) - 1;
   std::vector<uint32_t> count(size_t{1} << kBits);
-  const auto digit = [](const KeyAt& k, unsigned shift) {
-    const uint64_t key = uint64_t{k.hi} << 32 | k.lo;
-    return static_cast<uint32_t>(key >> shift) & kMask;
-  };
-  for (unsigned shift = 0; shift < 64; shift += kBits) {
+  const auto hash = [](const KeyAt& k) { return sort_hash(uint64_t{k.hi} << 32 | k.lo); };
+  for (unsigned shift = 0; shift < 32; shift += kBits) {
     std::fill(count.begin(), count.end(), 0u);
-    for (const KeyAt& k : v) ++count[digit(k, shift)];
-    if (count[digit(v[0], shift)] == n) continue;  // one value: the order stands
+    for (const KeyAt& k : v) ++count[(hash(k) >> shift) & kMask];
+    if (count[(hash(v[0]) >> shift) & kMask] == n) continue;  // one value: the order stands
     uint32_t sum = 0;
     for (uint32_t& c : count) {
       const uint32_t here = c;
       c = sum;
       sum += here;
     }
-    for (const KeyAt& k : v) scratch[count[digit(k, shift)]++] = k;
+    for (const KeyAt& k : v) scratch[count[(hash(k) >> shift) & kMask]++] = k;
     v.swap(scratch);
+  }
+  // Runs of one hash and several keys: ordered by key, each key's references in reference order.
+  for (size_t j = 0; j < n;) {
+    const uint32_t h = hash(v[j]);
+    size_t e = j + 1;
+    bool mixed = false;
+    for (; e < n && hash(v[e]) == h; ++e) mixed = mixed || !v[e].same_key(v[j]);
+    if (mixed) std::stable_sort(v.begin() + j, v.begin() + e);
+    j = e;
   }
 }
 
@@ -271,7 +297,7 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
       by_key.clear();
       for (size_t i = 0; i < n; ++i)
         if (share_at[i] == share) by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
-      sort_by_key(by_key, scratch);
+      group_by_key(by_key, scratch);
       const size_t m = by_key.size();
       for (size_t j = 0; j < m;) {
         const uint32_t f = by_key[j].at;
