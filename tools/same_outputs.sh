@@ -77,6 +77,9 @@ s = json.load(open(sys.argv[1]))
 s.pop("wall_time_s", None)
 for k in filter(None, sys.argv[2].split(",")):
     s.pop(k, None)
+    about = s.get("about", {})  # what each key means, flat and dotted
+    for a in [a for a in about if a == k or a.startswith(k + ".")]:
+        del about[a]
 for k in ("workload_spec", "overrides", "model", "config_fnv1a64"):
     s.get("provenance", {}).pop(k, None)
 print(json.dumps(s, indent=2))' "$1/stats.json" "${SAME_OUTPUTS_IGNORE:-}"
