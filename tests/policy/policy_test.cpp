@@ -555,32 +555,15 @@ TEST(OfflineOptimal, WithHeldBlocksEveryPolicyIsAtOrAboveTheBound) {
   }
 }
 
-// The bound groups a key's references by 32 bits of a mix of the key; keys that share those bits
-// must still be told apart. Keys built to share them (the mix is MurmurHash3's 64-bit finaliser,
-// a bijection: inverted here from chosen outputs whose low 32 bits agree) make up random strings;
-// the bound splits its work into eight shares by another mix, so 48 such keys put at least six in
-// one share, interleaved. The bound must equal the bound of the same strings with every key
+// The bound groups a key's references by 32 bits of the key (kv::bound_group_hash); keys that
+// share those bits must still be told apart. 48 keys that share them make up random strings; the
+// bound splits its work into eight shares by a mix of the whole key, so at least six of them meet
+// in one share, interleaved. The bound must equal the bound of the same strings with every key
 // renamed to a small distinct one, which no two share.
-namespace {
-uint64_t unmix(uint64_t h) {
-  const auto inverse = [](uint64_t c) {  // c odd: its inverse mod 2^64 by Newton's iteration
-    uint64_t x = c;
-    for (int i = 0; i < 6; ++i) x *= 2 - c * x;
-    return x;
-  };
-  h ^= h >> 33;
-  h *= inverse(0xc4ceb9fe1a85ec53ULL);
-  h ^= h >> 33;
-  h *= inverse(0xff51afd7ed558ccdULL);
-  h ^= h >> 33;
-  return h;
-}
-}  // namespace
-
 TEST(OfflineOptimal, KeysWhoseGroupHashesCollideAreToldApart) {
   constexpr uint64_t kKeys = 48;
   std::vector<uint64_t> colliding;
-  for (uint64_t high = 1; high <= kKeys; ++high) colliding.push_back(unmix(high << 32 | 0x5eedu));
+  for (uint64_t high = 1; high <= kKeys; ++high) colliding.push_back(high << 32 | 0x5eedu);
   for (uint64_t k : colliding) ASSERT_EQ(kv::bound_group_hash(k), 0x5eedu) << k;
   std::mt19937_64 rng(29);
   for (int n = 0; n < 100; ++n) {

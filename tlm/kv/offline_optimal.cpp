@@ -33,16 +33,10 @@ struct KeyAt {
 };
 static_assert(sizeof(KeyAt) == 12, "KeyAt holds 12 bytes");
 
-// 32 bits of a mix of a key (MurmurHash3's 64-bit finaliser, a bijection), by which the sort
-// below groups the keys; the shares of compute() take a different mix's top bits.
-inline uint32_t sort_hash(uint64_t key) {
-  key ^= key >> 33;
-  key *= 0xff51afd7ed558ccdULL;
-  key ^= key >> 33;
-  key *= 0xc4ceb9fe1a85ec53ULL;
-  key ^= key >> 33;
-  return static_cast<uint32_t>(key);
-}
+// The 32 bits of a key by which the sort below groups the keys: its low half. Block keys are
+// mixed already (workload::decode_block_key is a splitmix64 finaliser), so these bits are spread
+// as a hash's would be, at no cost; keys that share them are told apart afterwards.
+inline uint32_t sort_hash(uint64_t key) { return static_cast<uint32_t>(key); }
 
 }  // namespace
 
@@ -53,10 +47,10 @@ namespace {
 // Groups (key, reference) pairs that arrive in reference order by key, references of one key
 // staying in reference order: all the bound needs is each key's references side by side, its
 // first one first, not the keys in any order. A least-significant-digit radix sort over the
-// 32-bit sort_hash of the key, three 11-bit digits (stable, so the reference order within a key
-// survives), then a stable sort by the whole key of each run of equal hashes that holds more than
-// one key (a 64-bit key space folded to 32 bits: a few hundred such runs among millions of keys).
-// Half the passes of a sort by the 64-bit key. Linear passes instead of n log n comparisons, with
+// key's sort_hash, three 11-bit digits (stable, so the reference order within a key survives),
+// then a stable sort by the whole key of each run of equal sort_hash that holds more than one key
+// (64-bit keys folded to 32 bits: a few hundred such runs among millions of mixed keys). Half the
+// passes of a sort by the 64-bit key. Linear passes instead of n log n comparisons, with
 // 2,048 buckets, so that the scatter's write positions stay in cache. A digit that is the same in
 // every key is skipped.
 void group_by_key(std::vector<KeyAt>& v, std::vector<KeyAt>& scratch) {
@@ -67,6 +61,7 @@ void group_by_key(std::vector<KeyAt>& v, std::vector<KeyAt>& scratch) {
   constexpr uint32_t kMask = (1u << kBits) - 1;
   std::vector<uint32_t> count(size_t{1} << kBits);
   const auto hash = [](const KeyAt& k) { return sort_hash(uint64_t{k.hi} << 32 | k.lo); };
+  static_assert(sizeof(uint32_t) * 8 <= 3 * kBits, "three digits cover the 32-bit sort_hash");
   for (unsigned shift = 0; shift < 32; shift += kBits) {
     std::fill(count.begin(), count.end(), 0u);
     for (const KeyAt& k : v) ++count[(hash(k) >> shift) & kMask];

@@ -57,8 +57,9 @@ OfflineOptimalResult offline_optimal(ReferenceLog&& references, uint64_t capacit
 OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& references,
                                      uint64_t capacity);
 
-// The 32 bits by which the bound groups a key's references (a mix of the whole key); keys that
-// share them are told apart by the whole key. Declared for the test that builds such keys.
+// The 32 bits by which the bound groups a key's references (the key's low half; block keys are
+// mixed already); keys that share them are told apart by the whole key. Declared for the test
+// that builds such keys.
 uint32_t bound_group_hash(uint64_t key);
 
 // Belady's MIN over a plain key sequence (every reference a Read after the key's first): the
