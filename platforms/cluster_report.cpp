@@ -436,6 +436,10 @@ nlohmann::ordered_json write_cluster_stats(const RunResult& r, const RunOptions&
     runtime.add("with_kv_core_utilisation", m.with_kv_core_utilisation_max, "fraction",
                 "the busiest replica host's share of one core, its runtime's work and its KV "
                 "movement together (C3)");
+    runtime.add("kv_share_of_host",
+                ratio_or_null(m.cpu.host_cpu_kv_s, m.runtime_cpu_s + m.cpu.host_cpu_kv_s),
+                "fraction",
+                "of every replica host's CPU time, the part KV movement takes; null: no work");
     runtime.add("bound_steps", m.runtime_bound_steps, "count",
                 "steps the runtime's CPU work lengthened, every replica's");
     runtime.add("wait_s", m.runtime_wait_s, "s",
