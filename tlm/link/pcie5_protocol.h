@@ -9,22 +9,22 @@
 // receiver has checked the TLP and is sent before the next TLP in its direction, or in idle
 // time, so it never jumps ahead of traffic already on the wire.
 #include <array>
-#include <deque>
+#include <memory>
 
-#include "tlm/link/credit_pool.h"
 #include "tlm/link/link_protocol.h"
-#include "tlm/link/link_wire.h"
-#include "tlm/link/pcie_tlp.h"
-#include "tlm/link/time_queue.h"
+#include "tlm/link/pcie5_flit_engine.h"
 
 namespace kvtier {
 
 class Pcie5Protocol : public LinkProtocol {
  public:
   explicit Pcie5Protocol(const LinkConfig& config);
+  // The engine holds on to rules_: the protocol stays where it was built.
+  Pcie5Protocol(const Pcie5Protocol&) = delete;
+  Pcie5Protocol& operator=(const Pcie5Protocol&) = delete;
   std::string name() const override { return "pcie5"; }
   LinkTransfer send(const LinkMessage& msg, const sc_core::sc_time& earliest) override;
-  sc_core::sc_time latency(Direction) const override { return latency_; }
+  sc_core::sc_time latency(Direction) const override { return rules_.latency; }
   void flush(const sc_core::sc_time& until) override;
   LinkWireStats wire_stats(Direction d) const override {
     return dirs_[static_cast<size_t>(d)].wire.stats();
@@ -32,31 +32,16 @@ class Pcie5Protocol : public LinkProtocol {
   const char* unit_name() const override { return "TLP"; }
 
  private:
-  struct DirectionState {
-    DirectionState(const LinkConfig& c, const LinkWireParams& p, Direction d)
-        : wire(p, d),
-          credits{CreditPool(c.credits_posted), CreditPool(c.credits_non_posted),
-                  CreditPool(c.credits_completion)} {}
-    LinkWire wire;
-    std::array<CreditPool, static_cast<size_t>(FlowClass::Count)>
-        credits;                 // receiver's header credits
-    uint64_t tlps_received = 0;  // by the far end, for the ACK / UpdateFC ratio
-    TimeQueue owed;              // DLLPs waiting to go out on this direction: when each could leave
-  };
   void send_owed_dllps(Direction dir, const sc_core::sc_time& until);
-  // Fast engine (link.flit_engine = fast): `run.count` identical TLPs in closed form; false,
-  // having changed nothing, when a credit or the retry buffer would hold one back.
-  bool send_tlp_run(DirectionState& tx, DirectionState& back, const TlpRun& run,
-                    const sc_core::sc_time& earliest, LinkTransfer& t, bool& first);
-  void send_tlp(DirectionState& tx, DirectionState& back, const Tlp& tlp,
+  // The rules, one TLP: it waits for its credit, goes out after the wire's last unit, and leaves
+  // its credit's return and the DLLPs it is owed (ACK, UpdateFC) on the other direction.
+  void send_tlp(Pcie5Direction& tx, Pcie5Direction& back, const Tlp& tlp,
                 const sc_core::sc_time& earliest, LinkTransfer& t, bool& first);
-  uint64_t send_dllp_run(DirectionState& d, uint64_t n);
 
-  const LinkConfig config_;
-  const TlpFraming framing_;
-  const sc_core::sc_time latency_;
-  const bool fast_;
-  std::array<DirectionState, 2> dirs_;
+  const Pcie5Rules rules_;
+  std::array<Pcie5Direction, 2> dirs_;
+  // The engine (link.flit_engine) the rules offer each run of DLLPs and TLPs to first.
+  std::unique_ptr<Pcie5FlitEngine> engine_;
 };
 
 }  // namespace kvtier

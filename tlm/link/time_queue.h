@@ -13,7 +13,7 @@
 //   base + floor((c0 + i) / P) * step + pattern[(c0 + i) mod P],   P = pattern->size()
 // (the last bits of CXL.mem lines packed in a slot pattern that repeats every P lines and
 // `step` of wire time), or lists one burst's times with step 0 and count <= P (the flits, TLP
-// last bits and DLLP dues of a CXL.io run placed TLP by TLP); cxl_flit_protocol.cpp.
+// last bits and DLLP dues of a CXL.io run placed TLP by TLP); cxl_fast_flit_engine.cpp.
 //
 // Every queue this model keeps is non-decreasing (units leave the wire in order), but for
 // CXL.mem credit returns on LOpt, where a line may end in an earlier half flit than the line
