@@ -147,7 +147,7 @@ const std::vector<KeyMode>& modes() {
        [](const PlatformConfig& c, const std::string&) { return c.host.dma == HostDma::Host; },
        [](const PlatformConfig&, const std::string&) { return std::string("host.dma = device"); }},
       // tlm/link/simple_protocol.cpp, and the TLP / flit protocols (pcie5_protocol.cpp,
-      // cxl_flit_protocol.cpp, pcie_tlp.cpp, link_wire.cpp).
+      // cxl_flit_protocol.cpp, their engines *_flit_engine.cpp, pcie_tlp.cpp, link_wire.cpp).
       {{"link.latency_ns", "link.txn_overhead_bytes"},
        "link.protocol = simple",
        [](const PlatformConfig& c, const std::string&) {
