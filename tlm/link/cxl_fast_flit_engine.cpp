@@ -271,7 +271,7 @@ bool CxlFastFlitEngine::send_tlp_run(CxlDirection& tx, CxlDirection& back, const
   const uint32_t F = rules_.format.flit_bytes;
   const Ticks unit = tx.wire.unit_ticks(F);
   const Ticks lat = ticks(rules_.latency);
-  const Ticks rd = lat + back.wire.unit_ticks(F) + lat;
+  const Ticks rd = credit_round_trip(back);
   const Ticks E = ticks(earliest);
   CreditPool& pool = tx.io_credits[static_cast<size_t>(flow_class(run.tlp.kind))];
   const uint64_t C = pool.credits();
@@ -615,7 +615,7 @@ bool CxlFastFlitEngine::send_tlp_stream(CxlDirection& tx, CxlDirection& back, co
   const uint32_t F = rules_.format.flit_bytes;
   const Ticks unit = tx.wire.unit_ticks(F);
   const Ticks lat = ticks(rules_.latency);
-  const Ticks rd = lat + back.wire.unit_ticks(F) + lat;
+  const Ticks rd = credit_round_trip(back);
   const Ticks E = ticks(earliest);
   const FlowClass cls = flow_class(run.tlp.kind);
   CreditPool& pool = tx.io_credits[static_cast<size_t>(cls)];
@@ -868,7 +868,7 @@ uint64_t CxlFastFlitEngine::skip_mem_periods(CxlDirection& tx, CxlDirection& bac
   // Skipped line s starts period s / P at O + (s / P) Du.
   const Ticks O = busy;
   const uint64_t n = K * P;
-  const Ticks rd = ticks(rules_.latency) + back.wire.unit_ticks(F) + ticks(rules_.latency);
+  const Ticks rd = credit_round_trip(back);
   CreditPool& pool = tx.mem_credits[static_cast<size_t>(rep.kind)];
   const uint64_t C = pool.credits();
   const uint64_t held = std::min<uint64_t>(n, C);

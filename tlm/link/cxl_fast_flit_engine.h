@@ -117,6 +117,12 @@ class CxlFastFlitEngine final : public CxlFlitEngine {
     std::vector<uint64_t> scratch;
   };
   size_t index_of(const CxlDirection& d) const { return &d == dirs_[0].get() ? 0 : 1; }
+  // A unit's credit back at its sender: the port latency each way and the flit that carries it
+  // on the way back (`back`, the other direction), after the end of the flit that used it.
+  Ticks credit_round_trip(const CxlDirection& back) const {
+    return ticks(rules_.latency) + back.wire.unit_ticks(rules_.format.flit_bytes) +
+           ticks(rules_.latency);
+  }
   StreamSource& stream_source(const CxlDirection& d, FlowClass cls) {
     return stream_sources_[index_of(d)][static_cast<size_t>(cls)];
   }
