@@ -39,22 +39,27 @@ BareEngineSpeed run_bare_engine(EngineModel& engine, uint64_t cycles, uint64_t s
     cmdset::encode(d, in.desc.data());
   };
   next_descriptor();
-  std::deque<std::pair<uint64_t, uint32_t>> done;  // (due cycle, burst id), in issue order
+  struct RunDone {
+    uint64_t due;
+    uint32_t id, bursts;
+  };
+  std::deque<RunDone> done;  // one pulse per run, in issue order
   BareEngineSpeed s;
   const auto t0 = std::chrono::steady_clock::now();
   for (uint64_t c = 0; c < cycles; ++c) {
     in.desc_valid = rng() % 4 != 0;
     in.cpl_ready = rng() % 5 != 0;
     in.dma_req_ready = rng() % 5 != 0;
-    in.dma_done_valid = !done.empty() && done.front().first <= c;
+    in.dma_done_valid = !done.empty() && done.front().due <= c;
     if (in.dma_done_valid) {
-      in.dma_done_id = done.front().second;
+      in.dma_done_id = done.front().id;
+      in.dma_done_bursts = done.front().bursts;
       done.pop_front();
     }
     engine.evaluate(in, out);
     if (out.dma_req_valid && in.dma_req_ready) {
-      done.emplace_back(c + 1 + rng() % 200, out.dma_req_id);
-      ++s.bursts;
+      done.push_back(RunDone{c + 1 + rng() % 200, out.dma_req_id, out.dma_req_bursts});
+      s.bursts += out.dma_req_bursts;
     }
     if (out.cpl_valid && in.cpl_ready) ++s.completions;
     if (in.desc_valid && out.desc_ready) next_descriptor();

@@ -17,7 +17,8 @@ namespace kvtier::cosim {
 struct EngineParams {
   uint32_t sets, ways, tag_bits, tenant_bits, tier_addr_bits, tier_addr_lsb, hbm_slot_bits,
       hbm_slot_lsb, length_bits, policy_bits, index_read_latency, desc_queue_depth,
-      xfer_queue_depth, cpl_queue_depth, max_burst_bytes, max_outstanding, counter_bits;
+      xfer_queue_depth, cpl_queue_depth, max_burst_bytes, max_outstanding, max_run_bursts,
+      counter_bits;
   // Index entry width: the C++ twin of kvdp_pkg::entry_bits().
   uint32_t entry_bits() const {
     return 1 + tag_bits + tenant_bits + 3 + hbm_slot_bits + tier_addr_bits + length_bits + 2 + 8 +
@@ -33,6 +34,7 @@ struct EngineInputs {
   bool dma_req_ready = true;
   bool dma_done_valid = false;
   uint32_t dma_done_id = 0;
+  uint32_t dma_done_bursts = 1;  // bursts of that id the pulse reports done
 };
 
 // Pins sampled in the same cycle, after the inputs settled.
@@ -44,7 +46,8 @@ struct EngineOutputs {
   uint32_t dma_req_id = 0;
   uint32_t dma_req_dir = 0;  // kvdp_pkg::dma_dir_e
   uint64_t dma_req_src = 0, dma_req_dst = 0, dma_req_key = 0;
-  uint32_t dma_req_length = 0;
+  uint32_t dma_req_length = 0;  // bytes of the run
+  uint32_t dma_req_bursts = 0;  // bursts of the run (kvdp_dma.sv)
   bool dma_req_last = false;
   bool init_done = false, idle = false, active = false, commit = false, commit_xfer = false;
   uint32_t cap_entry_bits = 0;  // capability output: bits of one stored index entry

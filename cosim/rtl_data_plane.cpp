@@ -129,20 +129,14 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
   while (!stop()) {
     in.desc_valid = !to_offer_.empty() && offer_at_ <= now_;
     if (in.desc_valid) in.desc = to_offer_.front().bytes;
-    // A pulse due now goes first; else a counting pulse rides on this cycle, which is evaluated
-    // anyway. A pulse one of the two delivered already is dropped where it is met again.
-    in.dma_done_valid = false;
-    while (!done_.empty() && done_.top().due <= now_ && !in.dma_done_valid) {
-      in.dma_done_valid = take_delivered(done_.top().seq);
+    // The transfer due first reports all its bursts done (one pulse per cycle).
+    in.dma_done_valid = !done_.empty() && done_.top().due <= now_;
+    if (in.dma_done_valid) {
       in.dma_done_id = done_.top().id;
+      in.dma_done_bursts = done_.top().bursts;
+      bursts_out_ -= done_.top().bursts;
       done_.pop();
     }
-    while (!in.dma_done_valid && !early_.empty()) {
-      in.dma_done_valid = take_delivered(early_.front().seq);
-      in.dma_done_id = early_.front().id;
-      early_.pop_front();
-    }
-    if (in.dma_done_valid) --dones_pending_;
     if (backpressure_.cpl_ready_low > 0 || backpressure_.dma_req_ready_low > 0) {
       std::uniform_real_distribution<double> u(0.0, 1.0);
       in.cpl_ready = u(stall_rng_) >= backpressure_.cpl_ready_low;
@@ -179,18 +173,8 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       if (in.desc_valid && !out.desc_ready) coverage_->hit("corner/backpressure/desc");
       if (out.cpl_valid && !in.cpl_ready) coverage_->hit("corner/backpressure/cpl");
       if (out.dma_req_valid && !in.dma_req_ready) coverage_->hit("corner/backpressure/dma_req");
-      if (out.dma_req_valid && in.dma_req_ready)
-        coverage_->burst(out.dma_req_length, out.dma_req_last, engine_->params().max_burst_bytes);
     }
-    if (out.dma_req_valid && in.dma_req_ready) {
-      deferred_.push_back(Burst{transfer_seq_, out.dma_req_id, out.dma_req_dir, out.dma_req_length,
-                                out.dma_req_src, out.dma_req_dst, now_, out.dma_req_last});
-      if (out.dma_req_last) ++transfer_seq_;
-      ++stats_.bursts;
-      if (out.dma_req_dir == static_cast<uint32_t>(DmaDir::TierToHbm))
-        stats_.bytes_to_hbm += out.dma_req_length;
-      else stats_.bytes_to_tier += out.dma_req_length;
-    }
+    if (out.dma_req_valid && in.dma_req_ready) take_run(out);
     if (out.cpl_valid && in.cpl_ready) {
       on_completion(out);
       last_progress_ = speed_.evaluated_cycles;
@@ -206,14 +190,13 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
 
     // Skip ahead while the engine is quiescent and no input event is due. A descriptor the
     // full intake FIFO refused is no event: it waits for room, which only a retiring done pulse
-    // makes. A done pulse that does not retire its transfer only counts a burst (kvdp_dma.sv:
+    // makes. A done pulse that does not retire its transfer only counts bursts (kvdp_dma.sv:
     // no slot frees, nothing starts), so the engine stays quiescent after it: the engine says
     // which (EngineModel::quiescent), from the same signals its retirement uses.
     uint64_t skip = 0;
     if (engine_->quiescent()) {
       uint64_t next = target_cycle;
       if (!to_offer_.empty() && offer_at_ > now_) next = std::min(next, offer_at_);
-      while (!done_.empty() && delivered(done_.top().seq)) done_.pop();
       if (!done_.empty()) next = std::min(next, done_.top().due);
       if (next == std::numeric_limits<uint64_t>::max()) {
         stall("quiescent with " + std::to_string(submitted_ - posted_ + to_offer_.size()) +
@@ -235,6 +218,33 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
                     (std::to_string(engine_->assertion_failures()) +
                      " RTL assertion(s) failed; see the kvdp assertion messages above")
                         .c_str());
+}
+
+void RtlDataPlane::take_run(const EngineOutputs& out) {
+  // A run of bursts (kvdp_dma.sv): each MaxBurstBytes long but the transfer's last, in address
+  // order. The DMA datapath takes them one per cycle, as the TLM controller offers a
+  // transfer's burst k k cycles after its first (DataPlaneController::transfer).
+  const uint64_t max_burst = engine_->params().max_burst_bytes;
+  uint64_t offset = 0;
+  for (uint32_t k = 0; k < out.dma_req_bursts; ++k) {
+    // A run whose count exceeds its length (a broken engine, which the RTL's DmaBurstLength
+    // flags) shows its surplus bursts empty, as the engine's port would carry them.
+    const uint64_t left = out.dma_req_length > offset ? out.dma_req_length - offset : 0;
+    const uint32_t length = static_cast<uint32_t>(std::min(max_burst, left));
+    const bool last = out.dma_req_last && k + 1 == out.dma_req_bursts;
+    const uint64_t offer = std::max(now_, next_offer_);
+    next_offer_ = offer + 1;
+    deferred_.push_back(Burst{transfer_seq_, out.dma_req_id, out.dma_req_dir, length,
+                              out.dma_req_src + offset, out.dma_req_dst + offset, offer, last});
+    if (coverage_) coverage_->burst(length, last, static_cast<uint32_t>(max_burst));
+    ++stats_.bursts;
+    if (out.dma_req_dir == static_cast<uint32_t>(DmaDir::TierToHbm)) stats_.bytes_to_hbm += length;
+    else stats_.bytes_to_tier += length;
+    offset += length;
+  }
+  if (out.dma_req_last) ++transfer_seq_;
+  bursts_out_ += out.dma_req_bursts;
+  activity_.max_bursts_at_once = std::max(activity_.max_bursts_at_once, bursts_out_);
 }
 
 void RtlDataPlane::issue_ready_bursts() {
@@ -260,7 +270,7 @@ void RtlDataPlane::issue(const Burst& b) {
       engines_.begin(), engines_.end(),
       [](const Timeline& x, const Timeline& y) { return x.busy_until() < y.busy_until(); });
   const sc_core::sc_time start =
-      engine->reserve(b.handshake_cycle * cycle_, seconds(b.length / engine_bytes_per_s));
+      engine->reserve(b.offer_cycle * cycle_, seconds(b.length / engine_bytes_per_s));
   sc_core::sc_time end;
   switch (static_cast<DmaDir>(b.dir)) {
     case DmaDir::TierToHbm: {
@@ -288,25 +298,14 @@ void RtlDataPlane::issue(const Burst& b) {
       SC_REPORT_FATAL("kvtier/rtl",
                       ("burst with undefined direction " + std::to_string(b.dir)).c_str());
   }
-  const uint64_t due = std::max({to_cycles_ceil(end), b.handshake_cycle + 1, now_ + 1});
-  const Done done{due, done_seq_++, b.id};
-  done_.push(done);
-  delivered_.push_back(0);
-  ++dones_pending_;
-  activity_.max_bursts_at_once = std::max<uint64_t>(activity_.max_bursts_at_once, dones_pending_);
-  // Of this pulse and its transfer's latest so far, the earlier cannot retire the transfer: it
-  // may ride early. The transfer's last burst leaves its latest pulse to its due cycle alone.
-  LatestPulse& slot = latest_pulse(b.id);
-  if (!slot.has_latest) {
-    slot.latest = done;
-    slot.has_latest = true;
-  } else if (done > slot.latest) {
-    early_.push_back(slot.latest);
-    slot.latest = done;
-  } else {
-    early_.push_back(done);
+  const uint64_t due = std::max({to_cycles_ceil(end), b.offer_cycle + 1, now_ + 1});
+  TransferDone& t = transfer_done(b.id);
+  t.due = std::max(t.due, due);
+  ++t.bursts;
+  if (b.last) {
+    done_.push(Done{t.due, done_seq_++, b.id, t.bursts});
+    t = TransferDone{};
   }
-  if (b.last) slot.has_latest = false;
 }
 
 sc_core::sc_time RtlDataPlane::move(tlm_utils::simple_initiator_socket<RtlDataPlane>& socket,
@@ -318,20 +317,6 @@ sc_core::sc_time RtlDataPlane::move(tlm_utils::simple_initiator_socket<RtlDataPl
   if (BurstTarget* direct = &socket == &tier_out_socket ? tier_direct_ : host_direct_)
     return direct->burst(read, address, length, cls, std::max(at, sim_now()));
   return transact(socket, cmd, address, burst_buffer_.data(), length, cls, at);
-}
-
-bool RtlDataPlane::delivered(uint64_t seq) const {
-  return seq < delivered_base_ || delivered_[static_cast<size_t>(seq - delivered_base_)];
-}
-
-bool RtlDataPlane::take_delivered(uint64_t seq) {
-  if (delivered(seq)) return false;
-  delivered_[static_cast<size_t>(seq - delivered_base_)] = 1;
-  while (!delivered_.empty() && delivered_.front()) {
-    delivered_.pop_front();
-    ++delivered_base_;
-  }
-  return true;
 }
 
 void RtlDataPlane::on_completion(const EngineOutputs& out) {

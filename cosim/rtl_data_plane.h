@@ -64,7 +64,7 @@ struct PortActivity {
   uint64_t cpl_stalls = 0;          // cycles with cpl_valid_o high and cpl_ready_i low
   uint64_t dma_req_stalls = 0;      // cycles with dma_req_valid_o high and dma_req_ready_i low
   uint64_t desc_stalls = 0;         // cycles a descriptor was offered and the engine refused it
-  uint64_t max_bursts_at_once = 0;  // largest number of handshaked bursts not yet done
+  uint64_t max_bursts_at_once = 0;  // largest number of handshaked bursts not yet reported done
 };
 
 class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
@@ -129,13 +129,15 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
     uint64_t transfer;  // sequence number of its transfer
     uint32_t id, dir, length;
     uint64_t src, dst;
-    uint64_t handshake_cycle;
-    bool last;  // last burst of its transfer
+    uint64_t offer_cycle;  // the cycle the DMA datapath takes it (one burst per cycle)
+    bool last;             // last burst of its transfer
   };
+  // One done pulse: all of a transfer's bursts, reported at the cycle the last of them is done.
   struct Done {
     uint64_t due;
     uint64_t seq;
     uint32_t id;
+    uint32_t bursts;
     bool operator>(const Done& o) const { return due != o.due ? due > o.due : seq > o.seq; }
   };
 
@@ -143,6 +145,8 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   // Clocks the engine until `stop()` holds (checked before every cycle).
   template <typename Stop>
   void run(Stop stop, uint64_t target_cycle);
+  // Splits a run handshaked on the DMA port into its bursts, deferred until they may be sent.
+  void take_run(const EngineOutputs& out);
   void issue_ready_bursts();
   void issue(const Burst& b);
   // One burst's read or write through `socket`, or its direct path; returns when it is done.
@@ -175,32 +179,27 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   std::deque<uint64_t> transfer_owner_;  // descriptor index of each transfer not yet issued
   uint64_t owner_base_ = 0;              // transfer sequence number of transfer_owner_.front()
   uint64_t transfer_seq_ = 0;            // transfer the next handshaked burst belongs to
+  uint64_t next_offer_ = 0;              // the DMA datapath's next free cycle for a burst
   std::deque<Burst> deferred_;           // handshaked, not yet sent as TLM transactions
+  // The done port (kvdp_dma.sv) takes a count of bursts per pulse. A transfer retires when its
+  // last burst is done, and the engine reads the count only then, so the transactor reports a
+  // transfer's bursts in one pulse, at the cycle the last of them is done: one pulse per
+  // transfer instead of one per burst, and the transfer retires at the cycle it did with a
+  // pulse per burst. Pulses due in one cycle leave in turn (one per cycle), by due cycle, then
+  // in the order their transfers' last bursts were issued.
   std::priority_queue<Done, std::vector<Done>, std::greater<Done>> done_;
   uint64_t done_seq_ = 0;
-  // Counting done pulses (ones that cannot retire their transfer: a later pulse of the same
-  // transfer is still to come) ride on cycles evaluated anyway, before their due cycle: the done
-  // port takes a pulse any cycle after the burst's handshake (kvdp_dma.sv), and a counting pulse
-  // changes nothing but a counter the engine reads when the retiring pulse arrives, which still
-  // comes at its due cycle and last. Each pulse is delivered once, by whichever comes first:
-  // its due cycle (done_) or a cycle that evaluates anyway (early_).
-  std::deque<Done> early_;
-  std::deque<uint8_t> delivered_;  // per done pulse from delivered_base_ on: 1 once delivered
-  uint64_t delivered_base_ = 0;
-  uint64_t dones_pending_ = 0;  // issued bursts whose done pulse is not yet delivered
-  bool delivered(uint64_t seq) const;
-  bool take_delivered(uint64_t seq);  // marks `seq` delivered; false when it already was
-  // Per DMA id (a tracker slot of the engine), of its transfer's bursts sent so far, the done
-  // pulse that comes last (by due cycle, then order): the only one that can retire the transfer.
-  // Every other is a counting pulse.
-  struct LatestPulse {
-    bool has_latest = false;
-    Done latest{};
+  uint64_t bursts_out_ = 0;  // handshaked bursts not yet reported done
+  // Per DMA id (a tracker slot of the engine): its transfer's bursts sent so far and the cycle
+  // the last of them is done.
+  struct TransferDone {
+    uint64_t due = 0;
+    uint32_t bursts = 0;
   };
-  std::vector<LatestPulse> latest_pulse_;
-  LatestPulse& latest_pulse(uint32_t id) {
-    if (id >= latest_pulse_.size()) latest_pulse_.resize(id + 1);
-    return latest_pulse_[id];
+  std::vector<TransferDone> transfer_done_;
+  TransferDone& transfer_done(uint32_t id) {
+    if (id >= transfer_done_.size()) transfer_done_.resize(id + 1);
+    return transfer_done_[id];
   }
   std::vector<Timeline> engines_;
   BurstTarget* tier_direct_ = nullptr;  // the direct burst path (set_burst_targets), or none

@@ -106,6 +106,7 @@ class VerilatedEngine final : public EngineModel {
     m.dma_req_ready_i = 0;
     m.dma_done_valid_i = 0;
     m.dma_done_id_i = 0;
+    m.dma_done_bursts_i = 0;
     m.eval();
     for (int i = 0; i < 2; ++i) {
       m.clk_i = 1;
@@ -131,6 +132,7 @@ class VerilatedEngine final : public EngineModel {
     m.dma_req_ready_i = in.dma_req_ready;
     m.dma_done_valid_i = in.dma_done_valid;
     m.dma_done_id_i = in.dma_done_id;
+    m.dma_done_bursts_i = in.dma_done_bursts;
     m.eval();
     if (fst_ && in_trace_window()) fst_->dump(time_);
     // A done pulse that retires nothing only counts a burst (kvdp_dma.sv): quiet after it.
@@ -149,6 +151,7 @@ class VerilatedEngine final : public EngineModel {
       out.dma_req_src = m.dma_req_src_addr_o;
       out.dma_req_dst = m.dma_req_dst_addr_o;
       out.dma_req_length = m.dma_req_length_o;
+      out.dma_req_bursts = m.dma_req_bursts_o;
       out.dma_req_key = m.dma_req_key_o;
       out.dma_req_last = m.dma_req_last_o;
     }

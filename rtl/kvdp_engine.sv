@@ -2,8 +2,8 @@
 //
 // Takes 64-byte descriptors (kvdp_cmdset_pkg::descriptor_t) on a valid/ready port, keeps a
 // set-associative index of tier-resident blocks in SRAM, turns each command into at most
-// one transfer, emits that transfer as burst commands on the dma_req_* port, counts burst
-// completions on the dma_done_* port, and returns one 32-byte completion
+// one transfer, emits that transfer as runs of burst commands on the dma_req_* port, counts
+// burst completions on the dma_done_* port, and returns one 32-byte completion
 // (kvdp_cmdset_pkg::completion_t) per descriptor, in descriptor order, with cycle stamps.
 // The engine moves no payload itself.
 //
@@ -44,6 +44,7 @@ module kvdp_engine
   parameter int unsigned CplQueueDepth = 16,
   parameter int unsigned MaxBurstBytes = 4096,  // power of two
   parameter int unsigned MaxOutstanding = 4,  // transfers in flight
+  parameter int unsigned MaxRunBursts = 1,  // bursts handed over per DMA-port handshake
   parameter int unsigned CounterBits = 32,
   localparam int unsigned DmaIdBits = (MaxOutstanding > 1) ? $clog2(MaxOutstanding) : 1,
   localparam int unsigned OutstandingBits = $clog2(MaxOutstanding + 1),
@@ -61,7 +62,8 @@ module kvdp_engine
   output logic                                      cpl_valid_o,
   input  logic                                      cpl_ready_i,
   output completion_t                               cpl_o,
-  // DMA burst commands (valid/ready; fields hold while valid && !ready)
+  // DMA burst commands, a run of dma_req_bursts_o bursts per handshake (kvdp_dma.sv)
+  // (valid/ready; fields hold while valid && !ready)
   output logic                                      dma_req_valid_o,
   input  logic                                      dma_req_ready_i,
   output logic [DmaIdBits-1:0]                      dma_req_id_o,
@@ -69,11 +71,14 @@ module kvdp_engine
   output logic [63:0]                               dma_req_src_addr_o,
   output logic [63:0]                               dma_req_dst_addr_o,
   output logic [31:0]                               dma_req_length_o,
+  output logic [31:0]                               dma_req_bursts_o,
   output logic [63:0]                               dma_req_key_o,
   output logic                                      dma_req_last_o,
-  // DMA burst completions: one pulse per burst, with the burst's id; always accepted
+  // DMA burst completions: a pulse reports dma_done_bursts_i finished bursts of the id;
+  // always accepted
   input  logic                                      dma_done_valid_i,
   input  logic [DmaIdBits-1:0]                      dma_done_id_i,
+  input  logic [31:0]                               dma_done_bursts_i,
   // status
   output logic                                      init_done_o,
   output logic                                      idle_o,
@@ -95,6 +100,7 @@ module kvdp_engine
   output logic [31:0]                               cap_entry_bits_o,
   output logic [31:0]                               cap_max_burst_bytes_o,
   output logic [31:0]                               cap_max_outstanding_o,
+  output logic [31:0]                               cap_max_run_bursts_o,
   // Status for a clock gate or a transactor: active_o says some state other than the cycle
   // counter changes at the coming edge even if no descriptor and no done pulse arrive
   // (assumes cpl_ready_i and dma_req_ready_i high). A co-simulation that finds the engine
@@ -242,6 +248,7 @@ module kvdp_engine
     .QueueDepth(XferQueueDepth),
     .MaxBurstBytes(MaxBurstBytes),
     .MaxOutstanding(MaxOutstanding),
+    .MaxRunBursts(MaxRunBursts),
     .CplIdxBits(CplIdxBits)
   ) u_dma (
     .clk_i(clk_i),
@@ -258,10 +265,12 @@ module kvdp_engine
     .dma_req_src_addr_o(dma_req_src_addr_o),
     .dma_req_dst_addr_o(dma_req_dst_addr_o),
     .dma_req_length_o(dma_req_length_o),
+    .dma_req_bursts_o(dma_req_bursts_o),
     .dma_req_key_o(dma_req_key_o),
     .dma_req_last_o(dma_req_last_o),
     .dma_done_valid_i(dma_done_valid_i),
     .dma_done_id_i(dma_done_id_i),
+    .dma_done_bursts_i(dma_done_bursts_i),
     .retire_o(retire),
     .retire_cpl_idx_o(retire_cpl_idx),
     .outstanding_o(outstanding_o),
@@ -304,7 +313,7 @@ module kvdp_engine
     .ev_complete_i(cpl_valid_o && cpl_ready_i),
     .ev_commit_i(ev_commit),
     .ev_opcode_i(ev_opcode),
-    .ev_burst_i(dma_req_valid_o && dma_req_ready_i),
+    .ev_bursts_i((dma_req_valid_o && dma_req_ready_i) ? dma_req_bursts_o : 32'd0),
     .ev_write_once_skip_i(ev_write_once_skip),
     .ev_rewrite_i(ev_rewrite),
     .ev_denied_i(ev_denied),
@@ -337,6 +346,7 @@ module kvdp_engine
   assign cap_entry_bits_o = 32'(EntryBits);
   assign cap_max_burst_bytes_o = 32'(MaxBurstBytes);
   assign cap_max_outstanding_o = 32'(MaxOutstanding);
+  assign cap_max_run_bursts_o = 32'(MaxRunBursts);
 
   // ---------------------------------------------------------------------------------------
   // Checks
@@ -357,8 +367,8 @@ module kvdp_engine
   `KVDP_ASSERT(EngineDmaReqHeldUnderBackpressure,
                (dma_req_valid_o && !dma_req_ready_i)
                |=> (dma_req_valid_o && $stable({dma_req_id_o, dma_req_dir_o, dma_req_src_addr_o,
-                                                dma_req_dst_addr_o, dma_req_length_o, dma_req_key_o,
-                                                dma_req_last_o})))
+                                                dma_req_dst_addr_o, dma_req_length_o, dma_req_bursts_o,
+                                                dma_req_key_o, dma_req_last_o})))
   `KVDP_ASSERT(EngineCplHeldUnderBackpressure,
                (cpl_valid_o && !cpl_ready_i) |=> (cpl_valid_o && $stable(cpl_o)))
 `ifdef KVDP_NO_ASSERT

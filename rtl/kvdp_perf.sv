@@ -1,5 +1,6 @@
 // Performance counters of the engine, readable as output ports. Counters wrap at
-// 2^CounterBits; each event source pulses at most once per cycle.
+// 2^CounterBits; each event source pulses at most once per cycle, except the burst count,
+// which adds the bursts of the run handed over in the cycle.
 module kvdp_perf
   import kvdp_cmdset_pkg::*;
   import kvdp_pkg::*;
@@ -12,7 +13,7 @@ module kvdp_perf
   input  logic                                      ev_complete_i,
   input  logic                                      ev_commit_i,
   input  opcode_e                                   ev_opcode_i,
-  input  logic                                      ev_burst_i,
+  input  logic [31:0]                               ev_bursts_i,
   input  logic                                      ev_write_once_skip_i,
   input  logic                                      ev_rewrite_i,
   input  logic                                      ev_denied_i,
@@ -53,7 +54,7 @@ module kvdp_perf
     if (ev_accept_i) cnt_d.accepted = cnt_q.accepted + One;
     if (ev_complete_i) cnt_d.completed = cnt_q.completed + One;
     if (ev_commit_i) cnt_d.opcode[bucket] = cnt_q.opcode[bucket] + One;
-    if (ev_burst_i) cnt_d.bursts = cnt_q.bursts + One;
+    cnt_d.bursts = cnt_q.bursts + CounterBits'(ev_bursts_i);
     if (ev_write_once_skip_i) cnt_d.write_once_skips = cnt_q.write_once_skips + One;
     if (ev_rewrite_i) cnt_d.rewrites = cnt_q.rewrites + One;
     if (ev_denied_i) cnt_d.denied = cnt_q.denied + One;

@@ -3,8 +3,12 @@
 // Each cycle: drive inputs with the clock low, evaluate, sample every handshake that will
 // happen at the coming edge, then raise the clock. The harness plays three neighbours of
 // the engine: the host writing descriptors (desc_*), the host reading completions (cpl_*)
-// and a DMA engine (dma_req_* / dma_done_*) that answers each burst after a delay. Ready and
-// valid probabilities and the delay range are knobs, so tests can create back-pressure.
+// and a DMA engine (dma_req_* / dma_done_*) that answers each burst after a delay. A handshake
+// on dma_req_* hands over a run of bursts (kvdp_dma.sv); the harness records the run and the
+// bursts it stands for. A done pulse reports every burst of one id that is due; bursts of one
+// id fall due in different cycles under random delays, so counts of one and of several both
+// reach the engine. Ready and valid probabilities and the delay
+// range are knobs, so tests can create back-pressure.
 //
 // Assertion failures inside the RTL ($error from a failed `assert property`) do not abort
 // the process: the context runs with fatalOnError(false) and the harness reports the error
@@ -31,6 +35,16 @@ namespace kvtier::rtl_tb {
 // A burst as seen on the DMA port, with the engine's id and the cycle of its handshake.
 struct SeenBurst {
   RefBurst burst;
+  unsigned id{};
+  uint64_t cycle{};
+};
+
+// A run as handshaked on the DMA port: `bursts` bursts covering `length` bytes from src/dst.
+struct SeenRun {
+  DmaDir dir{};
+  uint64_t key{}, src{}, dst{};
+  uint32_t length{}, bursts{};
+  bool last{};
   unsigned id{};
   uint64_t cycle{};
 };
@@ -79,7 +93,8 @@ class EngineHarness {
   // Hooks called as the handshakes happen.
   std::function<void(const SeenCompletion&)> on_completion;
   std::function<void(const SeenBurst&)> on_burst;
-  std::function<void(unsigned id)> on_done;  // a done pulse is driven this cycle
+  // a done pulse reporting `bursts` bursts of `id` is driven this cycle
+  std::function<void(unsigned id, uint32_t bursts)> on_done;
 
   void reset() {
     Model& m = *model_;
@@ -90,6 +105,7 @@ class EngineHarness {
     m.dma_req_ready_i = 0;
     m.dma_done_valid_i = 0;
     m.dma_done_id_i = 0;
+    m.dma_done_bursts_i = 0;
     m.eval();
     for (int i = 0; i < 2; ++i) clock_edge();
     m.rst_ni = 1;
@@ -110,6 +126,7 @@ class EngineHarness {
   uint64_t sent() const { return sent_; }
   const std::vector<SeenCompletion>& completions() const { return completions_; }
   const std::vector<SeenBurst>& bursts() const { return bursts_; }
+  const std::vector<SeenRun>& runs() const { return runs_; }
   size_t outstanding_bursts() const { return waiting_done_.size() + held_done_.size(); }
 
   // With auto_done off, bursts pile up here; this schedules all of them for completion.
@@ -134,8 +151,8 @@ class EngineHarness {
     }
     m.cpl_ready_i = chance(knobs_.cpl_ready_prob);
     m.dma_req_ready_i = chance(knobs_.dma_ready_prob);
-    // At most one done pulse per cycle: a random one among those due, so ids finish out of
-    // order.
+    // At most one done pulse per cycle: a random id among those with bursts due, so ids
+    // finish out of order, reporting every burst of that id due by now.
     m.dma_done_valid_i = 0;
     size_t due_index = waiting_done_.size();
     size_t due_count = 0;
@@ -145,11 +162,26 @@ class EngineHarness {
         if (std::uniform_int_distribution<size_t>(1, due_count)(rng_) == 1) due_index = i;
       }
     }
-    if (due_index < waiting_done_.size()) {
+    if (injected_.active) {
       m.dma_done_valid_i = 1;
-      m.dma_done_id_i = waiting_done_[due_index].id;
-      if (on_done) on_done(waiting_done_[due_index].id);
-      waiting_done_.erase(waiting_done_.begin() + long(due_index));
+      m.dma_done_id_i = injected_.id;
+      m.dma_done_bursts_i = injected_.bursts;
+      injected_.active = false;
+    } else if (due_index < waiting_done_.size()) {
+      const unsigned id = waiting_done_[due_index].id;
+      uint32_t report = 0;
+      for (size_t i = 0; i < waiting_done_.size();) {
+        if (waiting_done_[i].id == id && waiting_done_[i].due <= cycle_) {
+          waiting_done_.erase(waiting_done_.begin() + long(i));
+          ++report;
+        } else {
+          ++i;
+        }
+      }
+      m.dma_done_valid_i = 1;
+      m.dma_done_id_i = id;
+      m.dma_done_bursts_i = report;
+      if (on_done) on_done(id, report);
     }
     m.clk_i = 0;
     m.eval();
@@ -165,19 +197,35 @@ class EngineHarness {
       if (on_completion) on_completion(completions_.back());
     }
     if (m.dma_req_valid_o && m.dma_req_ready_i) {
-      SeenBurst seen;
-      seen.burst = RefBurst{DmaDir(m.dma_req_dir_o), m.dma_req_key_o,    m.dma_req_src_addr_o,
-                            m.dma_req_dst_addr_o,    m.dma_req_length_o, m.dma_req_last_o != 0};
-      seen.id = m.dma_req_id_o;
-      seen.cycle = cycle_;
-      bursts_.push_back(seen);
-      if (on_burst) on_burst(seen);
-      const unsigned delay = std::uniform_int_distribution<unsigned>(knobs_.done_delay_min,
-                                                                     knobs_.done_delay_max)(rng_);
-      if (knobs_.auto_done) {
-        waiting_done_.push_back({seen.id, cycle_ + delay});
-      } else {
-        held_done_.push_back({seen.id, 0});
+      SeenRun run{DmaDir(m.dma_req_dir_o), m.dma_req_key_o,    m.dma_req_src_addr_o,
+                  m.dma_req_dst_addr_o,    m.dma_req_length_o, m.dma_req_bursts_o,
+                  m.dma_req_last_o != 0,   m.dma_req_id_o,     cycle_};
+      runs_.push_back(run);
+      // The run's bursts: MaxBurstBytes each but the transfer's last (a run whose count
+      // exceeds its length shows its surplus bursts empty, for the checks to find).
+      const uint64_t max_burst = m.cap_max_burst_bytes_o;
+      uint64_t offset = 0;
+      for (uint32_t k = 0; k < run.bursts; ++k) {
+        const uint64_t left = run.length > offset ? run.length - offset : 0;
+        SeenBurst seen;
+        seen.burst = RefBurst{run.dir,
+                              run.key,
+                              run.src + offset,
+                              run.dst + offset,
+                              uint32_t(std::min(max_burst, left)),
+                              run.last && k + 1 == run.bursts};
+        seen.id = run.id;
+        seen.cycle = cycle_;
+        offset += seen.burst.length;
+        bursts_.push_back(seen);
+        if (on_burst) on_burst(seen);
+        const unsigned delay = std::uniform_int_distribution<unsigned>(knobs_.done_delay_min,
+                                                                       knobs_.done_delay_max)(rng_);
+        if (knobs_.auto_done) {
+          waiting_done_.push_back({seen.id, cycle_ + delay});
+        } else {
+          held_done_.push_back({seen.id, 0});
+        }
       }
     }
     clock_edge();
@@ -202,6 +250,9 @@ class EngineHarness {
 
   // Drives one done pulse for an arbitrary id in the next cycle (protocol-violation tests).
   void inject_done(unsigned id) { waiting_done_.push_back({id, cycle_}); }
+  // Drives one done pulse reporting `bursts` bursts of `id` in the next cycle, whatever is
+  // outstanding (protocol-violation tests).
+  void inject_done_count(unsigned id, uint32_t bursts) { injected_ = {true, id, bursts}; }
 
  private:
   struct PendingDone {
@@ -232,7 +283,13 @@ class EngineHarness {
   std::deque<std::array<uint8_t, cmdset::kDescriptorBytes>> to_send_;
   std::vector<SeenCompletion> completions_;
   std::vector<SeenBurst> bursts_;
+  std::vector<SeenRun> runs_;
   std::vector<PendingDone> waiting_done_;
+  struct InjectedDone {
+    bool active;
+    unsigned id;
+    uint32_t bursts;
+  } injected_{false, 0, 0};
   std::vector<PendingDone> held_done_;
   uint64_t cycle_{0};
   uint64_t sent_{0};

@@ -9,7 +9,8 @@
 // descriptor port and the outstanding-transfer limit is reached.
 // Checks: completion order, tag, status, flags and bursts against the reference; the burst
 // stream (direction, key, addresses, length, last) against the reference's bursts in
-// descriptor order; timestamps ordered; outstanding transfers within the limit and never two
+// descriptor order; the DMA port's runs 1 to MaxRunBursts bursts, every run of a transfer but
+// its last full; timestamps ordered; outstanding transfers within the limit and never two
 // for one key; final counters equal the reference's.
 #pragma once
 
@@ -32,6 +33,9 @@ struct RandomRunResult {
   uint64_t descriptors{};
   uint64_t completions{};
   uint64_t bursts{};
+  uint64_t runs{};               // DMA-port handshakes
+  uint64_t multi_burst_runs{};   // handshakes that handed over more than one burst
+  uint64_t multi_burst_dones{};  // done pulses that reported more than one burst
   uint64_t cycles{};
   uint64_t mismatches{};
   int assertion_failures{};
@@ -225,10 +229,11 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
   };
 
   // A DMA id is free again once its last burst was issued and every burst is done.
-  h.on_done = [&](unsigned id) {
-    if (id_bursts_out[id] == 0) {
-      mismatch("done pulse for an id with no burst out");
-    } else if (--id_bursts_out[id] == 0 && id_last_issued[id]) {
+  h.on_done = [&](unsigned id, uint32_t bursts) {
+    if (bursts > 1) ++r.multi_burst_dones;
+    if (bursts == 0 || id_bursts_out[id] < bursts) {
+      mismatch("done pulse for more bursts than the id has out");
+    } else if ((id_bursts_out[id] -= bursts) == 0 && id_last_issued[id]) {
       transfer_done_cycle[id_transfer[id]] = h.cycle();
       id_key.erase(id);
       id_last_issued[id] = false;
@@ -287,6 +292,16 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
   r.cycles = h.cycle();
   r.assertion_failures = h.assertion_failures();
   if (!expected_bursts.empty()) mismatch("bursts expected but never issued");
+  for (const SeenRun& run : h.runs()) {
+    ++r.runs;
+    if (run.bursts > 1) ++r.multi_burst_runs;
+    if (run.bursts == 0 || run.bursts > cfg.max_run_bursts)
+      mismatch("run of " + std::to_string(run.bursts) + " bursts at cycle " +
+               std::to_string(run.cycle) + " (1 to " + std::to_string(cfg.max_run_bursts) + ")");
+    else if (!run.last && run.bursts != cfg.max_run_bursts)
+      mismatch("a run short of " + std::to_string(cfg.max_run_bursts) +
+               " bursts before its transfer's last, at cycle " + std::to_string(run.cycle));
+  }
 
   // Final counters against the reference.
   Model& m = h.model();
@@ -313,10 +328,10 @@ RandomRunResult run_random(const TbConfig& cfg, uint64_t seed, uint64_t descript
 
   if (verbose) {
     std::printf(
-        "random run: seed %llu, %llu descriptors, %llu completions, %llu bursts, "
+        "random run: seed %llu, %llu descriptors, %llu completions, %llu bursts in %llu runs, "
         "%llu cycles, %.3f s wall, %.0f cycles/s\n",
         (unsigned long long)seed, (unsigned long long)r.descriptors,
-        (unsigned long long)r.completions, (unsigned long long)r.bursts,
+        (unsigned long long)r.completions, (unsigned long long)r.bursts, (unsigned long long)r.runs,
         (unsigned long long)r.cycles, r.wall_seconds,
         r.wall_seconds > 0 ? double(r.cycles) / r.wall_seconds : 0.0);
     std::printf("  statuses:");

@@ -19,6 +19,7 @@ struct TbConfig {
   unsigned cpl_queue_depth;
   uint32_t max_burst;
   unsigned max_outstanding;
+  unsigned max_run_bursts;  // bursts per DMA-port handshake
 
   constexpr unsigned set_bits() const { return log2_ceil(geometry.sets); }
   // A key that lands in `set` with index tag `tag`; `alias` fills the key bits above the
@@ -33,7 +34,7 @@ struct TbConfig {
     IndexGeometry{P##Sets,        P##Ways,        P##TagBits,    P##TenantBits, P##TierAddrBits, \
                   P##TierAddrLsb, P##HbmSlotBits, P##HbmSlotLsb, P##LengthBits, P##PolicyBits},  \
         P##IndexReadLatency, P##DescQueueDepth, P##XferQueueDepth, P##CplQueueDepth,             \
-        P##MaxBurstBytes, P##MaxOutstanding                                                      \
+        P##MaxBurstBytes, P##MaxOutstanding, P##MaxRunBursts                                     \
   }
 
 // Vkvdp_engine and Vkvdp_engine_broken.
@@ -51,6 +52,7 @@ inline constexpr unsigned kTbDescQueueDepth = kTbConfig.desc_queue_depth;
 inline constexpr unsigned kTbCplQueueDepth = kTbConfig.cpl_queue_depth;
 inline constexpr uint32_t kTbMaxBurst = kTbConfig.max_burst;
 inline constexpr unsigned kTbMaxOutstanding = kTbConfig.max_outstanding;
+inline constexpr unsigned kTbMaxRunBursts = kTbConfig.max_run_bursts;
 
 inline constexpr uint64_t tb_key(uint64_t set, uint64_t tag, uint64_t alias = 0) {
   return kTbConfig.key(set, tag, alias);

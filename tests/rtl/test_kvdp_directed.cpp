@@ -60,6 +60,7 @@ TEST_F(KvdpEngineDirected, CapabilitiesMatchTestbenchConfiguration) {
   EXPECT_EQ(m.cap_ways_o, kTbGeometry.ways);
   EXPECT_EQ(m.cap_max_burst_bytes_o, kTbMaxBurst);
   EXPECT_EQ(m.cap_max_outstanding_o, kTbMaxOutstanding);
+  EXPECT_EQ(m.cap_max_run_bursts_o, kTbMaxRunBursts);
   // The footprint study's C++ formula is the RTL's.
   EXPECT_EQ(m.cap_entry_bits_o, entry_bits(kTbGeometry));
   EXPECT_TRUE(m.init_done_o);
@@ -85,6 +86,53 @@ TEST_F(KvdpEngineDirected, DemoteInsertsAndMovesHbmToTierInBursts) {
     EXPECT_EQ(b[i].burst.last, i == 2);
   }
   EXPECT_EQ(run_one(tb_desc(Opcode::QUERY, key)).status, Status::OK);
+}
+
+// A transfer of five bursts (the last one short) leaves the DMA port as runs of
+// MaxRunBursts = 2 bursts, one handshake each, in consecutive cycles: 2, 2, then 1 burst.
+TEST_F(KvdpEngineDirected, ATransferLeavesAsRunsOfMaxRunBursts) {
+  static_assert(kTbMaxRunBursts == 2, "the hand count below assumes two bursts per run");
+  const uint64_t key = tb_key(4, 2);
+  Descriptor d = tb_desc(Opcode::DEMOTE, key, 1, 4 * kTbMaxBurst + 10);
+  const size_t first = h.runs().size();
+  const auto c = run_one(d);
+  EXPECT_EQ(c.status, Status::OK);
+  EXPECT_EQ(c.bursts, 5u);
+  ASSERT_EQ(h.runs().size() - first, 3u);
+  const SeenRun* r = &h.runs()[first];
+  const uint32_t want_bursts[] = {2, 2, 1};
+  const uint32_t want_length[] = {2 * kTbMaxBurst, 2 * kTbMaxBurst, 10};
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_EQ(r[i].bursts, want_bursts[i]) << "run " << i;
+    EXPECT_EQ(r[i].length, want_length[i]) << "run " << i;
+    EXPECT_EQ(r[i].src, d.hbm_addr + i * 2 * kTbMaxBurst) << "run " << i;
+    EXPECT_EQ(r[i].dst, d.tier_addr + i * 2 * kTbMaxBurst) << "run " << i;
+    EXPECT_EQ(r[i].last, i == 2) << "run " << i;
+    EXPECT_EQ(r[i].id, r[0].id);
+    EXPECT_EQ(r[i].cycle, r[0].cycle + i) << "a run per cycle while the port is ready";
+  }
+  EXPECT_EQ(h.model().perf_bursts_o, h.bursts().size()) << "the counter adds each run's bursts";
+}
+
+// A transfer's bursts may be reported in one pulse: the count completes the transfer.
+TEST_F(KvdpEngineDirected, OneDonePulseReportsAllOfATransfersBursts) {
+  h.knobs().auto_done = false;
+  const size_t first = h.bursts().size();
+  Descriptor d = tb_desc(Opcode::DEMOTE, tb_key(5, 1), 1, 2 * kTbMaxBurst + 1);
+  d.tag = 42;
+  h.send(d);
+  h.run_cycles(50);
+  ASSERT_EQ(h.bursts().size() - first, 3u);
+  EXPECT_EQ(h.completions().size(), 0u) << "no done pulse yet";
+  h.inject_done_count(h.bursts().back().id, 2);
+  h.run_cycles(20);
+  EXPECT_EQ(h.completions().size(), 0u) << "two of three bursts reported";
+  EXPECT_EQ(h.model().outstanding_o, 1u);
+  h.inject_done_count(h.bursts().back().id, 1);
+  h.run_cycles(20);
+  ASSERT_EQ(h.completions().size(), 1u);
+  EXPECT_EQ(h.completions().back().cpl.tag, 42u);
+  EXPECT_EQ(h.model().outstanding_o, 0u);
 }
 
 TEST_F(KvdpEngineDirected, DemoteOfValidTierCopyIsWriteOnceSkip) {
@@ -355,6 +403,23 @@ TEST(KvdpEngineAssertions, ProtocolViolationIsReportedNotFatal) {
   h.run_cycles(3);
   EXPECT_GT(h.assertion_failures(), 0);
   EXPECT_TRUE(h.got_error());
+}
+
+// A done pulse that reports more bursts than its id has handed over and not yet reported
+// violates the port protocol (DmaDoneAfterIssue), as does one that reports none.
+TEST(KvdpEngineAssertions, DoneCountBeyondTheBurstsOutIsReported) {
+  for (const uint32_t count : {4u, 0u}) {
+    HarnessKnobs knobs;
+    knobs.auto_done = false;
+    EngineHarness<Vkvdp_engine> h(5, knobs);
+    h.send(tb_desc(Opcode::DEMOTE, tb_key(2, 1), 1, 2 * kTbMaxBurst + 1));
+    h.run_cycles(50);
+    ASSERT_EQ(h.bursts().size(), 3u);
+    EXPECT_EQ(h.assertion_failures(), 0);
+    h.inject_done_count(h.bursts().back().id, count);
+    h.run_cycles(3);
+    EXPECT_GT(h.assertion_failures(), 0) << "a pulse reporting " << count << " of 3 bursts";
+  }
 }
 
 }  // namespace

@@ -37,6 +37,11 @@ TEST(KvdpEngineRandom, HundredThousandDescriptorsMatchReference) {
   EXPECT_GT(r.write_once_skips, 0u);
   EXPECT_GT(r.rewrites, 0u);
   EXPECT_EQ(r.max_outstanding_seen, kTbMaxOutstanding);
+  // Transfers longer than a run left in several handshakes, and runs of several bursts were
+  // taken (MaxRunBursts = 2): fewer handshakes than bursts.
+  EXPECT_GT(r.multi_burst_runs, 0u);
+  EXPECT_LT(r.runs, r.bursts);
+  EXPECT_GT(r.multi_burst_dones, 0u) << "done pulses of several bursts reached the engine";
   RecordProperty("cycles_per_second",
                  std::to_string(r.wall_seconds > 0 ? double(r.cycles) / r.wall_seconds : 0.0));
 }
@@ -54,6 +59,9 @@ TEST(KvdpEngineRandom, AlternateConfigurationMatchesReference) {
   EXPECT_EQ(r.assertion_failures, 0);
   EXPECT_GT(r.status_histogram.count(cmdset::Status::NO_SPACE), 0u);
   EXPECT_EQ(r.max_outstanding_seen, kTbAltConfig.max_outstanding);
+  // One burst per handshake (MaxRunBursts = 1).
+  EXPECT_EQ(r.multi_burst_runs, 0u);
+  EXPECT_EQ(r.runs, r.bursts);
 }
 
 uint32_t mutant_id(const char* name) {

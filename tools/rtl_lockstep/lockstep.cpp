@@ -1,7 +1,8 @@
 // Lockstep equivalence check: the engine of an earlier revision (Vold) and the current one
 // (Vnew) driven with identical random inputs, every output compared every cycle; with a
 // third argument (old or new) it runs one model alone and reports its bare cycles/s.
-// Built and run by run.sh.
+// Built and run by run.sh. Both revisions must have the DMA port of runs and done counts
+// (kvdp_dma.sv): one done pulse per run, reporting the run's bursts.
 #include "Vold.h"
 #include "Vnew.h"
 #include "verilated.h"
@@ -21,6 +22,7 @@ void reset(M& m) {
   m.dma_req_ready_i = 0;
   m.dma_done_valid_i = 0;
   m.dma_done_id_i = 0;
+  m.dma_done_bursts_i = 0;
   m.eval();
   for (int i = 0; i < 2; ++i) {
     m.clk_i = 1;
@@ -33,7 +35,7 @@ void reset(M& m) {
 }
 struct In {
   bool dv, cr, dr, done;
-  uint32_t id;
+  uint32_t id, bursts;
   uint32_t desc[16];
 };
 template <class M>
@@ -44,6 +46,7 @@ void drive(M& m, const In& in) {
   m.dma_req_ready_i = in.dr;
   m.dma_done_valid_i = in.done;
   m.dma_done_id_i = in.id;
+  m.dma_done_bursts_i = in.bursts;
   m.eval();
 }
 template <class M>
@@ -70,7 +73,11 @@ int main(int argc, char** argv) {
   reset(a);
   reset(b);
   std::mt19937_64 rng(seed);
-  std::deque<std::pair<uint64_t, uint32_t>> pending;  // (due cycle, id)
+  struct Pending {
+    uint64_t due;
+    uint32_t id, bursts;
+  };
+  std::deque<Pending> pending;  // one done pulse per run
   uint64_t diffs = 0, cpls = 0, bursts = 0;
   In in{};
   auto gen_desc = [&]() {
@@ -94,9 +101,10 @@ int main(int argc, char** argv) {
     in.cr = rng() % 5 != 0;
     in.dr = rng() % 5 != 0;
     in.done = false;
-    if (!pending.empty() && pending.front().first <= cyc && rng() % 3) {
+    if (!pending.empty() && pending.front().due <= cyc && rng() % 3) {
       in.done = true;
-      in.id = pending.front().second;
+      in.id = pending.front().id;
+      in.bursts = pending.front().bursts;
       pending.pop_front();
     }
     if (!use_new) drive(a, in);
@@ -114,16 +122,18 @@ int main(int argc, char** argv) {
         d |= a.dma_req_id_o != b.dma_req_id_o || a.dma_req_dir_o != b.dma_req_dir_o ||
              a.dma_req_src_addr_o != b.dma_req_src_addr_o ||
              a.dma_req_dst_addr_o != b.dma_req_dst_addr_o ||
-             a.dma_req_length_o != b.dma_req_length_o || a.dma_req_last_o != b.dma_req_last_o;
+             a.dma_req_length_o != b.dma_req_length_o || a.dma_req_last_o != b.dma_req_last_o ||
+             a.dma_req_bursts_o != b.dma_req_bursts_o;
       if (d && diffs++ < 5) std::printf("difference at cycle %llu\n", (unsigned long long)cyc);
     }
     const bool rv = use_new ? b.dma_req_valid_o : a.dma_req_valid_o;
     const uint32_t rid = use_new ? b.dma_req_id_o : a.dma_req_id_o;
+    const uint32_t rbursts = use_new ? b.dma_req_bursts_o : a.dma_req_bursts_o;
     const bool cv = use_new ? b.cpl_valid_o : a.cpl_valid_o;
     const bool dr = use_new ? b.desc_ready_o : a.desc_ready_o;
     if (rv && in.dr) {
-      pending.push_back({cyc + 1 + rng() % 200, rid});
-      ++bursts;
+      pending.push_back({cyc + 1 + rng() % 200, rid, rbursts});
+      bursts += rbursts;
     }
     if (cv && in.cr) ++cpls;
     if (in.dv && dr) gen_desc();

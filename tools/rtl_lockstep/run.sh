@@ -2,7 +2,9 @@
 # Lockstep equivalence and bare speed of the engine against an earlier revision's RTL.
 #   tools/rtl_lockstep/run.sh REVISION [CYCLES]
 # Verilates rtl/ of REVISION and of the work tree with the co-simulation parameters, then
-# runs two seeds in lockstep (exit 1 on any differing cycle) and each model alone.
+# runs two seeds in lockstep (exit 1 on any differing cycle) and each model alone. REVISION
+# must have the DMA port of burst runs and done counts (rtl/kvdp_dma.sv; the revisions before
+# it had one burst per handshake and one done pulse per burst).
 set -euo pipefail
 rev=${1:?usage: run.sh REVISION [CYCLES]}
 cycles=${2:-400000}
@@ -15,7 +17,7 @@ for f in $(git -C "$root" ls-tree --name-only "$rev" rtl/); do
 done
 params="-GSets=16384 -GWays=4 -GTagBits=40 -GTenantBits=16 -GTierAddrBits=64 -GTierAddrLsb=0
  -GHbmSlotBits=64 -GHbmSlotLsb=0 -GLengthBits=32 -GPolicyBits=64 -GIndexReadLatency=2 -GDescQueueDepth=8
- -GXferQueueDepth=16 -GCplQueueDepth=32 -GMaxBurstBytes=65536 -GMaxOutstanding=16 -GCounterBits=64"
+ -GXferQueueDepth=16 -GCplQueueDepth=32 -GMaxBurstBytes=65536 -GMaxOutstanding=16 -GMaxRunBursts=32 -GCounterBits=64"
 order="kvdp_cmdset_pkg.sv kvdp_pkg.sv kvdp_fifo.sv kvdp_sram.sv kvdp_index.sv kvdp_lookup.sv kvdp_dma.sv
  kvdp_cpl_queue.sv kvdp_perf.sv kvdp_engine.sv"
 build() {  # build PREFIX RTL_DIR
