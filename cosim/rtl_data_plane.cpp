@@ -174,7 +174,7 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
       if (out.cpl_valid && !in.cpl_ready) coverage_->hit("corner/backpressure/cpl");
       if (out.dma_req_valid && !in.dma_req_ready) coverage_->hit("corner/backpressure/dma_req");
     }
-    if (out.dma_req_valid && in.dma_req_ready) take_run(out);
+    if (out.dma_req_valid && in.dma_req_ready && !take_run(out)) break;
     if (out.cpl_valid && in.cpl_ready) {
       on_completion(out);
       last_progress_ = speed_.evaluated_cycles;
@@ -220,11 +220,18 @@ void RtlDataPlane::run(Stop stop, uint64_t target_cycle) {
                         .c_str());
 }
 
-void RtlDataPlane::take_run(const EngineOutputs& out) {
+bool RtlDataPlane::take_run(const EngineOutputs& out) {
   // A run of bursts (kvdp_dma.sv): each MaxBurstBytes long but the transfer's last, in address
   // order. The DMA datapath takes them one per cycle, as the TLM controller offers a
   // transfer's burst k k cycles after its first (DataPlaneController::transfer).
   const uint64_t max_burst = engine_->params().max_burst_bytes;
+  // A broken engine's count (with its assertions off) must not make the transactor's work
+  // unbounded: a run beyond MaxRunBursts stops the engine as a stall.
+  if (out.dma_req_bursts > engine_->params().max_run_bursts) {
+    stall("a DMA run of " + std::to_string(out.dma_req_bursts) +
+          " bursts, more than MaxRunBursts " + std::to_string(engine_->params().max_run_bursts));
+    return false;
+  }
   uint64_t offset = 0;
   for (uint32_t k = 0; k < out.dma_req_bursts; ++k) {
     // A run whose count exceeds its length (a broken engine, which the RTL's DmaBurstLength
@@ -245,6 +252,7 @@ void RtlDataPlane::take_run(const EngineOutputs& out) {
   if (out.dma_req_last) ++transfer_seq_;
   bursts_out_ += out.dma_req_bursts;
   activity_.max_bursts_at_once = std::max(activity_.max_bursts_at_once, bursts_out_);
+  return true;
 }
 
 void RtlDataPlane::issue_ready_bursts() {

@@ -145,8 +145,9 @@ class RtlDataPlane final : public sc_core::sc_module, public DataPlane {
   // Clocks the engine until `stop()` holds (checked before every cycle).
   template <typename Stop>
   void run(Stop stop, uint64_t target_cycle);
-  // Splits a run handshaked on the DMA port into its bursts, deferred until they may be sent.
-  void take_run(const EngineOutputs& out);
+  // Splits a run handshaked on the DMA port into its bursts, deferred until they may be sent;
+  // false (and the engine stalled) for a run of more than MaxRunBursts bursts.
+  bool take_run(const EngineOutputs& out);
   void issue_ready_bursts();
   void issue(const Burst& b);
   // One burst's read or write through `socket`, or its direct path; returns when it is done.

@@ -51,6 +51,43 @@ TEST(Cosim, BrokenEngineIsCaughtAtTheFirstDifference) {
   EXPECT_LT(r.compared, 3000u);
 }
 
+// An engine whose DMA port claims a run far beyond MaxRunBursts (a broken count, assertions
+// off) stops as a stall at that descriptor; the transactor does not split four billion bursts.
+class RunawayRunEngine final : public EngineModel {
+ public:
+  explicit RunawayRunEngine(std::unique_ptr<EngineModel> inner) : inner_(std::move(inner)) {}
+  const EngineParams& params() const override { return inner_->params(); }
+  const char* variant() const override { return "runaway-run"; }
+  void reset() override { inner_->reset(); }
+  void evaluate(const EngineInputs& in, EngineOutputs& out) override {
+    inner_->evaluate(in, out);
+    if (out.dma_req_valid) out.dma_req_bursts = 0xFFFFFFFFu;
+  }
+  void clock(uint64_t cycle_skip) override { inner_->clock(cycle_skip); }
+  void read_set(uint32_t set, std::vector<RawEntry>& ways) override { inner_->read_set(set, ways); }
+  int assertion_failures() const override { return inner_->assertion_failures(); }
+  bool tracing() const override { return inner_->tracing(); }
+  void set_trace_cycle(uint64_t cycle) override { inner_->set_trace_cycle(cycle); }
+  void probe(EngineProbe& p) const override { inner_->probe(p); }
+  bool quiescent() const override { return inner_->quiescent(); }
+  void final() override { inner_->final(); }
+
+ private:
+  std::unique_ptr<EngineModel> inner_;
+};
+
+TEST(Cosim, ARunBeyondMaxRunBurstsStopsTheEngine) {
+  EngineOptions o;
+  o.assertions = false;
+  const CosimResult r = run_random_cosim(default_bench(), 200, 11,
+                                         std::make_unique<RunawayRunEngine>(make_rtl_engine(o)));
+  ASSERT_TRUE(r.mismatch);
+  EXPECT_NE(r.mismatch_report.find("RTL engine stalled"), std::string::npos) << r.mismatch_report;
+  EXPECT_NE(r.mismatch_report.find("a DMA run of 4294967295 bursts, more than MaxRunBursts 32"),
+            std::string::npos)
+      << r.mismatch_report;
+}
+
 // The descriptor the report names is derived here from the TLM reference alone: the first
 // descriptor it completes with WRITE_ONCE_SKIP is the first one the write-once mutant
 // handles differently (it writes a second copy instead: flags 0).
