@@ -31,11 +31,12 @@ void DescriptorRing::flush(double at_s) {
   if (queue_.empty()) return;
   // The batch is taken out first: completions arriving during the doorbell may make the control
   // plane queue new commands for a later flush.
-  std::vector<Command> batch;
-  batch.swap(queue_);
+  std::vector<Command> batch = take_batch();
   if (config_.decision != HostDecision::Device ||
-      std::none_of(batch.begin(), batch.end(), [](const Command& c) { return c.chain != 0; }))
-    return post(batch, at_s);
+      std::none_of(batch.begin(), batch.end(), [](const Command& c) { return c.chain != 0; })) {
+    post(batch, at_s);
+    return recycle(std::move(batch));
+  }
   // Device-local decisions (host.decision = device). A member of a chain the device holds (in
   // the version the command names) is issued by the device itself, from now; the others go on
   // the ring. A chain the device does not hold yet, or holds in an older version, is handed over
@@ -94,6 +95,7 @@ void DescriptorRing::flush(double at_s) {
                                          .c_str());
     issue_on_device(c, std::max(at_s, held->second.known_s));
   }
+  recycle(std::move(batch));
 }
 
 void DescriptorRing::step_clock(double at_s) {
@@ -277,8 +279,7 @@ void HostCopyEngine::flush(double at_s) {
   const bool batched = copies > 1;
   const sc_core::sc_time issue_cpu = nanoseconds(config_.copy_issue_cpu_ns);
   sc_core::sc_time post = seconds(at_s);
-  std::vector<Command> batch;
-  batch.swap(queue_);
+  std::vector<Command> batch = take_batch();
   // Per-tenant queues: each tenant's copies go on a stream of its own, and a run of one
   // tenant's copies is one batch to notice (host.completion = interrupt).
   uint32_t queue = 0;
@@ -314,6 +315,7 @@ void HostCopyEngine::flush(double at_s) {
   }
   if (in_run) queues_.run_posted();
   queues_.total();
+  recycle(std::move(batch));
 }
 
 }  // namespace kvtier

@@ -37,7 +37,8 @@ void PolicyPlane::sync(std::vector<Command>& batch, double at_s) {
       lookups_ahead_.erase(it);
   }
   const bool send = syncing();
-  std::vector<HostBlock*> carried;  // blocks a PROMOTE or DEMOTE of the batch carries
+  std::vector<HostBlock*>& carried = carried_;  // blocks a PROMOTE or DEMOTE of the batch carries
+  carried.clear();
   for (Command& c : batch) {
     if (c.op != Opcode::PROMOTE && c.op != Opcode::DEMOTE) continue;
     HostBlock* b = find_block(c);
@@ -56,8 +57,10 @@ void PolicyPlane::sync(std::vector<Command>& batch, double at_s) {
     b->policy_marks |= kCarried;
     carried.push_back(b);
   }
-  std::vector<Command> updates;
-  std::vector<NotedBlock> kept;  // noted blocks a coming PROMOTE will carry
+  std::vector<Command>& updates = updates_;
+  std::vector<NotedBlock>& kept = kept_;  // noted blocks a coming PROMOTE will carry
+  updates.clear();
+  kept.clear();
   for (const NotedBlock& n : noted_) consider(n, false, at_s, updates, kept);
   for (const NotedBlock& n : forced_) consider(n, true, at_s, updates, kept);
   noted_.swap(kept);
@@ -65,10 +68,12 @@ void PolicyPlane::sync(std::vector<Command>& batch, double at_s) {
   if (!updates.empty()) {
     // Each update before the first command about its block (its mark is cleared there), the
     // rest after the batch.
-    std::unordered_map<uint32_t, size_t> update_of;
+    std::unordered_map<uint32_t, size_t>& update_of = update_of_;
+    update_of.clear();
     update_of.reserve(updates.size());
     for (size_t i = 0; i < updates.size(); ++i) update_of.emplace(updates[i].record, i);
-    std::vector<Command> merged;
+    std::vector<Command>& merged = merged_;
+    merged.clear();
     merged.reserve(batch.size() + updates.size());
     for (const Command& c : batch) {
       HostBlock* b = find_block(c);

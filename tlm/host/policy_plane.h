@@ -106,6 +106,12 @@ class PolicyPlane {
   const UpdateDescriptor update_;
   uint32_t entry_bits_ = 16;
   std::vector<NotedBlock> noted_, forced_;
+  // sync()'s working sets, kept from call to call so that their buffers are not allocated
+  // again at every flush (each is cleared where sync starts using it).
+  std::vector<HostBlock*> carried_;
+  std::vector<Command> updates_, merged_;
+  std::vector<NotedBlock> kept_;
+  std::unordered_map<uint32_t, size_t> update_of_;
   std::unordered_map<uint32_t, LookupAhead> lookups_ahead_;      // by block record
   std::deque<std::pair<double, uint32_t>> lookups_ahead_order_;  // (look-up time, record)
 };
