@@ -224,7 +224,7 @@ bool RtlDataPlane::take_run(const EngineOutputs& out) {
   // A run of bursts (kvdp_dma.sv): each MaxBurstBytes long but the transfer's last, in address
   // order. The DMA datapath takes them one per cycle, as the TLM controller offers a
   // transfer's burst k k cycles after its first (DataPlaneController::transfer).
-  const uint64_t max_burst = engine_->params().max_burst_bytes;
+  const uint32_t max_burst = engine_->params().max_burst_bytes;
   // A broken engine's count (with its assertions off) must not make the transactor's work
   // unbounded: a run beyond MaxRunBursts stops the engine as a stall.
   if (out.dma_req_bursts > engine_->params().max_run_bursts) {
@@ -232,22 +232,23 @@ bool RtlDataPlane::take_run(const EngineOutputs& out) {
           " bursts, more than MaxRunBursts " + std::to_string(engine_->params().max_run_bursts));
     return false;
   }
-  uint64_t offset = 0;
   for (uint32_t k = 0; k < out.dma_req_bursts; ++k) {
-    // A run whose count exceeds its length (a broken engine, which the RTL's DmaBurstLength
-    // flags) shows its surplus bursts empty, as the engine's port would carry them.
-    const uint64_t left = out.dma_req_length > offset ? out.dma_req_length - offset : 0;
-    const uint32_t length = static_cast<uint32_t>(std::min(max_burst, left));
+    // Burst k of the run, as the TLM controller cuts a train. A run whose count exceeds its
+    // length (a broken engine, which the RTL's DmaBurstLength flags) shows its surplus bursts
+    // empty, as the engine's port would carry them.
+    const uint64_t offset = uint64_t{k} * max_burst;
+    const uint32_t length = offset < out.dma_req_length
+                                ? BurstTarget::train_burst_length(max_burst, out.dma_req_length, k)
+                                : 0;
     const bool last = out.dma_req_last && k + 1 == out.dma_req_bursts;
     const uint64_t offer = std::max(now_, next_offer_);
     next_offer_ = offer + 1;
     deferred_.push_back(Burst{transfer_seq_, out.dma_req_id, out.dma_req_dir, length,
                               out.dma_req_src + offset, out.dma_req_dst + offset, offer, last});
-    if (coverage_) coverage_->burst(length, last, static_cast<uint32_t>(max_burst));
+    if (coverage_) coverage_->burst(length, last, max_burst);
     ++stats_.bursts;
     if (out.dma_req_dir == static_cast<uint32_t>(DmaDir::TierToHbm)) stats_.bytes_to_hbm += length;
     else stats_.bytes_to_tier += length;
-    offset += length;
   }
   if (out.dma_req_last) ++transfer_seq_;
   bursts_out_ += out.dma_req_bursts;

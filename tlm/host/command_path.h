@@ -86,9 +86,8 @@ class CommandPath {
   // reallocation per doubling, per flush: 2 % of a per-layer run). A nested flush finds no
   // spare and starts from an empty buffer, as before.
   std::vector<Command> take_batch() {
-    std::vector<Command> batch = std::move(spare_);
+    std::vector<Command> batch = std::move(spare_);  // empty: recycle() cleared it
     spare_.clear();
-    batch.clear();
     batch.swap(queue_);
     return batch;
   }

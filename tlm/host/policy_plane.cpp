@@ -68,8 +68,8 @@ void PolicyPlane::sync(std::vector<Command>& batch, double at_s) {
   if (!updates.empty()) {
     // Each update before the first command about its block (its mark is cleared there), the
     // rest after the batch.
-    std::unordered_map<uint32_t, size_t>& update_of = update_of_;
-    update_of.clear();
+    // A local map: a kept one's clear() would sweep every bucket its largest batch made.
+    std::unordered_map<uint32_t, size_t> update_of;
     update_of.reserve(updates.size());
     for (size_t i = 0; i < updates.size(); ++i) update_of.emplace(updates[i].record, i);
     std::vector<Command>& merged = merged_;

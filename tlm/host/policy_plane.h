@@ -111,7 +111,6 @@ class PolicyPlane {
   std::vector<HostBlock*> carried_;
   std::vector<Command> updates_, merged_;
   std::vector<NotedBlock> kept_;
-  std::unordered_map<uint32_t, size_t> update_of_;
   std::unordered_map<uint32_t, LookupAhead> lookups_ahead_;      // by block record
   std::deque<std::pair<double, uint32_t>> lookups_ahead_order_;  // (look-up time, record)
 };
