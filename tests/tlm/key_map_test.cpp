@@ -6,7 +6,9 @@
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "tlm/common/key_map.h"
 
@@ -190,7 +192,7 @@ TEST(KeyMap, AHugePageTableAndCacheHintsChangeNoValue) {
 }
 
 // The allocator's two paths: below the threshold the plain allocator, above it memory on a
-// 2 MiB boundary; both hold what is written and free what they took (ASan checks the pairing).
+// 2 MiB boundary (mapped from the kernel); both hold what is written and free what they took.
 TEST(HugePageAllocator, LargeArraysLieOnHugePageBoundariesSmallOnesAsUsual) {
   std::vector<uint64_t, kvtier::HugePageAllocator<uint64_t>> small(1000, 3), large(1u << 20, 5);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % (2u << 20), 0u);
@@ -200,4 +202,64 @@ TEST(HugePageAllocator, LargeArraysLieOnHugePageBoundariesSmallOnesAsUsual) {
   EXPECT_EQ(large[0], 5u);
   EXPECT_EQ(large.back(), 7u);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % (2u << 20), 0u);
+}
+
+// A stable map's records lie in fixed chunks of 8 MiB (tens of thousands of records each):
+// values stay put across chunk boundaries, a record number reaches its value in any chunk, and
+// moving the map moves its records, not copies of them. Values that own memory (strings longer
+// than the small-string buffer) are destroyed with the map and on reuse (ASan's leak check).
+TEST(StableKeyMap, RecordsSpanSeveralChunksAndMoveWithTheMap) {
+  const auto text = [](uint64_t k) { return std::string(40, static_cast<char>('a' + k % 26)); };
+  StableKeyMap<std::string> map;
+  std::vector<std::string*> where;
+  std::vector<uint32_t> record;
+  const uint64_t n = 400000;  // at 48-byte records, 174,762 to a chunk: three chunks
+  for (uint64_t k = 0; k < n; ++k) {
+    uint32_t at = 0;
+    auto [v, inserted] = map.try_emplace(k * 7919 + 1, at);
+    ASSERT_TRUE(inserted);
+    *v = text(k);
+    where.push_back(v);
+    record.push_back(at);
+  }
+  for (uint64_t k = 0; k < n; k += 997) {
+    ASSERT_EQ(map.find(k * 7919 + 1), where[k]) << "value " << k << " moved";
+    ASSERT_EQ(&map.by_record(record[k]), where[k]);
+    EXPECT_EQ(*where[k], text(k));
+  }
+  EXPECT_EQ(record.back(), n - 1);  // records handed out in order while none was freed
+  // A record freed in the last chunk is the next one handed out.
+  ASSERT_TRUE(map.erase((n - 5) * 7919 + 1));
+  uint32_t again = 0;
+  *map.try_emplace(12345678901ull, again).first = "reused";
+  EXPECT_EQ(again, record[n - 5]);
+
+  StableKeyMap<std::string> moved(std::move(map));
+  EXPECT_EQ(moved.size(), n);
+  EXPECT_EQ(moved.find(1), where[0]);  // the same records, now the new map's
+  EXPECT_EQ(moved.find((n - 1) * 7919 + 1), where[n - 1]);
+  EXPECT_EQ(map.size(), 0u);  // NOLINT(bugprone-use-after-move): a moved-from map is empty
+  EXPECT_EQ(map.find(1), nullptr);
+  EXPECT_EQ(map.find_record(0), nullptr);
+
+  StableKeyMap<std::string> other;
+  *other.try_emplace(5).first = text(99);
+  other = std::move(moved);  // other's own record is destroyed
+  EXPECT_EQ(other.find(5), nullptr);
+  EXPECT_EQ(*other.find(7919 * 3 + 1), text(3));
+  EXPECT_EQ(other.by_record(again), "reused");
+}
+
+// Uninitialised chunk storage: on a 2 MiB boundary from the threshold up, plain below it; a
+// moved-from buffer holds nothing and frees nothing.
+TEST(HugeBuffer, LargeChunksLieOnHugePageBoundariesAndMoveOnce) {
+  kvtier::HugeBuffer<uint64_t> large(size_t{1} << 19), small(16);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.get()) % (2u << 20), 0u);
+  large[(size_t{1} << 19) - 1] = 9;
+  small[15] = 4;
+  kvtier::HugeBuffer<uint64_t> taken(std::move(large));
+  EXPECT_EQ(large.get(), nullptr);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(taken[(size_t{1} << 19) - 1], 9u);
+  taken = std::move(small);  // the large chunk is freed here
+  EXPECT_EQ(taken[15], 4u);
 }

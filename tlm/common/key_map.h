@@ -10,9 +10,10 @@
 // checks), never for anything that reaches output.
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -178,9 +179,9 @@ class KeyMap {
   }
 
   using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
-  Slots slots_;  // power-of-two size, at most half full
-  size_t table_used_ = 0;    // entries in slots_
-  size_t size_ = 0;          // ... plus the one beside it
+  Slots slots_;            // power-of-two size, at most half full
+  size_t table_used_ = 0;  // entries in slots_
+  size_t size_ = 0;        // ... plus the one beside it
   bool has_empty_key_ = false;
   V empty_key_value_{};
 };
@@ -191,6 +192,26 @@ class KeyMap {
 template <typename V>
 class StableKeyMap {
  public:
+  StableKeyMap() = default;
+  StableKeyMap(StableKeyMap&& o) noexcept
+      : index_(std::exchange(o.index_, {})),
+        chunks_(std::exchange(o.chunks_, {})),
+        records_(std::exchange(o.records_, 0)),
+        free_(std::exchange(o.free_, {})) {}
+  StableKeyMap& operator=(StableKeyMap&& o) noexcept {
+    if (this != &o) {
+      destroy_records();
+      index_ = std::exchange(o.index_, {});
+      chunks_ = std::exchange(o.chunks_, {});
+      records_ = std::exchange(o.records_, 0);
+      free_ = std::exchange(o.free_, {});
+    }
+    return *this;
+  }
+  StableKeyMap(const StableKeyMap&) = delete;
+  StableKeyMap& operator=(const StableKeyMap&) = delete;
+  ~StableKeyMap() { destroy_records(); }
+
   size_t size() const { return index_.size(); }
 
   V* find(uint64_t key) {
@@ -202,7 +223,7 @@ class StableKeyMap {
   // each key, then, once those are in, the record each names.
   void prefetch_index(uint64_t key) const { index_.prefetch(key); }
   void prefetch_record(uint64_t key) const {
-    if (const uint32_t* i = index_.find(key)) cache_hint(&chunks_[*i / kChunk][*i % kChunk]);
+    if (const uint32_t* i = index_.find(key)) cache_hint(&record(*i));
   }
   // Throws std::out_of_range for a key that is not there.
   V& at(uint64_t key) {
@@ -230,9 +251,10 @@ class StableKeyMap {
       i = free_.back();
       free_.pop_back();
     } else {
-      if (records_ == chunks_.size() * kChunk)
-        chunks_.push_back(std::make_unique<Record[]>(kChunk));
-      i = static_cast<uint32_t>(records_++);
+      if (records_ == chunks_.size() * kChunk) chunks_.emplace_back(kChunk);
+      i = static_cast<uint32_t>(records_);
+      new (&record(i)) Record();  // a chunk's records are made as they are handed out
+      ++records_;
     }
     *slot = i;
     at = i;
@@ -271,24 +293,39 @@ class StableKeyMap {
   template <typename F>
   void for_each(F&& f) const {
     for (size_t i = 0; i < records_; ++i) {
-      const Record& r = chunks_[i / kChunk][i % kChunk];
+      const Record& r = record(static_cast<uint32_t>(i));
       if (r.live) f(r.key, r.value);
     }
   }
 
  private:
-  static constexpr size_t kChunk = 1024;
   struct Record {
     uint64_t key = 0;
     bool live = false;
     V value{};
   };
+  // Records per chunk: as many as fill 8 MiB, four huge pages (HugeBuffer), less than one record
+  // unused. The host's table of a per-layer run holds millions of 200-byte records read at
+  // random; on 4 KiB pages each record look-up also missed the TLB, and each fresh page cost a
+  // fault while the table grew. (A power of two of records would leave most of a huge page
+  // unused at each chunk's end, and the page is faulted in whole.) The division by this constant
+  // compiles to a multiplication.
+  static constexpr size_t kChunkBytes = size_t{8} << 20;
+  static constexpr size_t kChunk = kChunkBytes / sizeof(Record) > 1024
+                                       ? kChunkBytes / sizeof(Record)
+                                       : 1024;
   Record& record(uint32_t i) { return chunks_[i / kChunk][i % kChunk]; }
+  const Record& record(uint32_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+  void destroy_records() {
+    if constexpr (!std::is_trivially_destructible_v<Record>)
+      for (size_t i = 0; i < records_; ++i) record(static_cast<uint32_t>(i)).~Record();
+    records_ = 0;
+  }
 
-  KeyMap<uint32_t> index_;  // key -> record
-  std::vector<std::unique_ptr<Record[]>> chunks_;
-  size_t records_ = 0;          // records ever handed out (live or free)
-  std::vector<uint32_t> free_;  // erased records, reused last-freed first
+  KeyMap<uint32_t> index_;                  // key -> record
+  std::vector<HugeBuffer<Record>> chunks_;  // records [0, records_) constructed
+  size_t records_ = 0;                      // records ever handed out (live or free)
+  std::vector<uint32_t> free_;              // erased records, reused last-freed first
 };
 
 }  // namespace kvtier

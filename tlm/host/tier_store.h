@@ -7,6 +7,7 @@
 // replicas is this part shared.
 #include <cstdint>
 #include <deque>
+#include <tuple>
 #include <utility>
 #include <vector>
 

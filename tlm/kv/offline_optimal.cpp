@@ -1,5 +1,6 @@
 #include "tlm/kv/offline_optimal.h"
 
+#include "tlm/common/huge_page_allocator.h"
 #include "tlm/common/index_set.h"
 
 #include <algorithm>
@@ -15,6 +16,14 @@ namespace {
 
 // A reference index that is none: never read again, nothing starts here.
 constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
+
+// The computation's arrays, one to a few bytes per reference or per block: hundreds of MiB on a
+// whole trace, written once and then read at random. Fresh memory costs a page fault per 4 KiB
+// page, several microseconds each under a hypervisor, and the faults took about a third of the
+// bound's wall time on the per-layer workload; on 2 MiB transparent huge pages (which the
+// allocator asks for) they are 512 times fewer. The values are the same.
+template <typename T>
+using BigArray = std::vector<T, HugePageAllocator<T>>;
 
 // A reference's key beside its index, 12 bytes (a std::pair would pad to 16): the sort below
 // holds one per reference, the largest array of the computation. The key is kept as two 32-bit
@@ -53,7 +62,7 @@ namespace {
 // passes of a sort by the 64-bit key. Linear passes instead of n log n comparisons, with
 // 2,048 buckets, so that the scatter's write positions stay in cache. A digit that is the same in
 // every key is skipped.
-void group_by_key(std::vector<KeyAt>& v, std::vector<KeyAt>& scratch) {
+void group_by_key(BigArray<KeyAt>& v, BigArray<KeyAt>& scratch) {
   const size_t n = v.size();
   if (n < 2) return;
   scratch.resize(n);
@@ -118,7 +127,7 @@ class PointDeltas {
 
  private:
   static constexpr int8_t kLarge = INT8_MIN;  // the count is in large_
-  std::vector<int8_t> small_;
+  BigArray<int8_t> small_;
   std::unordered_map<uint32_t, int32_t> large_;
 };
 
@@ -127,15 +136,15 @@ class PointDeltas {
 // `held_dead_delta[t]` is +1 where such a stretch starts and -1 where it ends (the running sum at
 // t counts them; a whole request's blocks can end their holds at one point: PointDeltas). Its
 // next-use array lives only while it runs.
-void belady_min(const std::vector<uint32_t>& id, const std::vector<uint8_t>& role,
+void belady_min(const BigArray<uint32_t>& id, const BigArray<uint8_t>& role,
                 const ReferenceLog& holds, uint64_t capacity, OfflineOptimalResult& out,
                 PointDeltas& held_dead_delta) {
   const size_t n = role.size();
   // Next use of the content each reference leaves resident: the key's next reference if that is
   // a Read, else never (the content is dead: produced anew or never referenced again).
-  std::vector<uint32_t> next_read(n, kNever);
+  BigArray<uint32_t> next_read(n, kNever);
   {
-    std::vector<uint32_t> next_ref(out.blocks, kNever);
+    BigArray<uint32_t> next_ref(out.blocks, kNever);
     for (size_t i = n; i-- > 0;) {
       const uint32_t j = next_ref[id[i]];
       next_read[i] = j != kNever && role_of(role[j]) == kReadRole ? j : kNever;
@@ -164,7 +173,7 @@ void belady_min(const std::vector<uint32_t>& id, const std::vector<uint8_t>& rol
       BlockState() : resident(0), tier_copy(0), held(0), dead_open(0) {}
     };
     static_assert(sizeof(BlockState) == 8, "a block's state is one 8-byte record");
-    std::vector<BlockState> state(out.blocks);
+    BigArray<BlockState> state(out.blocks);
     IndexSet farthest(n);       // live candidates by next read; stale ones skipped
     IndexSet dead(out.blocks);  // blocks whose content is dead; stale ones skipped
     uint64_t size = 0;
@@ -269,8 +278,8 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
   // The keys are sorted a share at a time (2^kShareBits = 8 shares by a mix of the key's bits), so
   // the sort's array holds about an eighth of the references, not all: a key's references all
   // fall in its share, and what comes out, each reference's first, does not depend on the split.
-  std::vector<uint32_t> id(n);
-  std::vector<uint8_t> role(n);
+  BigArray<uint32_t> id(n);
+  BigArray<uint8_t> role(n);
   {
     constexpr unsigned kShareBits = 3;
     const auto share_of = [](uint64_t key) {
@@ -282,11 +291,11 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
     // Each reference's share, computed once: the eight passes below then read a byte per
     // reference, not its key and a hash of it (this byte array lives only in this phase, below
     // the peak of the demotion floor's arrays).
-    std::vector<uint8_t> share_at(n);
+    BigArray<uint8_t> share_at(n);
     std::vector<uint64_t> in_share(size_t{1} << kShareBits, 0);
     for (size_t i = 0; i < n; ++i)
       ++in_share[share_at[i] = static_cast<uint8_t>(share_of(refs.key(i)))];
-    std::vector<KeyAt> by_key, scratch;
+    BigArray<KeyAt> by_key, scratch;
     by_key.reserve(*std::max_element(in_share.begin(), in_share.end()));
     for (unsigned share = 0; share < in_share.size(); ++share) {
       by_key.clear();
@@ -309,7 +318,7 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
     // the key's id when it is read: the ids replace the indices in place.
     // Each key's first reference is a Produce.
     uint32_t keys = 0;
-    std::vector<uint8_t> produced;
+    BigArray<uint8_t> produced;
     for (size_t i = 0; i < n; ++i) {
       const bool first = id[i] == i;
       id[i] = first ? keys++ : id[id[i]];
@@ -350,9 +359,9 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
     // Produce (kDeadPoint) or nothing (kNever). Each Produce starts one incarnation, so the
     // sweep below reads the intervals in start order without sorting them.
     constexpr uint32_t kDeadPoint = kNever - 1;
-    std::vector<uint32_t> starting(n, kNever);
-    std::vector<uint32_t> start(out.blocks, kNever), last_read(out.blocks, kNever);
-    std::vector<uint8_t> live_key(out.blocks, 0);
+    BigArray<uint32_t> starting(n, kNever);
+    BigArray<uint32_t> start(out.blocks, kNever), last_read(out.blocks, kNever);
+    BigArray<uint8_t> live_key(out.blocks, 0);
     uint64_t live = 0, live_keys = 0;
     auto close = [&](uint32_t b) {
       if (last_read[b] != kNever) {

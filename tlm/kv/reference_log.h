@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tlm/common/huge_page_allocator.h"
+
 namespace kvtier::kv {
 
 // Read: the block's existing content is needed. Produce: the content is written into HBM (prefill
@@ -61,8 +63,8 @@ class ReferenceLog {
     const size_t at = size_ & kChunkMask;
     if (at == 0) {
       // Left uninitialised: every entry is written before it is read.
-      keys_.emplace_back(new uint64_t[kChunk]);
-      flags_.emplace_back(new uint8_t[kChunk]);
+      keys_.emplace_back(kChunk);
+      flags_.emplace_back(kChunk);
     }
     keys_.back()[at] = key;
     flags_.back()[at] = static_cast<uint8_t>((kind == ReferenceKind::Produce ? kProduce : 0) |
@@ -76,7 +78,7 @@ class ReferenceLog {
   // from there on. Ends come in the order of the run's time, so the releases are in end order.
   void end_hold(uint32_t hold) {
     const size_t r = releases_ & kChunkMask;
-    if (r == 0) release_starts_.emplace_back(new uint32_t[kChunk]);
+    if (r == 0) release_starts_.emplace_back(kChunk);
     release_starts_.back()[r] = hold;
     ++releases_;
     const uint32_t end = static_cast<uint32_t>(size_);
@@ -105,8 +107,8 @@ class ReferenceLog {
   // Frees the entries (keys and flags), keeping the releases: size() and the entries' accessors
   // are not to be used afterwards.
   void drop_entries() {
-    std::vector<std::unique_ptr<uint64_t[]>>().swap(keys_);
-    std::vector<std::unique_ptr<uint8_t[]>>().swap(flags_);
+    std::vector<HugeBuffer<uint64_t>>().swap(keys_);
+    std::vector<HugeBuffer<uint8_t>>().swap(flags_);
   }
   // Bytes the log holds (whole chunks).
   size_t bytes() const {
@@ -116,16 +118,18 @@ class ReferenceLog {
   }
 
  private:
-  // 64 Ki entries a chunk: 576 KiB of keys and flags, 256 KiB of releases.
-  static constexpr size_t kChunkBits = 16;
+  // 512 Ki entries a chunk: 4 MiB of keys and 512 KiB of flags, 2 MiB of releases. The key
+  // chunks are large enough for huge pages (HugeBuffer): a whole trace's string is hundreds of
+  // MiB, and each fresh 4 KiB page would cost a fault while the run appends to it.
+  static constexpr size_t kChunkBits = 19;
   static constexpr size_t kChunk = size_t{1} << kChunkBits;
   static constexpr size_t kChunkMask = kChunk - 1;
   static constexpr uint8_t kProduce = 1, kCounted = 2, kHolds = 4;
   uint8_t flag(size_t i) const { return flags_[i >> kChunkBits][i & kChunkMask]; }
 
-  std::vector<std::unique_ptr<uint64_t[]>> keys_;
-  std::vector<std::unique_ptr<uint8_t[]>> flags_;
-  std::vector<std::unique_ptr<uint32_t[]>> release_starts_;
+  std::vector<HugeBuffer<uint64_t>> keys_;
+  std::vector<HugeBuffer<uint8_t>> flags_;
+  std::vector<HugeBuffer<uint32_t>> release_starts_;
   std::vector<ReleaseRun> release_runs_;
   size_t size_ = 0, holds_ = 0, releases_ = 0;
 };
