@@ -1,7 +1,8 @@
 #pragma once
 // An allocator for the model's few very large arrays: the host's block tables (the flat maps'
-// slots and the stable maps' record chunks), the device's SRAM index image, the reference
-// string's chunks and the offline bound's arrays. On a per-layer run they hold hundreds of MiB.
+// slots and the stable maps' record chunks), the reference string's chunks and the offline
+// bound's arrays. (The device's SRAM index image and the LRU's nodes on huge pages measured no
+// faster on the per-layer workload, and stay on the plain allocator.) On a per-layer run they hold hundreds of MiB.
 // Those read at random land on a different 4 KiB page at every look-up, so the cost of a look-up
 // is the address translation as much as the cache miss (a page walk, twice as long under a
 // hypervisor's nested paging); and every fresh 4 KiB page costs a fault when first written.
