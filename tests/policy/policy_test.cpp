@@ -592,16 +592,24 @@ TEST(OfflineOptimal, LargeStringRunsInLinearithmicTime) {
   EXPECT_EQ(r.references, 1000000u);
 }
 
-// The run's reference log (9 bytes a reference, in chunks of 64 Ki) gives back every reference as
+// The run's reference log (9 bytes a reference, in fixed chunks) gives back every reference as
 // pushed, across chunk boundaries, and the bound reads it as it reads the plain vector.
 TEST(OfflineOptimal, ReferenceLogKeepsEveryReferenceAndGivesTheSameBound) {
   std::mt19937_64 rng(11);
-  const std::vector<BlockReference> refs = random_string(rng, 3 * 65536 + 17, 40000, 0.3);
+  // The chunk's entries, from what one entry takes: a whole chunk of 9-byte entries.
+  size_t chunk = 0;
+  {
+    kv::ReferenceLog one;
+    one.push_back(1, ReferenceKind::Read, true);
+    ASSERT_EQ(one.bytes() % 9, 0u);
+    chunk = one.bytes() / 9;
+    ASSERT_GE(chunk, 1024u);
+  }
+  const std::vector<BlockReference> refs = random_string(rng, 3 * chunk + 17, 40000, 0.3);
   kv::ReferenceLog log;
   for (const BlockReference& r : refs) log.push_back(r.key, r.kind, r.counted);
   ASSERT_EQ(log.size(), refs.size());
-  for (size_t i :
-       {size_t{0}, size_t{65535}, size_t{65536}, size_t{131071}, size_t{131072}, refs.size() - 1}) {
+  for (size_t i : {size_t{0}, chunk - 1, chunk, 2 * chunk - 1, 2 * chunk, refs.size() - 1}) {
     EXPECT_EQ(log.key(i), refs[i].key) << i;
     EXPECT_EQ(log.kind(i), refs[i].kind) << i;
     EXPECT_EQ(log.counted(i), refs[i].counted) << i;
@@ -612,7 +620,7 @@ TEST(OfflineOptimal, ReferenceLogKeepsEveryReferenceAndGivesTheSameBound) {
     differing += r.key != refs[i].key || r.kind != refs[i].kind || r.counted != refs[i].counted;
   }
   EXPECT_EQ(differing, 0u);
-  EXPECT_EQ(log.bytes(), 4u * 65536u * 9u);  // four chunks, the last partly filled
+  EXPECT_EQ(log.bytes(), 4 * chunk * 9);  // four chunks, the last partly filled
   // The bound read from the log, against counts made here without it (the vector overload
   // reads a log too, so comparing the two would prove nothing): every reference, the counted
   // ones, the distinct keys; each effective read (a Read of a key referenced before) either hits
