@@ -555,7 +555,7 @@ TEST(OfflineOptimal, WithHeldBlocksEveryPolicyIsAtOrAboveTheBound) {
   }
 }
 
-// The bound groups a key's references by 32 bits of the key (kv::bound_group_hash); keys that
+// The bound buckets a key's references by 32 bits of the key (kv::bound_group_hash); keys that
 // share those bits must still be told apart. 48 keys that share them make up random strings; the
 // bound splits its work into eight shares by a mix of the whole key, so at least six of them meet
 // in one share, interleaved. The bound must equal the bound of the same strings with every key
@@ -580,6 +580,34 @@ TEST(OfflineOptimal, KeysWhoseGroupHashesCollideAreToldApart) {
     ASSERT_EQ(a.belady_demotions, b.belady_demotions) << "case " << n;
     ASSERT_EQ(a.demotions_lower_bound, b.demotions_lower_bound) << "case " << n;
   }
+}
+
+// Many keys in one of the grouping's buckets: 600,000 keys that share their low 32 bits (so one
+// bucket of each share holds about 75,000 of them, past the 32,768 keys its table starts with,
+// which must grow twice and keep every key it moved). The string produces keys 1..N, then reads
+// them back in reverse. By hand, with capacity C: MIN evicts the resident key read last, the
+// lowest, so the produces end with keys N-C+1..N resident; the first C reads hit and the other
+// N-C each promote. The same string with small distinct keys gives the same bound.
+TEST(OfflineOptimal, ABucketOfManyKeysGrowsItsTableAndKeepsEveryKey) {
+  constexpr uint64_t kN = 600000, kCapacity = 5;
+  std::vector<BlockReference> refs, renamed;
+  const auto push = [&](uint64_t k, ReferenceKind kind) {
+    refs.push_back({k << 32 | 0xbeefu, kind, true});
+    renamed.push_back({k, kind, true});
+  };
+  for (uint64_t k = 1; k <= kN; ++k) push(k, ReferenceKind::Produce);
+  for (uint64_t k = kN; k >= 1; --k) push(k, ReferenceKind::Read);
+  ASSERT_EQ(kv::bound_group_hash(refs.front().key), kv::bound_group_hash(refs.back().key));
+  const auto a = kv::offline_optimal(refs, kCapacity);
+  EXPECT_EQ(a.blocks, kN);
+  EXPECT_EQ(a.hits, kCapacity);
+  EXPECT_EQ(a.promotions, kN - kCapacity);
+  const auto b = kv::offline_optimal(renamed, kCapacity);
+  EXPECT_EQ(a.blocks, b.blocks);
+  EXPECT_EQ(a.hits, b.hits);
+  EXPECT_EQ(a.promotions, b.promotions);
+  EXPECT_EQ(a.belady_demotions, b.belady_demotions);
+  EXPECT_EQ(a.demotions_lower_bound, b.demotions_lower_bound);
 }
 
 TEST(OfflineOptimal, LargeStringRunsInLinearithmicTime) {

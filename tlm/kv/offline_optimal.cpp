@@ -25,26 +25,21 @@ constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
 template <typename T>
 using BigArray = std::vector<T, HugePageAllocator<T>>;
 
-// A reference's key beside its index, 12 bytes (a std::pair would pad to 16): the sort below
-// holds one per reference, the largest array of the computation. The key is kept as two 32-bit
-// halves so that the struct needs no packing; (hi, lo) orders as the key does.
+// A reference's key beside its index, 12 bytes (a std::pair would pad to 16): the grouping below
+// holds one per reference of a share, the largest array of the computation. The key is kept as
+// two 32-bit halves so that the struct needs no packing.
 struct KeyAt {
   uint32_t hi, lo, at;
   KeyAt() = default;
   KeyAt(uint64_t key, uint32_t index)
       : hi(static_cast<uint32_t>(key >> 32)), lo(static_cast<uint32_t>(key)), at(index) {}
-  bool same_key(const KeyAt& o) const { return hi == o.hi && lo == o.lo; }
-  bool operator<(const KeyAt& o) const {
-    if (hi != o.hi) return hi < o.hi;
-    if (lo != o.lo) return lo < o.lo;
-    return at < o.at;
-  }
+  uint64_t key() const { return uint64_t{hi} << 32 | lo; }
 };
 static_assert(sizeof(KeyAt) == 12, "KeyAt holds 12 bytes");
 
-// The 32 bits of a key by which the sort below groups the keys: its low half. Block keys are
+// The 32 bits of a key by which the grouping below buckets the keys: its low half. Block keys are
 // mixed already (workload::decode_block_key is a splitmix64 finaliser), so these bits are spread
-// as a hash's would be, at no cost; keys that share them are told apart afterwards.
+// as a hash's would be, at no cost; keys that share them are told apart by the whole key.
 inline uint32_t sort_hash(uint64_t key) { return static_cast<uint32_t>(key); }
 
 }  // namespace
@@ -53,47 +48,110 @@ uint32_t bound_group_hash(uint64_t key) { return sort_hash(key); }
 
 namespace {
 
-// Groups (key, reference) pairs that arrive in reference order by key, references of one key
-// staying in reference order: all the bound needs is each key's references side by side, its
-// first one first, not the keys in any order. A least-significant-digit radix sort over the
-// key's sort_hash, three 11-bit digits (stable, so the reference order within a key survives),
-// then a stable sort by the whole key of each run of equal sort_hash that holds more than one key
-// (64-bit keys folded to 32 bits: a few hundred such runs among millions of mixed keys). Half the
-// passes of a sort by the 64-bit key. Linear passes instead of n log n comparisons, with
-// 2,048 buckets, so that the scatter's write positions stay in cache. A digit that is the same in
-// every key is skipped.
-void group_by_key(BigArray<KeyAt>& v, BigArray<KeyAt>& scratch) {
-  const size_t n = v.size();
-  if (n < 2) return;
-  scratch.resize(n);
-  constexpr unsigned kBits = 11;
-  constexpr uint32_t kMask = (1u << kBits) - 1;
-  std::vector<uint32_t> count(size_t{1} << kBits);
-  const auto hash = [](const KeyAt& k) { return sort_hash(uint64_t{k.hi} << 32 | k.lo); };
-  static_assert(sizeof(uint32_t) * 8 <= 3 * kBits, "three digits cover the 32-bit sort_hash");
-  for (unsigned shift = 0; shift < 32; shift += kBits) {
-    std::fill(count.begin(), count.end(), 0u);
-    for (const KeyAt& k : v) ++count[(hash(k) >> shift) & kMask];
-    if (count[(hash(v[0]) >> shift) & kMask] == n) continue;  // one value: the order stands
+// Each key's first reference, for (key, reference) pairs that arrive in reference order: writes
+// first[at] for every pair. All the bound needs of the keys is that; no order among them.
+//
+// Two steps, each a linear pass. A stable scatter into 2^kBucketBits buckets by the top bits of
+// the key's sort_hash (one pass over the pairs, with the write positions few enough to stay in
+// cache), so that a bucket holds its keys' references in reference order; then, bucket by
+// bucket, a small open-addressing table from key to first reference, which fits in the core's
+// cache: a bucket holds about n / 16 Ki references of a whole trace's share. A key met for the
+// first time is its own first reference. (This replaced a least-significant-digit radix sort,
+// three scatter passes and a fix-up sort of the keys that share 32 bits, with the same result:
+// the first reference is a property of the string, not of how it is grouped.) The table grows
+// with the keys a bucket holds, not its references: one key referenced millions of times takes
+// one entry.
+class FirstReferences {
+ public:
+  void group(BigArray<KeyAt>& v, BigArray<KeyAt>& scratch, BigArray<uint32_t>& first) {
+    const size_t n = v.size();
+    if (n == 0) return;
+    std::fill(count_.begin(), count_.end(), 0u);
+    for (const KeyAt& k : v) ++count_[bucket_of(k)];
     uint32_t sum = 0;
-    for (uint32_t& c : count) {
+    for (uint32_t& c : count_) {
       const uint32_t here = c;
       c = sum;
       sum += here;
     }
-    for (const KeyAt& k : v) scratch[count[(hash(k) >> shift) & kMask]++] = k;
-    v.swap(scratch);
+    // count_[b] is bucket b's start; after the scatter, its end (the next bucket's start).
+    scratch.resize(n);
+    for (const KeyAt& k : v) scratch[count_[bucket_of(k)]++] = k;
+    uint32_t begin = 0;
+    for (const uint32_t end : count_) {
+      first_in_bucket(scratch, begin, end, first);
+      begin = end;
+    }
   }
-  // Runs of one hash and several keys: ordered by key, each key's references in reference order.
-  for (size_t j = 0; j < n;) {
-    const uint32_t h = hash(v[j]);
-    size_t e = j + 1;
-    bool mixed = false;
-    for (; e < n && hash(v[e]) == h; ++e) mixed = mixed || !v[e].same_key(v[j]);
-    if (mixed) std::stable_sort(v.begin() + j, v.begin() + e);
-    j = e;
+
+ private:
+  static constexpr unsigned kBucketBits = 11;
+  static uint32_t bucket_of(const KeyAt& k) { return k.lo >> (32 - kBucketBits); }
+  // A table slot: the key, its first reference, and the bucket it was written for (`stamp`), so
+  // that the table is never cleared between buckets: a slot of another stamp is empty.
+  struct Slot {
+    uint32_t hi = 0, lo = 0, at = 0, stamp = 0;
+  };
+  // The table's index of a key: a multiplicative mix of the whole key (the keys of one bucket
+  // share their sort_hash's top bits, and keys may share all 32 of them).
+  static size_t slot_of(uint64_t key, unsigned bits) {
+    return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
   }
-}
+
+  void first_in_bucket(const BigArray<KeyAt>& v, uint32_t begin, uint32_t end,
+                       BigArray<uint32_t>& first) {
+    if (begin == end) return;
+    // Room for the bucket's references at half load or less, up to kStartBits; more only as
+    // keys arrive.
+    unsigned bits = kMinBits;
+    while (bits < kStartBits && (size_t{1} << bits) < 2 * size_t{end - begin}) ++bits;
+    start_bucket(bits);
+    uint32_t keys = 0;
+    for (uint32_t j = begin; j < end; ++j) {
+      const KeyAt& k = v[j];
+      Slot* s = find_or_claim(k.key(), k.hi, k.lo);
+      if (s->stamp != stamp_) {
+        *s = {k.hi, k.lo, k.at, stamp_};
+        first[k.at] = k.at;
+        if (2 * ++keys > (size_t{1} << bits_)) grow();
+      } else {
+        first[k.at] = s->at;
+      }
+    }
+  }
+  // The slot holding `key`, or the empty one where it belongs.
+  Slot* find_or_claim(uint64_t key, uint32_t hi, uint32_t lo) {
+    const size_t mask = (size_t{1} << bits_) - 1;
+    for (size_t i = slot_of(key, bits_);; i = (i + 1) & mask) {
+      Slot& s = table_[i];
+      if (s.stamp != stamp_ || (s.hi == hi && s.lo == lo)) return &s;
+    }
+  }
+  void start_bucket(unsigned bits) {
+    bits_ = bits;
+    if (table_.size() < (size_t{1} << bits)) table_.resize(size_t{1} << bits);
+    if (++stamp_ == 0) {  // 2^32 buckets: every stamp used; start the count again
+      std::fill(table_.begin(), table_.end(), Slot{});
+      stamp_ = 1;
+    }
+  }
+  // Twice the slots, the bucket's keys so far moved over (under a new stamp).
+  void grow() {
+    const size_t old_size = size_t{1} << bits_;
+    std::vector<Slot> old(table_.begin(), table_.begin() + static_cast<ptrdiff_t>(old_size));
+    const uint32_t old_stamp = stamp_;
+    start_bucket(bits_ + 1);
+    for (const Slot& s : old)
+      if (s.stamp == old_stamp)
+        *find_or_claim(uint64_t{s.hi} << 32 | s.lo, s.hi, s.lo) = {s.hi, s.lo, s.at, stamp_};
+  }
+
+  static constexpr unsigned kMinBits = 4, kStartBits = 16;
+  std::vector<uint32_t> count_ = std::vector<uint32_t>(size_t{1} << kBucketBits);
+  std::vector<Slot> table_;
+  unsigned bits_ = kMinBits;
+  uint32_t stamp_ = 0;
+};
 
 // What an entry of the log is to the bound: a Produce (a key's first reference always is one) or
 // a Read of content produced before. The low bit of an entry's byte; with it, whether it is
@@ -272,12 +330,13 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
 
   // Dense block ids in order of first reference (the eviction heap breaks ties between dead
   // blocks by id), and each reference's effective kind (a key's first reference produces it).
-  // A whole trace makes tens of millions of references over tens of millions of keys: sorting
-  // (key, reference) pairs takes a fraction of the time and memory of a hash map that size,
-  // whose every insertion misses the cache. Within a key the sort puts its first reference first.
-  // The keys are sorted a share at a time (2^kShareBits = 8 shares by a mix of the key's bits), so
-  // the sort's array holds about an eighth of the references, not all: a key's references all
-  // fall in its share, and what comes out, each reference's first, does not depend on the split.
+  // A whole trace makes tens of millions of references over tens of millions of keys: bucketing
+  // (key, reference) pairs and finding each bucket's firsts in a cache-sized table
+  // (FirstReferences) takes a fraction of the time and memory of one hash map that size, whose
+  // every insertion misses the cache. The keys are grouped a share at a time (2^kShareBits = 8
+  // shares by a mix of the key's bits), so the grouping's arrays hold about an eighth of the
+  // references, not all: a key's references all fall in its share, and what comes out, each
+  // reference's first, does not depend on the split.
   BigArray<uint32_t> id(n);
   BigArray<uint8_t> role(n);
   {
@@ -297,19 +356,12 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
       ++in_share[share_at[i] = static_cast<uint8_t>(share_of(refs.key(i)))];
     BigArray<KeyAt> by_key, scratch;
     by_key.reserve(*std::max_element(in_share.begin(), in_share.end()));
+    FirstReferences firsts;
     for (unsigned share = 0; share < in_share.size(); ++share) {
       by_key.clear();
       for (size_t i = 0; i < n; ++i)
         if (share_at[i] == share) by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
-      group_by_key(by_key, scratch);
-      const size_t m = by_key.size();
-      for (size_t j = 0; j < m;) {
-        const uint32_t f = by_key[j].at;
-        size_t e = j;
-        for (; e < m && by_key[e].same_key(by_key[j]); ++e)
-          id[by_key[e].at] = f;  // for now: the first reference
-        j = e;
-      }
+      firsts.group(by_key, scratch, id);  // for now: each reference's key's first reference
     }
   }
   {
