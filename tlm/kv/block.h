@@ -20,35 +20,40 @@ struct BlockIdentity {
 
 // Mutable without moving a byte (spec §M.2.2). With `persistent` policy state it survives
 // eviction and re-admission (spec §M.2.3, claim C4).
+// (The small fields first, side by side: a host keeps one state in each of tens of millions of
+// block records, and two lone bools between the eight-byte fields padded it by 8 bytes.)
 struct BlockPolicy {
   uint32_t tenant = 0;
   uint8_t qos = 0;
+  bool shareable = false;  // readable by other tenants (shared prefix)
   uint16_t priority = 0;
+  // Scheduler intent, set by the control plane: the last request that read the block is not its
+  // session's last turn, so the session's next turn is expected to read it again.
+  bool continues = false;
   double reuse_score = 0.0;  // policy-defined (LFU count, EMA value, ...)
   double last_use_s = 0.0;   // recency
   uint64_t uses = 0;         // references while the policy state has existed
-  bool shareable = false;    // readable by other tenants (shared prefix)
   // Kept by the replacement policy (tlm/host/policy, docs/policies.md):
   uint64_t references = 0;        // references the policy counted while this state existed
   uint64_t last_reference = 0;    // the policy's reference clock at the last one
   double last_reference_s = 0.0;  // its time
-  // Scheduler intent, set by the control plane: the last request that read the block is not its
-  // session's last turn, so the session's next turn is expected to read it again.
-  bool continues = false;
 };
+static_assert(sizeof(BlockPolicy) <= 64, "a policy state fits in 64 bytes");
 
 enum class Format : uint8_t { Bf16 = 0, Fp8 = 1, Int4 = 2 };
 
 // Owned by the plane that holds the block; regenerated per location.
+// (The format beside the flags, not after the pin count: 24 bytes instead of 32.)
 struct BlockMechanism {
   bool in_hbm = false;
   bool tier_valid = false;  // a tier copy exists; write-once keeps it valid
   bool in_flight = false;   // a promotion or demotion is outstanding
-  uint32_t pins = 0;        // decode-set requests that read the block every step
   Format format = Format::Bf16;
+  uint32_t pins = 0;     // decode-set requests that read the block every step
   double ready_s = 0.0;  // when the HBM copy is usable (promotion completion seen)
   uint64_t tier_slot = 0;
 };
+static_assert(sizeof(BlockMechanism) <= 24, "a block's mechanism state fits in 24 bytes");
 
 // The policy state of every block, keyed by identity. This class keeps the states in a table of
 // its own; a plane that keeps a record per block anyway may keep each state in its block's record
