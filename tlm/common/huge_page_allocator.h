@@ -2,12 +2,12 @@
 // An allocator for the model's few very large arrays: the host's block tables (the flat maps'
 // slots and the stable maps' record chunks), the reference string's chunks and the offline
 // bound's arrays. (The device's SRAM index image and the LRU's nodes on huge pages measured no
-// faster on the per-layer workload, and stay on the plain allocator.) On a per-layer run they hold hundreds of MiB.
-// Those read at random land on a different 4 KiB page at every look-up, so the cost of a look-up
-// is the address translation as much as the cache miss (a page walk, twice as long under a
-// hypervisor's nested paging); and every fresh 4 KiB page costs a fault when first written.
-// Such arrays are placed on 2 MiB boundaries and offered to the kernel's transparent huge pages
-// (madvise MADV_HUGEPAGE, which the default "madvise" THP setting honours), so that one
+// faster on the per-layer workload, and stay on the plain allocator.) On a per-layer run these
+// hold hundreds of MiB. Those read at random land on a different 4 KiB page at every look-up, so
+// the cost of a look-up is the address translation as much as the cache miss (a page walk, twice as
+// long under a hypervisor's nested paging); and every fresh 4 KiB page costs a fault when first
+// written. Such arrays are placed on 2 MiB boundaries and offered to the kernel's transparent huge
+// pages (madvise MADV_HUGEPAGE, which the default "madvise" THP setting honours), so that one
 // translation and one fault cover 512 times the memory. Below kMinBytes, or where the call is
 // not available, it is the plain allocator. Only where the memory lies changes, never a value.
 #include <cstddef>

@@ -305,8 +305,8 @@ class StableKeyMap {
     V value{};
   };
   // Records per chunk: as many as fill 8 MiB, four huge pages (HugeBuffer), less than one record
-  // unused. The host's table of a per-layer run holds millions of 200-byte records read at
-  // random; on 4 KiB pages each record look-up also missed the TLB, and each fresh page cost a
+  // unused. The host's table of a per-layer run holds millions of records of about 200 bytes read
+  // at random; on 4 KiB pages each record look-up also missed the TLB, and each fresh page cost a
   // fault while the table grew. (A power of two of records would leave most of a huge page
   // unused at each chunk's end, and the page is faulted in whole.) The division by this constant
   // compiles to a multiplication.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <unordered_map>
@@ -33,18 +32,17 @@ struct KeyAt {
   KeyAt() = default;
   KeyAt(uint64_t key, uint32_t index)
       : hi(static_cast<uint32_t>(key >> 32)), lo(static_cast<uint32_t>(key)), at(index) {}
-  uint64_t key() const { return uint64_t{hi} << 32 | lo; }
 };
 static_assert(sizeof(KeyAt) == 12, "KeyAt holds 12 bytes");
 
 // The 32 bits of a key by which the grouping below buckets the keys: its low half. Block keys are
 // mixed already (workload::decode_block_key is a splitmix64 finaliser), so these bits are spread
 // as a hash's would be, at no cost; keys that share them are told apart by the whole key.
-inline uint32_t sort_hash(uint64_t key) { return static_cast<uint32_t>(key); }
+inline uint32_t group_hash(uint64_t key) { return static_cast<uint32_t>(key); }
 
 }  // namespace
 
-uint32_t bound_group_hash(uint64_t key) { return sort_hash(key); }
+uint32_t bound_group_hash(uint64_t key) { return group_hash(key); }
 
 namespace {
 
@@ -52,7 +50,7 @@ namespace {
 // first[at] for every pair. All the bound needs of the keys is that; no order among them.
 //
 // Two steps, each a linear pass. A stable scatter into 2^kBucketBits buckets by the top bits of
-// the key's sort_hash (one pass over the pairs, with the write positions few enough to stay in
+// the key's group_hash (one pass over the pairs, with the write positions few enough to stay in
 // cache), so that a bucket holds its keys' references in reference order; then, bucket by
 // bucket, a small open-addressing table from key to first reference, which fits in the core's
 // cache: a bucket holds about n / 16 Ki references of a whole trace's share. A key met for the
@@ -93,7 +91,7 @@ class FirstReferences {
     uint32_t hi = 0, lo = 0, at = 0, stamp = 0;
   };
   // The table's index of a key: a multiplicative mix of the whole key (the keys of one bucket
-  // share their sort_hash's top bits, and keys may share all 32 of them).
+  // share their group_hash's top bits, and keys may share all 32 of them).
   static size_t slot_of(uint64_t key, unsigned bits) {
     return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
   }
@@ -109,7 +107,7 @@ class FirstReferences {
     uint32_t keys = 0;
     for (uint32_t j = begin; j < end; ++j) {
       const KeyAt& k = v[j];
-      Slot* s = find_or_claim(k.key(), k.hi, k.lo);
+      Slot* s = find_or_claim(k.hi, k.lo);
       if (s->stamp != stamp_) {
         *s = {k.hi, k.lo, k.at, stamp_};
         first[k.at] = k.at;
@@ -120,9 +118,9 @@ class FirstReferences {
     }
   }
   // The slot holding `key`, or the empty one where it belongs.
-  Slot* find_or_claim(uint64_t key, uint32_t hi, uint32_t lo) {
+  Slot* find_or_claim(uint32_t hi, uint32_t lo) {
     const size_t mask = (size_t{1} << bits_) - 1;
-    for (size_t i = slot_of(key, bits_);; i = (i + 1) & mask) {
+    for (size_t i = slot_of(uint64_t{hi} << 32 | lo, bits_);; i = (i + 1) & mask) {
       Slot& s = table_[i];
       if (s.stamp != stamp_ || (s.hi == hi && s.lo == lo)) return &s;
     }
@@ -142,8 +140,7 @@ class FirstReferences {
     const uint32_t old_stamp = stamp_;
     start_bucket(bits_ + 1);
     for (const Slot& s : old)
-      if (s.stamp == old_stamp)
-        *find_or_claim(uint64_t{s.hi} << 32 | s.lo, s.hi, s.lo) = {s.hi, s.lo, s.at, stamp_};
+      if (s.stamp == old_stamp) *find_or_claim(s.hi, s.lo) = {s.hi, s.lo, s.at, stamp_};
   }
 
   static constexpr unsigned kMinBits = 4, kStartBits = 16;
