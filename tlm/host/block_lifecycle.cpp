@@ -178,11 +178,13 @@ void BlockLifecycle::take_tier_slot(HostBlock& b) {
 
 void BlockLifecycle::queue_tier_only(HostBlock& b) {
   if (pool_.pool) pool_.pool->queue_for_reclaim(b.id.key);
-  // Stale for good: the block forgotten (a block made again for its key gets a later epoch), or
-  // queued again since.
+  // The tier's order names the block by its record: telling a stale entry is then one load of
+  // the record, not a look-up of the key's index slot and then the record (tens of millions of
+  // entries on a per-layer run). Stale for good: the record freed, or holding another block (a
+  // new record starts at epoch 0, and each epoch from 1 up is given once), or queued again since.
   else
-    b.tier_epoch = tier_->queue_for_reclaim(b.id.key, [&](uint64_t key, uint64_t epoch) {
-      const HostBlock* v = books_.find(key);
+    b.tier_epoch = tier_->queue_for_reclaim(b.record, [&](uint64_t record, uint64_t epoch) {
+      const HostBlock* v = books_.table().find_record(static_cast<uint32_t>(record));
       return !v || v->tier_epoch != epoch;
     });
 }
@@ -271,8 +273,10 @@ bool BlockLifecycle::reclaim_tier_slot(double now_s) {
     }
     return true;
   }
-  while (tier_->next_reclaim_candidate(&key, &epoch)) {
-    HostBlock* found = books_.find(key);
+  uint64_t record = 0;
+  while (tier_->next_reclaim_candidate(&record, &epoch)) {
+    // By its record (queue_tier_only); the epoch tells whether it is still the block queued.
+    HostBlock* found = books_.table().find_record(static_cast<uint32_t>(record));
     if (!found) continue;
     HostBlock& v = *found;
     if (v.tier_epoch != epoch || v.mech.in_hbm || !v.mech.tier_valid || v.mech.in_flight ||

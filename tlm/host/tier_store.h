@@ -33,16 +33,17 @@ class TierStore {
   }
   void give_back(uint64_t slot) { free_.push_back(slot); }
 
-  // A block whose copy is in the tier and nowhere else (it left HBM) joins the reclaim order;
+  // A block whose copy is in the tier and nowhere else (it left HBM) joins the reclaim order,
+  // named by `block` (whatever the caller reads back to find it: the host passes its record);
   // returns the epoch that marks this entry current (a block that moves on makes it stale).
-  // `stale(key, epoch)` says whether an entry is stale for good (its block forgotten, or queued
+  // `stale(block, epoch)` says whether an entry is stale for good (its block forgotten, or queued
   // again since: epochs only grow). Entries are only taken out when the tier fills, so a run
   // that rarely fills it would keep one per tier-only transition, tens of millions on a whole
   // trace; whenever the order has doubled since it was last compacted, the entries stale for
   // good leave it and the others keep their order (the reclaim takes the same candidates: it
   // skips stale ones). O(1) per entry queued, amortised.
   template <typename Stale>
-  uint64_t queue_for_reclaim(uint64_t key, Stale&& stale) {
+  uint64_t queue_for_reclaim(uint64_t block, Stale&& stale) {
     if (reclaim_order_.size() >= 2 * compacted_size_ + kCompactionFloor) {
       std::deque<std::pair<uint64_t, uint64_t>> kept;
       for (const auto& [k, e] : reclaim_order_)
@@ -50,15 +51,15 @@ class TierStore {
       reclaim_order_.swap(kept);
       compacted_size_ = reclaim_order_.size();
     }
-    reclaim_order_.emplace_back(key, ++epochs_);
+    reclaim_order_.emplace_back(block, ++epochs_);
     return epochs_;
   }
   size_t reclaim_order_size() const { return reclaim_order_.size(); }
   // The oldest entry of the reclaim order, taken out of it; false when none is left. The caller
   // skips entries whose block has moved on since (its epoch differs, or it is resident again).
-  bool next_reclaim_candidate(uint64_t* key, uint64_t* epoch) {
+  bool next_reclaim_candidate(uint64_t* block, uint64_t* epoch) {
     if (reclaim_order_.empty()) return false;
-    std::tie(*key, *epoch) = reclaim_order_.front();
+    std::tie(*block, *epoch) = reclaim_order_.front();
     reclaim_order_.pop_front();
     return true;
   }
