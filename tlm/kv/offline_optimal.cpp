@@ -46,45 +46,34 @@ uint32_t bound_group_hash(uint64_t key) { return group_hash(key); }
 
 namespace {
 
-// Each key's first reference, for (key, reference) pairs that arrive in reference order: writes
-// first[at] for every pair. All the bound needs of the keys is that; no order among them.
+// Each key's first reference, for (key, reference) pairs that arrive in buckets: writes first[at]
+// for every pair. All the bound needs of the keys is that; no order among them.
 //
-// Two steps, each a linear pass. A stable scatter into 2^kBucketBits buckets by the top bits of
-// the key's group_hash (one pass over the pairs, with the write positions few enough to stay in
-// cache), so that a bucket holds its keys' references in reference order; then, bucket by
-// bucket, a small open-addressing table from key to first reference, which fits in the core's
-// cache: a bucket holds about n / 16 Ki references of a whole trace's share. A key met for the
-// first time is its own first reference. (This replaced a least-significant-digit radix sort,
+// The caller places the pairs into 2^kBucketBits buckets by the top bits of the key's group_hash
+// as it gathers them, in reference order within each bucket (it counts each bucket's pairs
+// beforehand, in a pass it makes anyway, so the pairs are written once, where they belong). Then,
+// bucket by bucket, a small open-addressing table from key to first reference, which fits in the
+// core's cache: a bucket holds about n / 16 Ki references of a whole trace's share. A key met for
+// the first time is its own first reference. (This replaced a least-significant-digit radix sort,
 // three scatter passes and a fix-up sort of the keys that share 32 bits, with the same result:
 // the first reference is a property of the string, not of how it is grouped.) The table grows
 // with the keys a bucket holds, not its references: one key referenced millions of times takes
 // one entry.
 class FirstReferences {
  public:
-  void group(BigArray<KeyAt>& v, BigArray<KeyAt>& scratch, BigArray<uint32_t>& first) {
-    const size_t n = v.size();
-    if (n == 0) return;
-    std::fill(count_.begin(), count_.end(), 0u);
-    for (const KeyAt& k : v) ++count_[bucket_of(k)];
-    uint32_t sum = 0;
-    for (uint32_t& c : count_) {
-      const uint32_t here = c;
-      c = sum;
-      sum += here;
-    }
-    // count_[b] is bucket b's start; after the scatter, its end (the next bucket's start).
-    scratch.resize(n);
-    for (const KeyAt& k : v) scratch[count_[bucket_of(k)]++] = k;
+  static constexpr unsigned kBucketBits = 11;
+  static constexpr size_t kBuckets = size_t{1} << kBucketBits;
+  static uint32_t bucket_of(uint64_t key) { return group_hash(key) >> (32 - kBucketBits); }
+  // `v` holds bucket b's pairs at [end[b-1], end[b]) (from 0 for the first).
+  void group(const BigArray<KeyAt>& v, const uint32_t* end, BigArray<uint32_t>& first) {
     uint32_t begin = 0;
-    for (const uint32_t end : count_) {
-      first_in_bucket(scratch, begin, end, first);
-      begin = end;
+    for (size_t b = 0; b < kBuckets; ++b) {
+      first_in_bucket(v, begin, end[b], first);
+      begin = end[b];
     }
   }
 
  private:
-  static constexpr unsigned kBucketBits = 11;
-  static uint32_t bucket_of(const KeyAt& k) { return k.lo >> (32 - kBucketBits); }
   // A table slot: the key, its first reference, and the bucket it was written for (`stamp`), so
   // that the table is never cleared between buckets: a slot of another stamp is empty.
   struct Slot {
@@ -144,7 +133,6 @@ class FirstReferences {
   }
 
   static constexpr unsigned kMinBits = 4, kStartBits = 16;
-  std::vector<uint32_t> count_ = std::vector<uint32_t>(size_t{1} << kBucketBits);
   std::vector<Slot> table_;
   unsigned bits_ = kMinBits;
   uint32_t stamp_ = 0;
@@ -331,36 +319,56 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
   // (key, reference) pairs and finding each bucket's firsts in a cache-sized table
   // (FirstReferences) takes a fraction of the time and memory of one hash map that size, whose
   // every insertion misses the cache. The keys are grouped a share at a time (2^kShareBits = 8
-  // shares by a mix of the key's bits), so the grouping's arrays hold about an eighth of the
-  // references, not all: a key's references all fall in its share, and what comes out, each
-  // reference's first, does not depend on the split.
+  // shares by a mix of the key's bits), so the grouping's one array of pairs holds about an
+  // eighth of the references, not all: a key's references all fall in its share, and what comes
+  // out, each reference's first, does not depend on the split.
   BigArray<uint32_t> id(n);
-  BigArray<uint8_t> role(n);
+  // Each reference's share, computed once: the eight passes below then read a byte per
+  // reference, not its key and a hash of it. The same bytes then hold each reference's role.
+  BigArray<uint8_t> share_at(n);
   {
     constexpr unsigned kShareBits = 3;
+    constexpr size_t kShares = size_t{1} << kShareBits, kBuckets = FirstReferences::kBuckets;
     const auto share_of = [](uint64_t key) {
       key ^= key >> 31;
       key *= 0x7fb5d329728ea185ULL;
       key ^= key >> 27;
       return static_cast<unsigned>(key >> (64 - kShareBits));
     };
-    // Each reference's share, computed once: the eight passes below then read a byte per
-    // reference, not its key and a hash of it (this byte array lives only in this phase, below
-    // the peak of the demotion floor's arrays).
-    BigArray<uint8_t> share_at(n);
-    std::vector<uint64_t> in_share(size_t{1} << kShareBits, 0);
-    for (size_t i = 0; i < n; ++i)
-      ++in_share[share_at[i] = static_cast<uint8_t>(share_of(refs.key(i)))];
-    BigArray<KeyAt> by_key, scratch;
-    by_key.reserve(*std::max_element(in_share.begin(), in_share.end()));
+    // The pairs of each share's buckets, counted in the same pass: each share's gathering then
+    // writes every pair straight to its place in bucket order, once.
+    std::vector<uint32_t> in_bucket(kShares * kBuckets, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t key = refs.key(i);
+      const unsigned share = share_of(key);
+      share_at[i] = static_cast<uint8_t>(share);
+      ++in_bucket[share * kBuckets + FirstReferences::bucket_of(key)];
+    }
+    size_t largest = 0;
+    for (size_t share = 0; share < kShares; ++share) {
+      size_t in_share = 0;
+      for (size_t b = 0; b < kBuckets; ++b) in_share += in_bucket[share * kBuckets + b];
+      largest = std::max(largest, in_share);
+    }
+    BigArray<KeyAt> by_key(largest);
+    std::vector<uint32_t> next(kBuckets), end(kBuckets);
     FirstReferences firsts;
-    for (unsigned share = 0; share < in_share.size(); ++share) {
-      by_key.clear();
-      for (size_t i = 0; i < n; ++i)
-        if (share_at[i] == share) by_key.emplace_back(refs.key(i), static_cast<uint32_t>(i));
-      firsts.group(by_key, scratch, id);  // for now: each reference's key's first reference
+    for (unsigned share = 0; share < kShares; ++share) {
+      uint32_t sum = 0;
+      for (size_t b = 0; b < kBuckets; ++b) {
+        next[b] = sum;
+        sum += in_bucket[share * kBuckets + b];
+        end[b] = sum;
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (share_at[i] != share) continue;
+        const uint64_t key = refs.key(i);
+        by_key[next[FirstReferences::bucket_of(key)]++] = KeyAt(key, static_cast<uint32_t>(i));
+      }
+      firsts.group(by_key, end.data(), id);  // for now: each reference's key's first reference
     }
   }
+  BigArray<uint8_t> role = std::move(share_at);
   {
     // A key's id is the number of keys first referenced before it. In reference order a first
     // reference points at itself and a later one at an earlier index, whose entry already holds
