@@ -46,8 +46,8 @@ class TierStore {
   uint64_t queue_for_reclaim(uint64_t block, Stale&& stale) {
     if (reclaim_order_.size() >= 2 * compacted_size_ + kCompactionFloor) {
       std::deque<std::pair<uint64_t, uint64_t>> kept;
-      for (const auto& [k, e] : reclaim_order_)
-        if (!stale(k, e)) kept.emplace_back(k, e);
+      for (const auto& [block, e] : reclaim_order_)
+        if (!stale(block, e)) kept.emplace_back(block, e);
       reclaim_order_.swap(kept);
       compacted_size_ = reclaim_order_.size();
     }

@@ -344,28 +344,28 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
       share_at[i] = static_cast<uint8_t>(share);
       ++in_bucket[share * kBuckets + FirstReferences::bucket_of(key)];
     }
+    // Each share's counts become its buckets' ends, in place: bucket b of share s ends at
+    // in_bucket[s * kBuckets + b], and the share's last end is its number of pairs.
     size_t largest = 0;
     for (size_t share = 0; share < kShares; ++share) {
-      size_t in_share = 0;
-      for (size_t b = 0; b < kBuckets; ++b) in_share += in_bucket[share * kBuckets + b];
-      largest = std::max(largest, in_share);
+      uint32_t* end = &in_bucket[share * kBuckets];
+      for (size_t b = 1; b < kBuckets; ++b) end[b] += end[b - 1];
+      largest = std::max<size_t>(largest, end[kBuckets - 1]);
     }
     BigArray<KeyAt> by_key(largest);
-    std::vector<uint32_t> next(kBuckets), end(kBuckets);
+    std::vector<uint32_t> next(kBuckets);
     FirstReferences firsts;
     for (unsigned share = 0; share < kShares; ++share) {
-      uint32_t sum = 0;
-      for (size_t b = 0; b < kBuckets; ++b) {
-        next[b] = sum;
-        sum += in_bucket[share * kBuckets + b];
-        end[b] = sum;
-      }
+      const uint32_t* end = &in_bucket[share * kBuckets];
+      next[0] = 0;
+      std::copy(end, end + kBuckets - 1,
+                next.begin() + 1);  // each bucket starts where the last ends
       for (size_t i = 0; i < n; ++i) {
         if (share_at[i] != share) continue;
         const uint64_t key = refs.key(i);
         by_key[next[FirstReferences::bucket_of(key)]++] = KeyAt(key, static_cast<uint32_t>(i));
       }
-      firsts.group(by_key, end.data(), id);  // for now: each reference's key's first reference
+      firsts.group(by_key, end, id);  // for now: each reference's key's first reference
     }
   }
   BigArray<uint8_t> role = std::move(share_at);
