@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "tlm/host/policy/admission.h"
@@ -624,14 +625,14 @@ TEST(OfflineOptimal, LargeStringRunsInLinearithmicTime) {
 // pushed, across chunk boundaries, and the bound reads it as it reads the plain vector.
 TEST(OfflineOptimal, ReferenceLogKeepsEveryReferenceAndGivesTheSameBound) {
   std::mt19937_64 rng(11);
-  // The chunk's entries, from what one entry takes: a whole chunk of 9-byte entries.
-  size_t chunk = 0;
+  // One entry takes a whole key chunk (8 bytes an entry) and a whole flag chunk (one byte).
+  const size_t chunk = kv::ReferenceLog::kKeyChunk;
   {
     kv::ReferenceLog one;
     one.push_back(1, ReferenceKind::Read, true);
-    ASSERT_EQ(one.bytes() % 9, 0u);
-    chunk = one.bytes() / 9;
+    ASSERT_EQ(one.bytes(), chunk * 8 + kv::ReferenceLog::kFlagChunk);
     ASSERT_GE(chunk, 1024u);
+    ASSERT_GT(kv::ReferenceLog::kFlagChunk, 3 * chunk + 17);  // the flags below: one chunk
   }
   const std::vector<BlockReference> refs = random_string(rng, 3 * chunk + 17, 40000, 0.3);
   kv::ReferenceLog log;
@@ -648,7 +649,8 @@ TEST(OfflineOptimal, ReferenceLogKeepsEveryReferenceAndGivesTheSameBound) {
     differing += r.key != refs[i].key || r.kind != refs[i].kind || r.counted != refs[i].counted;
   }
   EXPECT_EQ(differing, 0u);
-  EXPECT_EQ(log.bytes(), 4 * chunk * 9);  // four chunks, the last partly filled
+  // Four key chunks, the last partly filled, and one flag chunk.
+  EXPECT_EQ(log.bytes(), 4 * chunk * 8 + kv::ReferenceLog::kFlagChunk);
   // The bound read from the log, against counts made here without it (the vector overload
   // reads a log too, so comparing the two would prove nothing): every reference, the counted
   // ones, the distinct keys; each effective read (a Read of a key referenced before) either hits
@@ -675,6 +677,59 @@ TEST(OfflineOptimal, ReferenceLogKeepsEveryReferenceAndGivesTheSameBound) {
       EXPECT_EQ(a.belady_demotions, 0u);
     }
   }
+}
+
+// The flags keep their own chunks (4 Mi entries, not the keys' 512 Ki): every entry's kind,
+// counted and holding read back as pushed on both sides of a flag chunk's boundary.
+TEST(OfflineOptimal, ReferenceLogFlagsCrossTheirChunks) {
+  const size_t n = kv::ReferenceLog::kFlagChunk + 5;
+  kv::ReferenceLog log;
+  const auto kind_of = [](size_t i) {
+    return i % 3 == 0 ? ReferenceKind::Produce : ReferenceKind::Read;
+  };
+  for (size_t i = 0; i < n; ++i) log.push_back(i * 7919, kind_of(i), i % 5 != 0, i % 2 == 0);
+  size_t differing = 0;
+  for (size_t i = 0; i < n; ++i)
+    differing += log.key(i) != i * 7919 || log.kind(i) != kind_of(i) ||
+                 log.counted(i) != (i % 5 != 0) || log.holds(i) != (i % 2 == 0);
+  EXPECT_EQ(differing, 0u);
+  EXPECT_EQ(log.hold_count(), (n + 1) / 2);
+}
+
+// The releases are kept as a stream of differences (a hold's start from the last release's, its
+// end from the last end): read back in order they are exactly the (start, end) pairs the run
+// ended, with starts before and after the last one, jumps of any size, several releases at one
+// end, and the stream crossing its chunks (about three bytes a release here, where the starts are
+// drawn at random over the whole log).
+TEST(OfflineOptimal, ReferenceLogReleasesReadBackInOrder) {
+  std::mt19937_64 rng(17);
+  kv::ReferenceLog log;
+  std::vector<uint32_t> open;
+  std::vector<std::pair<uint32_t, uint32_t>> ended;  // (start, end)
+  for (uint32_t i = 0; i < 3000000; ++i) {
+    open.push_back(log.push_back(rng(), ReferenceKind::Read, true, true));
+    // Now and then, several holds end at this point, drawn from anywhere among the open ones.
+    for (uint32_t k = rng() % 4 == 0 ? rng() % 3 + 1 : 0; k > 0 && !open.empty(); --k) {
+      const size_t at = rng() % open.size();
+      const uint32_t hold = open[at];
+      open[at] = open.back();
+      open.pop_back();
+      log.end_hold(hold);
+      ended.push_back({hold, static_cast<uint32_t>(log.size())});
+    }
+  }
+  ASSERT_EQ(log.release_count(), ended.size());
+  ASSERT_GT(log.release_stream_bytes(), kv::ReferenceLog::kReleaseChunk);  // crosses a chunk
+  size_t r = 0, differing = 0;
+  for (kv::ReferenceLog::ReleaseReader it(log); !it.done(); it.next(), ++r)
+    differing += r >= ended.size() || it.start() != ended[r].first || it.end() != ended[r].second;
+  EXPECT_EQ(r, ended.size());
+  EXPECT_EQ(differing, 0u);
+  // A run's releases come in bulk from nearby holds: one or two bytes each.
+  kv::ReferenceLog bulk;
+  for (uint32_t i = 0; i < 10000; ++i) bulk.push_back(i, ReferenceKind::Read, true, true);
+  for (uint32_t i = 0; i < 10000; ++i) bulk.end_hold(i);
+  EXPECT_LE(bulk.release_stream_bytes(), 10000u + 8);
 }
 
 // U without the reference string: distinct keys counted exactly across chunk boundaries, with

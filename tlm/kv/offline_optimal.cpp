@@ -144,6 +144,10 @@ class FirstReferences {
 // once the keys are ids).
 enum Role : uint8_t { kProduceRole = 0, kReadRole = 1 };
 constexpr uint8_t kRoleMask = 1, kCountedBit = 2, kHoldsBit = 4;
+// Before the roles are known, the same byte holds what the log says of the entry (a Produce in
+// the low bit, counted and holding as above) and, from bit kShareShift, its share of the keys.
+constexpr uint8_t kLoggedProduce = 1;
+constexpr unsigned kShareShift = 5;
 inline uint8_t role_of(uint8_t entry) { return entry & kRoleMask; }
 
 // A small signed count per point, one byte each: most points change by -1, 0 or +1; a point
@@ -229,8 +233,7 @@ void belady_min(const BigArray<uint32_t>& id, const BigArray<uint8_t>& role,
     // entry that started its hold: the sweep reads them in step, with no queue of ends. Releases
     // at one point are taken in the run's order; their effects do not depend on it (a flag, a
     // count at the point and a candidate offered to the sets).
-    const std::vector<ReferenceLog::ReleaseRun>& release_runs = holds.release_runs();
-    size_t next_run = 0, next_release = 0;
+    ReferenceLog::ReleaseReader releases(holds);
     out.releases = holds.release_count();
     // Hold of `b` ends before entry `at`: from there it is a candidate again.
     const auto release = [&](uint32_t at, uint32_t b) {
@@ -244,9 +247,8 @@ void belady_min(const BigArray<uint32_t>& id, const BigArray<uint8_t>& role,
       if (s.resident) offer(s.current_next, b);
     };
     for (size_t i = 0; i < n; ++i) {
-      for (; next_run < release_runs.size() && release_runs[next_run].end <= i; ++next_run)
-        for (uint32_t k = 0; k < release_runs[next_run].count; ++k)
-          release(release_runs[next_run].end, id[holds.release_start(next_release++)]);
+      for (; !releases.done() && releases.end() <= i; releases.next())
+        release(releases.end(), id[releases.start()]);
       const uint32_t b = id[i];
       BlockState& sb = state[b];
       // A held block whose content is dead takes a slot no kept interval of the floor covers;
@@ -323,11 +325,14 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
   // eighth of the references, not all: a key's references all fall in its share, and what comes
   // out, each reference's first, does not depend on the split.
   BigArray<uint32_t> id(n);
-  // Each reference's share, computed once: the eight passes below then read a byte per
-  // reference, not its key and a hash of it. The same bytes then hold each reference's role.
+  // Each reference's share, computed once, beside its flags (what the log's flag byte says: a
+  // Produce, counted, holding): the eight passes below then read a byte per reference, not its
+  // key and a hash of it, and a consumed log's flags are freed once the byte holds them. The same
+  // bytes then hold each reference's role.
   BigArray<uint8_t> share_at(n);
   {
     constexpr unsigned kShareBits = 3;
+    static_assert(kShareShift + kShareBits <= 8, "a share and the flags fit a byte");
     constexpr size_t kShares = size_t{1} << kShareBits, kBuckets = FirstReferences::kBuckets;
     const auto share_of = [](uint64_t key) {
       key ^= key >> 31;
@@ -341,9 +346,12 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
     for (size_t i = 0; i < n; ++i) {
       const uint64_t key = refs.key(i);
       const unsigned share = share_of(key);
-      share_at[i] = static_cast<uint8_t>(share);
+      share_at[i] = static_cast<uint8_t>(
+          share << kShareShift | (refs.kind(i) == ReferenceKind::Produce ? kLoggedProduce : 0) |
+          (refs.counted(i) ? kCountedBit : 0) | (refs.holds(i) ? kHoldsBit : 0));
       ++in_bucket[share * kBuckets + FirstReferences::bucket_of(key)];
     }
+    if (consumed) consumed->drop_flags();
     // Each share's counts become its buckets' ends, in place: bucket b of share s ends at
     // in_bucket[s * kBuckets + b], and the share's last end is its number of pairs.
     size_t largest = 0;
@@ -361,13 +369,14 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
       std::copy(end, end + kBuckets - 1,
                 next.begin() + 1);  // each bucket starts where the last ends
       for (size_t i = 0; i < n; ++i) {
-        if (share_at[i] != share) continue;
+        if (share_at[i] >> kShareShift != share) continue;
         const uint64_t key = refs.key(i);
         by_key[next[FirstReferences::bucket_of(key)]++] = KeyAt(key, static_cast<uint32_t>(i));
       }
       firsts.group(by_key, end, id);  // for now: each reference's key's first reference
     }
   }
+  if (consumed) consumed->drop_keys();  // its releases are still read below
   BigArray<uint8_t> role = std::move(share_at);
   {
     // A key's id is the number of keys first referenced before it. In reference order a first
@@ -380,18 +389,17 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
       const bool first = id[i] == i;
       id[i] = first ? keys++ : id[id[i]];
       if (first) produced.push_back(0);
-      out.counted_references += refs.counted(i);
-      const ReferenceKind kind = refs.kind(i);
+      const uint8_t logged = role[i];
+      out.counted_references += (logged & kCountedBit) != 0;
+      out.holds += (logged & kHoldsBit) != 0;
       role[i] = static_cast<uint8_t>(
-          (produced[id[i]] && kind == ReferenceKind::Read ? kReadRole : kProduceRole) |
-          (refs.counted(i) ? kCountedBit : 0) | (refs.holds(i) ? kHoldsBit : 0));
+          (produced[id[i]] && !(logged & kLoggedProduce) ? kReadRole : kProduceRole) |
+          (logged & (kCountedBit | kHoldsBit)));
       produced[id[i]] = 1;
-      out.holds += refs.holds(i);
     }
     out.blocks = keys;
     out.references = n;
   }
-  if (consumed) consumed->drop_entries();  // its releases are still read below
 
   PointDeltas held_dead_delta;
   belady_min(id, role, refs, capacity, out, held_dead_delta);
@@ -416,7 +424,11 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
     // Produce (kDeadPoint) or nothing (kNever). Each Produce starts one incarnation, so the
     // sweep below reads the intervals in start order without sorting them.
     constexpr uint32_t kDeadPoint = kNever - 1;
-    BigArray<uint32_t> starting(n, kNever);
+    // In place of the ids: the pass below reads entry i's id once, at i, and writes only entries
+    // before it, each a Produce's (its incarnation's start, when the key's next Produce or the
+    // end closes it); a Read's entry starts nothing. Every Produce is closed exactly once, so
+    // every entry is written.
+    BigArray<uint32_t>& starting = id;
     BigArray<uint32_t> start(out.blocks, kNever), last_read(out.blocks, kNever);
     BigArray<uint8_t> live_key(out.blocks, 0);
     uint64_t live = 0, live_keys = 0;
@@ -434,6 +446,7 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
       const uint32_t b = id[i];
       if (role_of(role[i]) == kReadRole) {
         last_read[b] = static_cast<uint32_t>(i);
+        starting[i] = kNever;
       } else {
         close(b);
         start[b] = static_cast<uint32_t>(i);

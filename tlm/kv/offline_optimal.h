@@ -47,12 +47,14 @@ struct OfflineOptimalResult {
   uint64_t traffic_lower_bound() const { return promotions + demotions_lower_bound; }
 };
 
-// `capacity` >= 1 blocks. Cost O(n log n) in the references; memory O(n): at its peak about 10
-// bytes per reference beside the log's 9 (the dense ids, then next uses or interval starts), and
-// arrays per distinct block.
+// `capacity` >= 1 blocks. Cost O(n log n) in the references; memory O(n): about 6.5 bytes per
+// reference beside the log while it groups the keys (the ids, a byte of share and flags, a
+// share's pairs), then 10 (the ids, the roles, the next reads, the holds' changes), and arrays
+// per distinct block.
 OfflineOptimalResult offline_optimal(const ReferenceLog& references, uint64_t capacity);
-// The same, emptying `references` (freeing its chunks) as soon as the bound has read its keys:
-// the log and the bound's later arrays are then never held at once.
+// The same, emptying `references` as the bound reads it: its flags once a byte per reference
+// holds them, its keys once they are grouped, its releases after Belady's sweep. The log's
+// entries and the bound's later arrays are then never held at once.
 OfflineOptimalResult offline_optimal(ReferenceLog&& references, uint64_t capacity);
 OfflineOptimalResult offline_optimal(const std::vector<BlockReference>& references,
                                      uint64_t capacity);
