@@ -74,6 +74,9 @@ class Platform : public sc_core::sc_module {
   void write_requests(std::ostream& os) const;
 
   const HostControlPlane& host() const { return *host_; }
+  // After the run, for a command that only reports: frees the host's block table
+  // (HostControlPlane::release_block_table) so that the offline bound reuses its pages.
+  void release_block_table() { host_->release_block_table(); }
   const Scheduler& scheduler() const { return *sched_; }
   // A cluster's arrival router feeds this replica's scheduler during the run.
   Scheduler& scheduler() { return *sched_; }

@@ -173,7 +173,9 @@ int cmd_bench(int argc, char** argv) {
                 << " bytes ((peak RSS - RSS before the run) / peak tracked blocks)\n";
     else std::cout << "n/a (the run tracked no block)\n";
     // The offline-optimal bound, computed here as a run writing stats.json computes it after the
-    // simulation (docs/model.md, "Simulation cost": at most 5 % of a run).
+    // simulation (docs/model.md, "Simulation cost": at most 5 % of a run), after the host's block
+    // table is freed, as kvtier run frees it.
+    if (!r.shared_tier) r.platform->release_block_table();
     {
       const auto b0 = std::chrono::steady_clock::now();
       const kv::OfflineOptimalResult* bound = r.platform->host().offline_optimal();

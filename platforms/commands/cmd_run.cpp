@@ -165,6 +165,10 @@ int cmd_run(int argc, char** argv) {
     if (result.routing) {
       written = write_cluster_outputs(result, options, out);
     } else {
+      // Nothing reads the host's block table from here on: freed, the offline bound (computed
+      // for the summary) reuses its pages. A replica on a shared tier keeps it (the pool names
+      // its holders' blocks).
+      if (!result.shared_tier) result.platform->release_block_table();
       std::cout << format_summary(result, false) << format_pool_summary(result);
       if (!out.empty()) {
         std::cout << "\n";

@@ -14,6 +14,7 @@
 
 #include "tests/tlm/sc_test_main.h"
 #include "tlm/ctrl/address_map.h"
+#include "tlm/host/block_books.h"
 #include "tlm/host/control_plane.h"
 
 using namespace kvtier;
@@ -240,6 +241,23 @@ TEST(ControlPlaneHarness, DescriptorRingDemotesThenPromotesInRingOrder) {
   EXPECT_EQ(s.back.transfers.size(), 4u);
   EXPECT_EQ(h.ledger().max_demotions_per_block(), 1u);
   EXPECT_EQ(h.verify_accounting(), "");
+}
+
+// The books' table freed after the run (BlockBooks::release_table, for kvtier run and bench):
+// the blocks held are still counted, none is found, and taking a new block is refused, not
+// written into freed memory.
+TEST(ControlPlaneHarness, ReleasedBooksCountTheirBlocksAndTakeNoNewOne) {
+  BlockBookStats stats;
+  BlockBooks books(config(HostDma::Device), 4, stats);
+  books.keyed(11, 1, 0, 0, 11, 0);
+  books.keyed(12, 1, 1, 0, 12, 0);
+  books.keyed(11, 2, 0, 0, 11, 0);  // the same block again
+  ASSERT_EQ(books.tracked(), 2u);
+  books.release_table();
+  EXPECT_EQ(books.tracked(), 2u);
+  EXPECT_EQ(books.peak_tracked(), 2u);
+  EXPECT_EQ(books.find(11), nullptr);
+  EXPECT_THROW(books.keyed(13, 1, 2, 0, 13, 0), std::logic_error);
 }
 
 TEST(ControlPlaneHarness, RefusedDemotionsLoseTheBlocks) {

@@ -1,6 +1,7 @@
 #include "tlm/host/block_books.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace kvtier {
 
@@ -14,6 +15,8 @@ BlockBooks::BlockBooks(const HostConfig& config, uint64_t budget_blocks, BlockBo
 
 HostBlock& BlockBooks::keyed(uint64_t key, uint64_t session, uint64_t position, uint32_t group,
                              uint64_t pk, uint32_t tenant) {
+  if (released_)
+    throw std::logic_error("BlockBooks::keyed: the books' table was released after the run");
   uint32_t record = 0;
   auto [found, inserted] = table_.try_emplace(key, record);
   HostBlock& b = *found;

@@ -52,14 +52,28 @@ class BlockBooks {
   ReferenceRecord& references() { return references_; }
   const ReferenceRecord& references() const { return references_; }
   // Blocks held now and at most (every block with state), for kvtier bench's memory per block.
-  uint64_t tracked() const { return table_.size(); }
+  // After release_table(), the blocks held when it was called.
+  uint64_t tracked() const { return released_ ? tracked_at_release_ : table_.size(); }
   uint64_t peak_tracked() const { return peak_tracked_; }
+  // After the run's last step, for a command that only reports what the run did: frees the
+  // blocks' records and their index (GiB on a per-layer trace), so that the offline bound,
+  // computed after the run, lays its arrays on pages the process already has instead of fresh
+  // ones (on a virtual machine that returns freed memory to its host, a fresh page costs several
+  // times a reused one: docs/model.md, "Simulation cost"). No block is found afterwards, and the
+  // host must not run again.
+  void release_table() {
+    tracked_at_release_ = table_.size();
+    released_ = true;
+    table_ = HostBlockTable();
+  }
 
  private:
   BlockBookStats& stats_;
   const bool restores_from_device_;  // host.persistent_policy = device
   HostBlockTable table_;
   uint64_t peak_tracked_ = 0;
+  bool released_ = false;
+  uint64_t tracked_at_release_ = 0;
   BlockPolicyStates policy_states_;            // after table_
   std::unique_ptr<ReplacementPolicy> policy_;  // after policy_states_
   kv::WriteOnceLedger ledger_;

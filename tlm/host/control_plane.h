@@ -213,6 +213,8 @@ class HostControlPlane final : public sc_core::sc_module,
   // Blocks the host's books hold now and at most (every block with state: in HBM, in the tier,
   // or keyed and not yet freed), for the memory a run needs per tracked block (kvtier bench).
   uint64_t tracked_blocks() const { return books_.tracked(); }
+  // For a command that only reports after the run: BlockBooks::release_table().
+  void release_block_table() { books_.release_table(); }
   uint64_t peak_tracked_blocks() const { return books_.peak_tracked(); }
   // Whether the reference string is kept (it is unless the platform says its bound is not
   // wanted: sim.offline_bound = false). Set before the run.

@@ -382,20 +382,18 @@ OfflineOptimalResult compute(const ReferenceLog& refs, uint64_t capacity, Refere
     // A key's id is the number of keys first referenced before it. In reference order a first
     // reference points at itself and a later one at an earlier index, whose entry already holds
     // the key's id when it is read: the ids replace the indices in place.
-    // Each key's first reference is a Produce.
+    // Each key's first reference is a Produce; a later one is what the log says (every later
+    // reference finds the content its first produced).
     uint32_t keys = 0;
-    BigArray<uint8_t> produced;
     for (size_t i = 0; i < n; ++i) {
       const bool first = id[i] == i;
       id[i] = first ? keys++ : id[id[i]];
-      if (first) produced.push_back(0);
       const uint8_t logged = role[i];
       out.counted_references += (logged & kCountedBit) != 0;
       out.holds += (logged & kHoldsBit) != 0;
-      role[i] = static_cast<uint8_t>(
-          (produced[id[i]] && !(logged & kLoggedProduce) ? kReadRole : kProduceRole) |
-          (logged & (kCountedBit | kHoldsBit)));
-      produced[id[i]] = 1;
+      role[i] =
+          static_cast<uint8_t>((!first && !(logged & kLoggedProduce) ? kReadRole : kProduceRole) |
+                               (logged & (kCountedBit | kHoldsBit)));
     }
     out.blocks = keys;
     out.references = n;
