@@ -66,14 +66,20 @@ TEST(EndToEnd, DefaultPlatformSmallWorkloadInvariants) {
 // offline bound lays its arrays on pages the process already has. Nothing the report says may
 // come from the table: stats.json written before and after the release is the same, and the
 // tracked-block count keeps its value. The host may not take another block afterwards.
-TEST(EndToEnd, TheReportReadsNothingOfTheBlockTableReleasedAfterTheRun) {
-  RunResult r = run_small();
+static void expect_report_without_block_table(RunResult r) {
   const uint64_t tracked = r.platform->host().tracked_blocks();
   ASSERT_GT(tracked, 0u);
   const std::string before = write_stats(*r.platform, 1.0, 7).dump();
   r.platform->release_block_table();
   EXPECT_EQ(r.platform->host().tracked_blocks(), tracked);
   EXPECT_EQ(write_stats(*r.platform, 1.0, 7).dump(), before);
+}
+TEST(EndToEnd, TheReportReadsNothingOfTheBlockTableReleasedAfterTheRun) {
+  expect_report_without_block_table(run_small());
+}
+// The same on a second geometry: a block per layer group, a smaller budget.
+TEST(EndToEnd, TheReportReadsNothingOfTheBlockTableReleasedAfterAPerLayerRun) {
+  expect_report_without_block_table(run_small({"host.layers_per_block=1", "hbm.kv_budget_gib=4"}));
 }
 
 TEST(EndToEnd, ReportHasEveryDocumentedKey) {

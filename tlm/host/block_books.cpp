@@ -15,7 +15,7 @@ BlockBooks::BlockBooks(const HostConfig& config, uint64_t budget_blocks, BlockBo
 
 HostBlock& BlockBooks::keyed(uint64_t key, uint64_t session, uint64_t position, uint32_t group,
                              uint64_t pk, uint32_t tenant) {
-  if (released_)
+  if (tracked_at_release_)
     throw std::logic_error("BlockBooks::keyed: the books' table was released after the run");
   uint32_t record = 0;
   auto [found, inserted] = table_.try_emplace(key, record);

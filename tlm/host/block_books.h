@@ -6,6 +6,7 @@
 // BlockLifecycle's (tlm/host/block_lifecycle.h), which keeps the books through this class.
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "tlm/host/host_blocks.h"
 #include "tlm/host/host_config.h"
@@ -53,7 +54,7 @@ class BlockBooks {
   const ReferenceRecord& references() const { return references_; }
   // Blocks held now and at most (every block with state), for kvtier bench's memory per block.
   // After release_table(), the blocks held when it was called.
-  uint64_t tracked() const { return released_ ? tracked_at_release_ : table_.size(); }
+  uint64_t tracked() const { return tracked_at_release_.value_or(table_.size()); }
   uint64_t peak_tracked() const { return peak_tracked_; }
   // After the run's last step, for a command that only reports what the run did: frees the
   // blocks' records and their index (GiB on a per-layer trace), so that the offline bound,
@@ -63,7 +64,6 @@ class BlockBooks {
   // host must not run again.
   void release_table() {
     tracked_at_release_ = table_.size();
-    released_ = true;
     table_ = HostBlockTable();
   }
 
@@ -72,10 +72,9 @@ class BlockBooks {
   const bool restores_from_device_;  // host.persistent_policy = device
   HostBlockTable table_;
   uint64_t peak_tracked_ = 0;
-  bool released_ = false;
-  uint64_t tracked_at_release_ = 0;
-  BlockPolicyStates policy_states_;            // after table_
-  std::unique_ptr<ReplacementPolicy> policy_;  // after policy_states_
+  std::optional<uint64_t> tracked_at_release_;  // set by release_table()
+  BlockPolicyStates policy_states_;             // after table_
+  std::unique_ptr<ReplacementPolicy> policy_;   // after policy_states_
   kv::WriteOnceLedger ledger_;
   ReferenceRecord references_;  // for the offline-optimal bound
 };

@@ -150,12 +150,6 @@ class ReferenceLog {
   void drop_keys() { std::vector<HugeBuffer<uint64_t>>().swap(keys_); }
   // Frees the flags: kind(), counted(), holds() and operator[] are not to be used afterwards.
   void drop_flags() { std::vector<HugeBuffer<uint8_t>>().swap(flags_); }
-  // Frees the entries (keys and flags), keeping the releases: size() and the entries' accessors
-  // are not to be used afterwards.
-  void drop_entries() {
-    drop_keys();
-    drop_flags();
-  }
   // Bytes the log holds (whole chunks).
   size_t bytes() const {
     return keys_.size() * kKeyChunk * sizeof(uint64_t) + flags_.size() * kFlagChunk +
