@@ -3,6 +3,7 @@
 #include <iostream>
 #include <systemc>
 
+#include "platforms/program_options_text.h"
 #include "workloads/workload_spec.h"
 
 namespace po = boost::program_options;
@@ -36,6 +37,8 @@ int guarded(const std::string& command, const std::function<int()>& body) {
   } catch (const sc_core::sc_report& e) {
     std::cerr << "kvtier " << command << ": model error: " << e.get_msg_type() << ": "
               << e.get_msg() << "\n";
+  } catch (const po::error& e) {
+    std::cerr << "kvtier " << command << ": error: " << program_options_text(e) << "\n";
   } catch (const std::exception& e) {
     std::cerr << "kvtier " << command << ": error: " << e.what() << "\n";
   }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "platforms/program_options_text.h"
 #include "tlm/common/did_you_mean.h"
 #include "tlm/common/text.h"
 
@@ -225,11 +226,12 @@ int parse_command_line(int argc, char** argv, const po::options_description& des
   } catch (const po::unknown_option& e) {
     std::vector<std::string> names;
     for (const auto& d : desc.options()) names.push_back("--" + d->long_name());
-    std::cerr << "kvtier " << argv[0] << ": " << e.what()
+    std::cerr << "kvtier " << argv[0] << ": " << program_options_text(e)
               << did_you_mean(e.get_option_name(), names) << "\nusage: " << usage_line << "\n";
     return 2;
   } catch (const po::error& e) {
-    std::cerr << "kvtier " << argv[0] << ": " << e.what() << "\nusage: " << usage_line << "\n";
+    std::cerr << "kvtier " << argv[0] << ": " << program_options_text(e)
+              << "\nusage: " << usage_line << "\n";
     return 2;
   }
   return -1;

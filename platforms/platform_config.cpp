@@ -15,6 +15,7 @@
 
 #include "cosim/data_plane.h"
 #include "platforms/key_modes.h"
+#include "platforms/program_options_text.h"
 #include "tlm/common/did_you_mean.h"
 #include "tlm/common/text.h"
 #include "workloads/model.h"
@@ -88,6 +89,20 @@ int line_of(const std::string& text, const std::string& dotted) {
   return 0;
 }
 
+// Line of an INI text that Boost's config parser rejected, for messages; 0 if not found.
+// `rejected` is the line as the parser holds it: before any '#', without surrounding blanks.
+int line_rejected(const std::string& text, const std::string& rejected) {
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = line.substr(0, line.find('#'));
+    const auto first = line.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) continue;
+    if (line.substr(first, line.find_last_not_of(" \t\r\n") + 1 - first) == rejected) return n;
+  }
+  return 0;
+}
+
 // `text` with its [sweep] section (the grid of `kvtier sweep`, platforms/sweep.h) blanked
 // out line by line, so that the platform keys keep their line numbers and a sweep file is
 // also a platform file: its base point.
@@ -136,10 +151,18 @@ struct Loader {
 
   void parse(const std::string& text, const std::string& name, const std::string& base_dir) {
     if (++depth > 8) throw ConfigError(name + ": includes nested deeper than 8 (a cycle?)");
-    std::istringstream in(without_sweep_section(text));
+    const std::string platform_text = without_sweep_section(text);
+    std::istringstream in(platform_text);
     po::parsed_options parsed(&schema);
     try {
       parsed = po::parse_config_file(in, schema, false);
+    } catch (const po::invalid_config_file_syntax& e) {
+      // Quoted from the parser's copy of the line, never through e.what() (see
+      // platforms/program_options_text.h: a line holding "%invalid_line%" made it spin).
+      const int line = line_rejected(platform_text, e.tokens());
+      throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": line '" +
+                        quoted_for_message(e.tokens()) +
+                        "' is neither 'key = value' nor a '[section]' header");
     } catch (const po::unknown_option& e) {
       const int line = line_of(text, e.get_option_name());
       std::vector<std::string> names;
@@ -147,7 +170,7 @@ struct Loader {
       throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": unknown key '" +
                         e.get_option_name() + "'" + did_you_mean(e.get_option_name(), names));
     } catch (const po::error& e) {
-      throw ConfigError(name + ": " + e.what());
+      throw ConfigError(name + ": " + program_options_text(e));
     }
     std::vector<std::string> includes;
     const int me = ++sources;
@@ -169,7 +192,7 @@ struct Loader {
       throw ConfigError(name + (line ? ":" + std::to_string(line) : "") + ": key '" +
                         e.get_option_name() + "' is set more than once in this file");
     } catch (const po::error& e) {
-      throw ConfigError(name + ": " + e.what());
+      throw ConfigError(name + ": " + program_options_text(e));
     }
     // First stored value wins: the including file before its includes, the last include first.
     for (auto it = includes.rbegin(); it != includes.rend(); ++it) {

@@ -17,6 +17,7 @@
 #include "platforms/cli_common.h"
 #include "platforms/commands/cache_curve_parts.h"
 #include "platforms/commands/commands.h"
+#include "platforms/program_options_text.h"
 #include "tlm/host/policy/cache_replay.h"
 #include "workloads/block_keys.h"
 #include "workloads/field_parse.h"
@@ -130,7 +131,7 @@ int cmd_cache_curve(int argc, char** argv) {
     }
     po::notify(vm);
   } catch (const po::error& e) {
-    return usage_error(e.what());
+    return usage_error(program_options_text(e));
   }
   // Without --platform or --set the replay keeps its own defaults (the generator's built-in
   // parameters, the trace's own block size); with either, the workload is the run's.

@@ -15,6 +15,7 @@
 #include "platforms/cli_common.h"
 #include "platforms/commands/commands.h"
 #include "platforms/commands/experiment.h"
+#include "platforms/program_options_text.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -99,7 +100,7 @@ int cmd_experiment(int argc, char** argv) {
     }
     po::notify(vm);
   } catch (const po::error& e) {
-    std::cerr << "kvtier experiment: " << e.what() << "\nusage: " << usage << "\n";
+    std::cerr << "kvtier experiment: " << program_options_text(e) << "\nusage: " << usage << "\n";
     return 2;
   }
   if (o.experiment.empty()) {

@@ -16,6 +16,7 @@
 #include "platforms/cli_options.h"
 #include "platforms/commands/link_study_parts.h"
 #include "platforms/platform_config.h"
+#include "platforms/program_options_text.h"
 #include "tlm/link/link_study.h"
 
 namespace po = boost::program_options;
@@ -94,7 +95,7 @@ int cmd_link_study(int argc, char** argv) {
     po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    std::cerr << "kvtier link-study: " << e.what() << "\n";
+    std::cerr << "kvtier link-study: " << program_options_text(e) << "\n";
     return 2;
   }
   if (vm.count("help")) {
@@ -129,14 +130,16 @@ int cmd_link_study(int argc, char** argv) {
     require_range("device-banks", o.device_banks, 1, 4096, "banks");
     // 0 is "no limit"; a positive rate below 0.1 GB/s would stretch the study's simulated time
     // past what the time type holds.
-    for (const auto& [flag, v] : {std::pair<const char*, double>{"device-read-gbps", o.device_read_gbps},
-                                  {"device-write-gbps", o.device_write_gbps}})
+    for (const auto& [flag, v] :
+         {std::pair<const char*, double>{"device-read-gbps", o.device_read_gbps},
+          {"device-write-gbps", o.device_write_gbps}})
       if (v > 0 && v < 0.1)
         throw UsageError(std::string("link-study: --") + flag + " " + fixed(v, 4) +
                          " must be 0 (no limit) or at least 0.1 GB/s");
     if (vm.count("read-fractions") && !vm["read-fractions"].defaulted() && curves_dir.empty())
-      throw UsageError("link-study: --read-fractions sets the read percentages of --curves; "
-                       "give --curves DIR");
+      throw UsageError(
+          "link-study: --read-fractions sets the read percentages of --curves; "
+          "give --curves DIR");
     curve_percents = parse_read_percents(curve_percents_text);
     if (json_path != "-") require_output_file("json", json_path);
     if (presets.empty() && platforms.empty()) presets = kDefaultPresets;
@@ -157,8 +160,10 @@ int cmd_link_study(int argc, char** argv) {
     }
     for (const auto& l : links) validate_link_config(l.link);
     if (!curves_dir.empty() && links.size() != 1)
-      throw UsageError("link-study: --curves writes the curves of one link; name one --preset "
-                       "or --platform (" + std::to_string(links.size()) + " studied)");
+      throw UsageError(
+          "link-study: --curves writes the curves of one link; name one --preset "
+          "or --platform (" +
+          std::to_string(links.size()) + " studied)");
     if (!curves_dir.empty()) make_curves_folder(curves_dir);  // before the tables run
   } catch (const std::exception& e) {
     std::cerr << "kvtier link-study: " << e.what() << "\n";

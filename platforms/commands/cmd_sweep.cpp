@@ -18,6 +18,7 @@
 #include "platforms/commands/commands.h"
 #include "platforms/commands/sweep_backends.h"
 #include "platforms/commands/sweep_points.h"
+#include "platforms/program_options_text.h"
 #include "platforms/sweep.h"
 #include "workloads/workload_spec.h"
 
@@ -97,7 +98,7 @@ int cmd_sweep(int argc, char** argv) {
     if (jobs == 0) throw po::error("--jobs must be at least 1");
     if (!(slurm.poll_s > 0)) throw po::error("--poll-seconds must be positive");
   } catch (const po::error& e) {
-    std::cerr << "kvtier sweep: " << e.what() << "\nusage: " << usage << "\n";
+    std::cerr << "kvtier sweep: " << program_options_text(e) << "\nusage: " << usage << "\n";
     return kNothingRan;
   }
   bool ran = false;  // points were run (or a task's point): the status counts failures

@@ -10,6 +10,7 @@
 #include <boost/program_options.hpp>
 
 #include "platforms/cli_common.h"
+#include "platforms/program_options_text.h"
 #include "platforms/serving_capacity.h"
 #include "platforms/simulate.h"
 #include "workloads/native_format.h"
@@ -84,7 +85,7 @@ int cmd_trace_stats(int argc, char** argv) {
     }
     po::notify(vm);
   } catch (const po::error& e) {
-    return usage_error(e.what());
+    return usage_error(program_options_text(e));
   }
   if (block_tokens < 0 || block_tokens > 65536)
     return usage_error("--block-tokens must lie in [0, 65536]");
@@ -118,10 +119,10 @@ int cmd_trace_stats(int argc, char** argv) {
     sizing["platform"] = config.source;
     sizing["offered_requests_per_s"] = offered.requests_per_s;
     sizing["prefix_reuse"] = offered.prefix_reuse;
-    for (const auto& [name, cached] :
-         {std::pair<const char*, double>{"uncached", 0.0}, {"reuse_cached", offered.prefix_reuse}}) {
-      const ServingCapacity c = serving_capacity(config, offered.mean_prompt_tokens,
-                                                 offered.mean_output_tokens, cached);
+    for (const auto& [name, cached] : {std::pair<const char*, double>{"uncached", 0.0},
+                                       {"reuse_cached", offered.prefix_reuse}}) {
+      const ServingCapacity c =
+          serving_capacity(config, offered.mean_prompt_tokens, offered.mean_output_tokens, cached);
       nlohmann::json& e = sizing[name];
       e["cached_fraction"] = c.cached_fraction;
       e["decode_set"] = c.decode_set;
