@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <utility>
@@ -609,6 +610,66 @@ TEST(OfflineOptimal, ABucketOfManyKeysGrowsItsTableAndKeepsEveryKey) {
   EXPECT_EQ(a.promotions, b.promotions);
   EXPECT_EQ(a.belady_demotions, b.belady_demotions);
   EXPECT_EQ(a.demotions_lower_bound, b.demotions_lower_bound);
+}
+
+// MIN by its definition, one reference at a time, for strings too long for the exhaustive search:
+// on a miss with every slot taken, drop the resident block whose content is read farthest ahead
+// (content never read again first). Hits and promotions do not depend on which of equally far
+// blocks goes. A key's first reference produces its content; a later Produce replaces it.
+struct PlainMin {
+  uint64_t hits = 0, promotions = 0;
+};
+PlainMin plain_min(const std::vector<BlockReference>& refs, uint64_t capacity) {
+  const size_t n = refs.size();
+  // The next reference of the same key, if that is a Read: the resident content's next use.
+  std::vector<size_t> next_read(n, SIZE_MAX);
+  std::map<uint64_t, size_t> later;
+  for (size_t i = n; i-- > 0;) {
+    const auto it = later.find(refs[i].key);
+    if (it != later.end() && refs[it->second].kind == ReferenceKind::Read)
+      next_read[i] = it->second;
+    later[refs[i].key] = i;
+  }
+  PlainMin out;
+  std::map<uint64_t, size_t> resident;  // key -> the next read of its content
+  std::set<uint64_t> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t k = refs[i].key;
+    const bool read = refs[i].kind == ReferenceKind::Read && seen.count(k);
+    seen.insert(k);
+    if (resident.count(k)) {
+      out.hits += read;
+    } else {
+      out.promotions += read;
+      if (resident.size() >= capacity) {
+        auto victim = resident.begin();
+        for (auto it = resident.begin(); it != resident.end(); ++it)
+          if (it->second > victim->second) victim = it;
+        resident.erase(victim);
+      }
+    }
+    resident[k] = next_read[i];
+  }
+  return out;
+}
+
+// Strings of 64-bit keys long enough that the grouping sorts their references into shares 64
+// bytes at a time and then one by one for the tail (every length from 1 to 330), against MIN as
+// defined above.
+TEST(OfflineOptimal, EqualsPlainMinOnStringsCrossingTheGroupingsBlocks) {
+  std::mt19937_64 rng(20261207);
+  for (size_t length = 1; length <= 330; ++length) {
+    const uint64_t keys = 3 + length % 40, capacity = 1 + length % 9;
+    std::vector<BlockReference> refs = random_string(rng, length, keys, length % 3 ? 0.2 : 0.0);
+    std::vector<uint64_t> spread(keys + 1);
+    for (uint64_t& k : spread) k = rng();
+    for (BlockReference& r : refs) r.key = spread[r.key];
+    const auto bound = kv::offline_optimal(refs, capacity);
+    const PlainMin expected = plain_min(refs, capacity);
+    ASSERT_EQ(bound.hits, expected.hits) << "length " << length;
+    ASSERT_EQ(bound.promotions, expected.promotions) << "length " << length;
+    ASSERT_EQ(bound.references, length);
+  }
 }
 
 TEST(OfflineOptimal, LargeStringRunsInLinearithmicTime) {
