@@ -7,25 +7,20 @@
 namespace kvtier {
 
 HbmSlots::HbmSlots(uint64_t budget, double window_s, HbmOccupancyStats& stats)
-    : budget_(budget), window_s_(window_s), stats_(stats) {
-  // A stack handing out the lowest slot first.
-  free_.reserve(budget_);
-  for (uint64_t s = budget_; s-- > 0;) free_.push_back(s);
-}
+    : budget_(budget), window_s_(window_s), stats_(stats), free_(budget) {}
 
 uint64_t HbmSlots::take() {
   if (free_.empty())
     SC_REPORT_FATAL("kvtier/host",
                     "HBM KV budget exhausted with every block pinned (admission invariant broken)");
-  const uint64_t s = free_.back();
-  free_.pop_back();
+  const uint64_t s = free_.take();
   ++resident_;
   stats_.peak_resident_blocks = std::max(stats_.peak_resident_blocks, resident_);
   return s;
 }
 
 void HbmSlots::give_back(uint64_t slot) {
-  free_.push_back(slot);
+  free_.give_back(slot);
   --resident_;
 }
 
@@ -53,8 +48,8 @@ std::string HbmSlots::verify(uint64_t resident, uint64_t pinned) const {
   if (resident != resident_)
     why += "resident slots " + std::to_string(resident_) + " but blocks say " +
            std::to_string(resident) + "; ";
-  if (resident_ + free_.size() != budget_)
-    why += "resident + free slots " + std::to_string(resident_ + free_.size()) + " != budget " +
+  if (resident_ + free_.free() != budget_)
+    why += "resident + free slots " + std::to_string(resident_ + free_.free()) + " != budget " +
            std::to_string(budget_) + "; ";
   return why;
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tlm/common/slot_stack.h"
+
 namespace kvtier {
 
 // Occupancy figures (stats.json "capacity", "blocks"), kept by HbmSlots.
@@ -24,7 +26,7 @@ class HbmSlots {
   HbmSlots(uint64_t budget, double window_s, HbmOccupancyStats& stats);
 
   uint64_t budget() const { return budget_; }
-  uint64_t free() const { return free_.size(); }
+  uint64_t free() const { return free_.free(); }
   uint64_t resident() const { return resident_; }
   uint64_t pinned() const { return pinned_; }
 
@@ -49,7 +51,7 @@ class HbmSlots {
   const uint64_t budget_;
   const double window_s_;
   HbmOccupancyStats& stats_;
-  std::vector<uint64_t> free_;
+  SlotStack free_;
   uint64_t resident_ = 0, pinned_ = 0;
   double integrated_to_s_ = 0.0;
 };

@@ -27,11 +27,8 @@ TierStore::TierStore(uint64_t blocks, uint64_t block_bytes, const HostConfig& co
       int4_ratio_(config.int4_bytes_ratio),
       copy_format_(format_of(config.tier_format)),
       recompress_(config.recompress_format != Recompress::None),
-      recompress_format_(format_of(config.recompress_format)) {
-  // A stack handing out the lowest slot first.
-  free_.reserve(blocks);
-  for (uint64_t s = blocks; s-- > 0;) free_.push_back(s);
-}
+      recompress_format_(format_of(config.recompress_format)),
+      free_(blocks) {}
 
 bool TierStore::recompresses(kv::Format current) const {
   return recompress_ && width(current) > width(recompress_format_);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tlm/common/slot_stack.h"
 #include "tlm/host/host_config.h"
 #include "tlm/kv/block.h"
 
@@ -22,16 +23,12 @@ class TierStore {
   TierStore(uint64_t blocks, uint64_t block_bytes, const HostConfig& config);
 
   uint64_t blocks() const { return blocks_; }
-  uint64_t used() const { return blocks_ - free_.size(); }
+  uint64_t used() const { return blocks_ - free_.free(); }
   bool full() const { return free_.empty(); }
   // The lowest slot never used, or the one given back last (a stack). The caller has checked
   // that the tier is not full.
-  uint64_t take() {
-    const uint64_t s = free_.back();
-    free_.pop_back();
-    return s;
-  }
-  void give_back(uint64_t slot) { free_.push_back(slot); }
+  uint64_t take() { return free_.take(); }
+  void give_back(uint64_t slot) { free_.give_back(slot); }
 
   // A block whose copy is in the tier and nowhere else (it left HBM) joins the reclaim order,
   // named by `block` (whatever the caller reads back to find it: the host passes its record);
@@ -80,7 +77,7 @@ class TierStore {
   const kv::Format copy_format_;
   const bool recompress_;
   const kv::Format recompress_format_;
-  std::vector<uint64_t> free_;
+  SlotStack free_;
   // Tier-only blocks, oldest first, each with the epoch it was entered at.
   std::deque<std::pair<uint64_t, uint64_t>> reclaim_order_;
   uint64_t epochs_ = 0;
