@@ -7,7 +7,7 @@
 namespace kvtier {
 
 HbmSlots::HbmSlots(uint64_t budget, double window_s, HbmOccupancyStats& stats)
-    : budget_(budget), window_s_(window_s), stats_(stats), free_(budget) {}
+    : window_s_(window_s), stats_(stats), free_(budget) {}
 
 uint64_t HbmSlots::take() {
   if (free_.empty())
@@ -48,9 +48,9 @@ std::string HbmSlots::verify(uint64_t resident, uint64_t pinned) const {
   if (resident != resident_)
     why += "resident slots " + std::to_string(resident_) + " but blocks say " +
            std::to_string(resident) + "; ";
-  if (resident_ + free_.free() != budget_)
+  if (resident_ + free_.free() != budget())
     why += "resident + free slots " + std::to_string(resident_ + free_.free()) + " != budget " +
-           std::to_string(budget_) + "; ";
+           std::to_string(budget()) + "; ";
   return why;
 }
 

@@ -25,7 +25,7 @@ class HbmSlots {
   // `stats` is where the occupancy figures go (the control plane's counters).
   HbmSlots(uint64_t budget, double window_s, HbmOccupancyStats& stats);
 
-  uint64_t budget() const { return budget_; }
+  uint64_t budget() const { return free_.capacity(); }
   uint64_t free() const { return free_.free(); }
   uint64_t resident() const { return resident_; }
   uint64_t pinned() const { return pinned_; }
@@ -48,7 +48,6 @@ class HbmSlots {
   std::string verify(uint64_t resident, uint64_t pinned) const;
 
  private:
-  const uint64_t budget_;
   const double window_s_;
   HbmOccupancyStats& stats_;
   SlotStack free_;

@@ -21,8 +21,7 @@ int width(kv::Format f) { return f == kv::Format::Int4 ? 4 : f == kv::Format::Fp
 }  // namespace
 
 TierStore::TierStore(uint64_t blocks, uint64_t block_bytes, const HostConfig& config)
-    : blocks_(blocks),
-      block_bytes_(block_bytes),
+    : block_bytes_(block_bytes),
       fp8_ratio_(config.fp8_bytes_ratio),
       int4_ratio_(config.int4_bytes_ratio),
       copy_format_(format_of(config.tier_format)),

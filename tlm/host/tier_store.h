@@ -22,8 +22,8 @@ class TierStore {
   // `blocks` slots of one block each, all free; copies of a `block_bytes` block.
   TierStore(uint64_t blocks, uint64_t block_bytes, const HostConfig& config);
 
-  uint64_t blocks() const { return blocks_; }
-  uint64_t used() const { return blocks_ - free_.free(); }
+  uint64_t blocks() const { return free_.capacity(); }
+  uint64_t used() const { return free_.capacity() - free_.free(); }
   bool full() const { return free_.empty(); }
   // The lowest slot never used, or the one given back last (a stack). The caller has checked
   // that the tier is not full.
@@ -71,7 +71,6 @@ class TierStore {
   uint64_t stored_bytes(kv::Format format) const;
 
  private:
-  const uint64_t blocks_;
   const uint64_t block_bytes_;
   const double fp8_ratio_, int4_ratio_;
   const kv::Format copy_format_;
